@@ -1,0 +1,99 @@
+package org.rhumbatron.app;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Runs {@code rhumbatron core} as a real child process: start, /healthz, SIGTERM. */
+class CoreCommandTest {
+  private static final Pattern UP = Pattern.compile("core is up: nats (\\S+), http port (\\d+)");
+
+  @TempDir Path data;
+
+  @Test
+  void coreStartsAPrivateServerAndStopsCleanlyOnSigterm() throws Exception {
+    Process core = launch("core", "--data", data.toString(), "--http", "0");
+    List<String> lines = new CopyOnWriteArrayList<>();
+    Thread reader = pump(core, lines);
+    try {
+      await()
+          .atMost(Duration.ofSeconds(60))
+          .until(() -> lines.stream().anyMatch(l -> UP.matcher(l).find()) || !core.isAlive());
+      String upLine = lines.stream().filter(l -> UP.matcher(l).find()).findFirst().orElseThrow();
+      Matcher m = UP.matcher(upLine);
+      assertThat(m.find()).isTrue();
+      assertThat(lines).anyMatch(l -> l.contains("started a private nats-server"));
+      assertThat(CoreServiceTest.healthz(Integer.parseInt(m.group(2)))).contains("ok");
+
+      core.destroy(); // SIGTERM
+      assertThat(core.waitFor(30, TimeUnit.SECONDS)).isTrue();
+      reader.join(5_000);
+      assertThat(lines).anyMatch(l -> l.contains("core stopped"));
+      assertThat(PortProbe.accepts(java.net.URI.create(m.group(1).replace("nats", "tcp"))))
+          .as("the private nats-server stops with core")
+          .isFalse();
+    } finally {
+      core.destroyForcibly();
+    }
+  }
+
+  @Test
+  void aBadSettingIsOneLineNamingTheKey() throws Exception {
+    Path config = data.resolve("bad.properties");
+    Files.writeString(config, "router.nack-delay=soon\n");
+    Process core = launch("core", "--data", data.toString(), "--config", config.toString());
+    List<String> lines = new CopyOnWriteArrayList<>();
+    Thread reader = pump(core, lines);
+    assertThat(core.waitFor(60, TimeUnit.SECONDS)).isTrue();
+    reader.join(5_000);
+    assertThat(core.exitValue()).isEqualTo(2);
+    assertThat(lines)
+        .containsExactly(
+            "rhumbatron: setting router.nack-delay: cannot parse 'soon': a positive duration"
+                + " like 500ms, 30s, 5m, 2h, 7d or PT30S");
+  }
+
+  private static Process launch(String... args) throws Exception {
+    List<String> command = new ArrayList<>();
+    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.add("-cp");
+    command.add(System.getProperty("java.class.path"));
+    command.add(Main.class.getName());
+    command.addAll(List.of(args));
+    return new ProcessBuilder(command).redirectErrorStream(true).start();
+  }
+
+  private static Thread pump(Process process, List<String> into) {
+    Thread t =
+        new Thread(
+            () -> {
+              try (BufferedReader r =
+                  new BufferedReader(
+                      new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+                String line;
+                while ((line = r.readLine()) != null) {
+                  into.add(line);
+                }
+              } catch (java.io.IOException ignored) {
+                // the process ended
+              }
+            });
+    t.setDaemon(true);
+    t.start();
+    return t;
+  }
+}

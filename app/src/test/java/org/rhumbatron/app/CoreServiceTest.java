@@ -1,0 +1,63 @@
+package org.rhumbatron.app;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.nats.client.Connection;
+import io.nats.client.JetStreamManagement;
+import io.nats.client.Nats;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+import org.rhumbatron.testkit.nats.NatsServerExtension;
+
+class CoreServiceTest {
+  @RegisterExtension static NatsServerExtension nats = new NatsServerExtension();
+
+  @TempDir Path data;
+
+  @Test
+  void createsTheTopologyAgainstAGivenServerAndServesHealthz() throws Exception {
+    try (CoreService core =
+        CoreService.start(CoreOptions.config(nats.url(), data, 0, Map.of()))) {
+      assertThat(healthz(core.httpPort())).contains("\"status\":\"ok\"");
+      try (Connection c = Nats.connect(nats.url())) {
+        JetStreamManagement jsm = c.jetStreamManagement();
+        assertThat(jsm.getStreamNames())
+            .contains("EVENTS_00", "EVENTS_07", "COMMANDS")
+            .hasSize(9);
+      }
+    }
+  }
+
+  @Test
+  void startsAPrivateNatsServerUnderTheDataDirectoryWithoutNatsUrl() throws Exception {
+    String url;
+    try (CoreService core = CoreService.start(CoreOptions.config(null, data, 0, Map.of()))) {
+      url = core.natsUrl();
+      assertThat(url).doesNotEndWith(":4222");
+      assertThat(data.resolve("nats")).isDirectory();
+      assertThat(healthz(core.httpPort())).contains("\"nats\":\"connected\"");
+      try (Connection c = Nats.connect(url)) {
+        assertThat(c.jetStreamManagement().getStreamNames()).hasSize(9);
+      }
+    }
+    // Closing core stops its private server.
+    assertThat(PortProbe.accepts(URI.create(url.replace("nats://", "tcp://")))).isFalse();
+  }
+
+  static String healthz(int port) throws Exception {
+    HttpResponse<String> response =
+        HttpClient.newHttpClient()
+            .send(
+                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/healthz")).build(),
+                HttpResponse.BodyHandlers.ofString());
+    assertThat(response.statusCode()).isEqualTo(200);
+    return response.body();
+  }
+}

@@ -1,0 +1,90 @@
+package org.rhumbatron.app;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** The folders show the architecture: each layer depends only on the layers below it. */
+class LayeringTest {
+  private static JavaClasses classes;
+
+  @BeforeAll
+  static void importClasses() {
+    classes =
+        new ClassFileImporter()
+            .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+            .importPackages("org.rhumbatron");
+  }
+
+  @Test
+  void protocolDependsOnNoOtherLayer() {
+    noClasses()
+        .that()
+        .resideInAPackage("org.rhumbatron.protocol..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAnyPackage(
+            "org.rhumbatron.platform..",
+            "org.rhumbatron.coordinator..",
+            "org.rhumbatron.app..",
+            "io.nats..",
+            "java.sql..",
+            "java.net..",
+            "java.nio.file..")
+        .check(classes);
+  }
+
+  @Test
+  void platformDoesNotReachUp() {
+    noClasses()
+        .that()
+        .resideInAPackage("org.rhumbatron.platform..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAnyPackage("org.rhumbatron.coordinator..", "org.rhumbatron.app..")
+        .check(classes);
+  }
+
+  @Test
+  void coordinatorDoesNotReachUp() {
+    noClasses()
+        .that()
+        .resideInAPackage("org.rhumbatron.coordinator..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAnyPackage("org.rhumbatron.app..")
+        .check(classes);
+  }
+
+  @Test
+  void productionCodeDoesNotUseTheTestKit() {
+    noClasses()
+        .that()
+        .resideOutsideOfPackage("org.rhumbatron.testkit..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAnyPackage("org.rhumbatron.testkit..", "org.junit..")
+        .check(classes);
+  }
+
+  @Test
+  void clockReadsGoThroughAnInjectedClock() {
+    noClasses()
+        .that()
+        .resideOutsideOfPackage("org.rhumbatron.testkit..")
+        .should()
+        .callMethod(System.class, "currentTimeMillis")
+        .orShould()
+        .callMethod(java.time.Instant.class, "now")
+        .orShould()
+        .callMethod(java.time.LocalDateTime.class, "now")
+        .orShould()
+        .callMethod(java.time.ZonedDateTime.class, "now")
+        .because("every clock read goes through an injectable java.time.Clock")
+        .check(classes);
+  }
+}

@@ -1,0 +1,73 @@
+package org.rhumbatron.coordinator.actor;
+
+import java.time.Clock;
+import java.time.Instant;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import org.rhumbatron.platform.db.Database;
+import org.rhumbatron.platform.db.Tx;
+import org.rhumbatron.platform.db.TxWork;
+
+/**
+ * An actor: an address, a serial lane (one transaction at a time), its rows in the database, and
+ * one persisted alarm. Subclasses keep no state that the database does not also hold, so the
+ * runtime can unload an idle actor and load it again on demand.
+ */
+public abstract class Actor {
+  private final ActorContext context;
+
+  protected Actor(ActorContext context) {
+    this.context = context;
+  }
+
+  public final ActorAddress address() {
+    return context.address();
+  }
+
+  protected final ActorContext context() {
+    return context;
+  }
+
+  protected final Clock clock() {
+    return context.clock();
+  }
+
+  protected final Database database() {
+    return context.database();
+  }
+
+  /** Runs {@code work} in one transaction on this actor's lane, after its earlier calls. */
+  protected final <T> CompletableFuture<T> transact(TxWork<T> work) {
+    return onLane(() -> database().inTransaction(work));
+  }
+
+  /** Runs {@code body} on this actor's lane (no transaction of its own). */
+  protected final <T> CompletableFuture<T> onLane(java.util.function.Supplier<T> body) {
+    CompletableFuture<T> result = new CompletableFuture<>();
+    context
+        .lane()
+        .execute(
+            () -> {
+              try {
+                result.complete(body.get());
+              } catch (CompletionException e) {
+                result.completeExceptionally(e.getCause() == null ? e : e.getCause());
+              } catch (RuntimeException | Error e) {
+                result.completeExceptionally(e);
+              }
+            });
+    return result;
+  }
+
+  /**
+   * The alarm fired (AlarmGuard allowed it). Runs on the lane. The default does nothing; after it
+   * returns the runtime asks {@link #nextDueWork} and re-arms or deletes the alarm.
+   */
+  protected void onAlarm() {}
+
+  /** When this actor next has work for its alarm, or empty when it has none. Runs on the lane. */
+  protected Optional<Instant> nextDueWork(Tx tx) throws java.sql.SQLException {
+    return Optional.empty();
+  }
+}

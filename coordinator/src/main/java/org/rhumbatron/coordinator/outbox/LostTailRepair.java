@@ -1,0 +1,114 @@
+package org.rhumbatron.coordinator.outbox;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import org.rhumbatron.coordinator.actor.ActorAddress;
+import org.rhumbatron.platform.db.Database;
+import org.rhumbatron.platform.eventlog.EventLogTransport;
+import org.rhumbatron.protocol.EventStreams;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * DESIGN.md section 5: nats-server acknowledges before its fsync, so a crash can lose an
+ * acknowledged tail. Published rows keep their PubAck sequence for a horizon; this finds kept rows
+ * whose message is gone (the stream ends before it, or another message now has its sequence) and
+ * puts them back to pending, so the publisher sends them again with the same {@code Nats-Msg-Id}.
+ * A loss is always a tail, so the walk goes from the newest kept row back to the first intact one.
+ */
+public final class LostTailRepair {
+  private static final Logger log = LoggerFactory.getLogger(LostTailRepair.class);
+
+  private final Database database;
+  private final EventLogTransport transport;
+  private final Clock clock;
+  private final Duration horizon;
+
+  public LostTailRepair(
+      Database database, EventLogTransport transport, Clock clock, Duration horizon) {
+    this.database = database;
+    this.transport = transport;
+    this.clock = clock;
+    this.horizon = horizon;
+  }
+
+  private record Kept(long seq, String eventId, long streamSeq, ActorAddress actor) {}
+
+  /** Checks every bound stream; returns the actors whose rows were put back to pending. */
+  public List<ActorAddress> repairAll() {
+    List<ActorAddress> actors = new ArrayList<>();
+    for (int stream : transport.boundStreams()) {
+      actors.addAll(repair(stream));
+    }
+    return actors;
+  }
+
+  /** Checks one stream. */
+  public List<ActorAddress> repair(int streamIndex) {
+    long since = clock.millis() - horizon.toMillis();
+    long last = transport.lastSequence(streamIndex);
+    List<Kept> lost = new ArrayList<>();
+    int pageSize = 200;
+    long below = Long.MAX_VALUE;
+    walk:
+    while (true) {
+      long bound = below;
+      List<Kept> page =
+          database.read(
+              tx ->
+                  tx.query(
+                      "SELECT seq, event_id, stream_seq, actor_class, actor_id FROM outbox"
+                          + " WHERE stream_index = ? AND state = 'published' AND stream_seq IS NOT NULL"
+                          + " AND stream_seq < ? AND published_at_ms >= ?"
+                          + " ORDER BY stream_seq DESC LIMIT "
+                          + pageSize,
+                      rs ->
+                          new Kept(
+                              rs.getLong(1),
+                              rs.getString(2),
+                              rs.getLong(3),
+                              new ActorAddress(rs.getString(4), rs.getString(5))),
+                      streamIndex,
+                      bound,
+                      since));
+      for (Kept k : page) {
+        if (k.streamSeq() <= last) {
+          Optional<String> there = transport.messageIdAt(streamIndex, k.streamSeq());
+          if (there.isPresent() && there.get().equals(k.eventId())) {
+            break walk; // intact from here back
+          }
+        }
+        lost.add(k);
+      }
+      if (page.size() < pageSize) {
+        break;
+      }
+      below = page.get(page.size() - 1).streamSeq();
+    }
+    if (lost.isEmpty()) {
+      return List.of();
+    }
+    database.inTransaction(
+        tx -> {
+          for (Kept k : lost) {
+            tx.update(
+                "UPDATE outbox SET state = 'pending', stream_seq = NULL, published_at_ms = NULL,"
+                    + " attempts = 0, next_attempt_at_ms = ?, last_error = ? WHERE seq = ?",
+                clock.millis(),
+                "lost from " + EventStreams.streamName(streamIndex) + " at sequence " + k.streamSeq(),
+                k.seq());
+          }
+          return null;
+        });
+    log.warn(
+        "{} lost its tail: {} published events (sequences {}..{}) go out again",
+        EventStreams.streamName(streamIndex),
+        lost.size(),
+        lost.get(lost.size() - 1).streamSeq(),
+        lost.get(0).streamSeq());
+    return lost.stream().map(Kept::actor).distinct().toList();
+  }
+}

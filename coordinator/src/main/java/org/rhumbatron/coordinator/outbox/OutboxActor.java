@@ -1,0 +1,95 @@
+package org.rhumbatron.coordinator.outbox;
+
+import java.sql.SQLException;
+import java.time.Instant;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import org.rhumbatron.coordinator.actor.Actor;
+import org.rhumbatron.coordinator.actor.ActorContext;
+import org.rhumbatron.platform.config.Settings;
+import org.rhumbatron.platform.db.Tx;
+import org.rhumbatron.protocol.Event;
+
+/**
+ * An actor that owns an outbox (ProjectRoot and ResourceShard): it writes its state change and its
+ * Events in one transaction, then kicks the publisher in process. Its persisted alarm is the
+ * backstop that publishes what the kick did not (a crash, a retry_wait row).
+ */
+public abstract class OutboxActor extends Actor {
+  private final Outbox outbox;
+  private final OutboxPublisher publisher;
+  private Instant armedUntil; // only touched on the lane
+
+  /** The body of a state change: writes its rows with {@code tx} and its Events to {@code out}. */
+  @FunctionalInterface
+  public interface EventWork<T> {
+    T run(Tx tx, Appender out) throws SQLException;
+  }
+
+  /** Appends Events to this actor's outbox in the running transaction. */
+  @FunctionalInterface
+  public interface Appender {
+    /** Returns false when the event id was there already (the repeat is ignored). */
+    boolean append(Event event) throws SQLException;
+  }
+
+  protected OutboxActor(ActorContext context, Outbox outbox, OutboxPublisher publisher) {
+    super(context);
+    this.outbox = outbox;
+    this.publisher = publisher;
+  }
+
+  /** Identifies this actor in the Events it writes ({@code actor} field). */
+  public String writerId() {
+    return address().actorClass() + ":" + address().actorId();
+  }
+
+  /**
+   * Runs {@code work} in one transaction on this actor's lane: state change and outbox rows commit
+   * together or not at all. After the commit the publisher is kicked.
+   */
+  protected final <T> CompletableFuture<T> transactWithEvents(EventWork<T> work) {
+    return onLane(
+        () -> {
+          boolean[] appended = new boolean[1];
+          Instant backstop = clock().instant().plus(context().settings().get(Settings.OUTBOX_ALARM_BACKSTOP));
+          T result =
+              database()
+                  .inTransaction(
+                      tx -> {
+                        appended[0] = false;
+                        T r =
+                            work.run(
+                                tx,
+                                event -> {
+                                  boolean fresh = outbox.append(tx, address(), event);
+                                  appended[0] |= fresh;
+                                  return fresh;
+                                });
+                        if (appended[0] && (armedUntil == null || !armedUntil.isAfter(clock().instant()))) {
+                          context().alarms().setIfEarlier(tx, address(), backstop);
+                        }
+                        return r;
+                      });
+          if (appended[0]) {
+            if (armedUntil == null || !armedUntil.isAfter(clock().instant())) {
+              armedUntil = backstop;
+            }
+            publisher.kick(address());
+          }
+          return result;
+        });
+  }
+
+  /** The alarm: publish what is due (the kick's backstop). */
+  @Override
+  protected void onAlarm() {
+    armedUntil = null;
+    publisher.publishDueOnLane(address()).join();
+  }
+
+  @Override
+  protected Optional<Instant> nextDueWork(Tx tx) throws SQLException {
+    return publisher.nextDue(tx, address());
+  }
+}

@@ -1,0 +1,39 @@
+package org.rhumbatron.coordinator.outbox;
+
+/**
+ * The states of an outbox row, exactly the seed's diagram ("Outbox row states"):
+ *
+ * <pre>
+ * pending -> published    stream publish succeeded
+ * pending -> retry_wait   send failed
+ * retry_wait -> pending   backoff 1 s, 2 s, 4 s ... max 5 min
+ * retry_wait -> failed    10th failed attempt
+ * pending -> failed       no producer binding for the stream
+ * </pre>
+ */
+public enum OutboxRowState {
+  PENDING("pending"),
+  RETRY_WAIT("retry_wait"),
+  PUBLISHED("published"),
+  FAILED("failed");
+
+  private final String column;
+
+  OutboxRowState(String column) {
+    this.column = column;
+  }
+
+  /** The value stored in {@code outbox.state}. */
+  public String column() {
+    return column;
+  }
+
+  public static OutboxRowState fromColumn(String value) {
+    for (OutboxRowState s : values()) {
+      if (s.column.equals(value)) {
+        return s;
+      }
+    }
+    throw new IllegalArgumentException("unknown outbox state '" + value + "'");
+  }
+}

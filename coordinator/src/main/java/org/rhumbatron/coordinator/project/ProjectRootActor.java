@@ -1,0 +1,119 @@
+package org.rhumbatron.coordinator.project;
+
+import java.time.Instant;
+import java.util.concurrent.CompletableFuture;
+import org.rhumbatron.coordinator.actor.ActorType;
+import org.rhumbatron.coordinator.outbox.Outbox;
+import org.rhumbatron.coordinator.outbox.OutboxActor;
+import org.rhumbatron.coordinator.outbox.OutboxPublisher;
+import org.rhumbatron.protocol.Event;
+import org.rhumbatron.protocol.EventType;
+import org.rhumbatron.protocol.StableIds;
+
+/**
+ * One per Project: owns the project row (canonical generation, live app, archived / deleted) and
+ * writes the root's Events: {@code project.created}, {@code artifact.promoted} and {@code
+ * canonical.advanced}. Its own transactions use random event ids; each runs once.
+ */
+public final class ProjectRootActor extends OutboxActor {
+  public static final String ACTOR_CLASS = "project-root";
+
+  public ProjectRootActor(
+      org.rhumbatron.coordinator.actor.ActorContext context,
+      Outbox outbox,
+      OutboxPublisher publisher) {
+    super(context, outbox, publisher);
+  }
+
+  public static ActorType<ProjectRootActor> type(Outbox outbox, OutboxPublisher publisher) {
+    return new ActorType<>(ACTOR_CLASS, c -> new ProjectRootActor(c, outbox, publisher));
+  }
+
+  public String projectId() {
+    return address().actorId();
+  }
+
+  /**
+   * Creates the project and writes {@code project.created}; a repeat changes nothing and returns
+   * false.
+   */
+  public CompletableFuture<Boolean> createProject(String tenantId, String name) {
+    return transactWithEvents(
+        (tx, out) -> {
+          long now = clock().millis();
+          int inserted =
+              tx.update(
+                  "INSERT INTO projects (project_id, tenant_id, name, status, canonical_generation,"
+                      + " has_live_app, created_at_ms, updated_at_ms)"
+                      + " VALUES (?, ?, ?, 'active', 0, 0, ?, ?) ON CONFLICT DO NOTHING",
+                  projectId(),
+                  tenantId,
+                  name,
+                  now,
+                  now);
+          if (inserted == 0) {
+            return false;
+          }
+          out.append(event(tenantId, EventType.PROJECT_CREATED, 0L, null).build());
+          return true;
+        });
+  }
+
+  /**
+   * Advances the canonical generation from {@code expectedGeneration} by one, writing {@code
+   * artifact.promoted} and {@code canonical.advanced} with it; returns the new generation, or -1
+   * when the project is not at {@code expectedGeneration} (a stale base).
+   */
+  public CompletableFuture<Long> advanceCanonical(
+      long expectedGeneration, String candidateId, String changeId) {
+    return transactWithEvents(
+        (tx, out) -> {
+          String tenant =
+              tx.queryFirst(
+                      "SELECT tenant_id FROM projects WHERE project_id = ?",
+                      rs -> rs.getString(1),
+                      projectId())
+                  .orElseThrow(() -> new IllegalStateException("no project " + projectId()));
+          int moved =
+              tx.update(
+                  "UPDATE projects SET canonical_generation = canonical_generation + 1,"
+                      + " updated_at_ms = ? WHERE project_id = ? AND canonical_generation = ?",
+                  clock().millis(),
+                  projectId(),
+                  expectedGeneration);
+          if (moved == 0) {
+            return -1L;
+          }
+          long generation = expectedGeneration + 1;
+          var promoted = event(tenant, EventType.ARTIFACT_PROMOTED, generation, changeId);
+          promoted.payload(payload("candidateId", candidateId));
+          String promotedId = StableIds.randomEventId();
+          out.append(promoted.eventId(promotedId).build());
+          var advanced = event(tenant, EventType.CANONICAL_ADVANCED, generation, changeId);
+          advanced.payload(payload("candidateId", candidateId)).causedBy(promotedId);
+          out.append(advanced.build());
+          return generation;
+        });
+  }
+
+  private Event.Builder event(String tenantId, EventType type, Long generation, String changeId) {
+    String id = StableIds.randomEventId();
+    Instant now = clock().instant();
+    return Event.builder()
+        .eventId(id)
+        .eventType(type)
+        .tenantId(tenantId)
+        .projectId(projectId())
+        .changeId(changeId)
+        .actor(writerId())
+        .canonicalGeneration(generation)
+        .correlationId(id)
+        .timestamp(now);
+  }
+
+  private static com.fasterxml.jackson.databind.node.ObjectNode payload(String key, String value) {
+    var node = com.fasterxml.jackson.databind.node.JsonNodeFactory.instance.objectNode();
+    node.put(key, value);
+    return node;
+  }
+}

@@ -1,0 +1,242 @@
+package org.rhumbatron.platform.config;
+
+import static org.rhumbatron.platform.config.Setting.duration;
+import static org.rhumbatron.platform.config.Setting.intRange;
+import static org.rhumbatron.platform.config.Setting.positiveInt;
+import static org.rhumbatron.platform.config.Setting.probability;
+
+import java.io.IOException;
+import java.io.Reader;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+
+/**
+ * Every number of the seed (events-and-commands) as a named default, in one place. Values come
+ * from the defaults, then a properties file, then environment variables {@code RHUMBATRON_<KEY>};
+ * each is validated when loaded, and a bad one is a {@link SettingsException} naming the key.
+ */
+public final class Settings {
+
+  // Event log topology ("Transactional outbox to the event log").
+  public static final Setting<Duration> EVENT_STREAM_MAX_AGE =
+      register(duration("events.max-age", Duration.ofDays(7)));
+  public static final Setting<Duration> DUPLICATE_WINDOW =
+      register(duration("streams.duplicate-window", Duration.ofHours(2)));
+  // Queues: "A message stays in the stream for at most 14 days."
+  public static final Setting<Duration> COMMAND_STREAM_MAX_AGE =
+      register(duration("commands.max-age", Duration.ofDays(14)));
+
+  // Outbox ("max 100 rows per project"; backoff 1 s, 2 s, 4 s ... max 5 min; 10th attempt fails).
+  public static final Setting<Integer> OUTBOX_PUBLISH_BATCH =
+      register(positiveInt("outbox.publish-batch", 100));
+  public static final Setting<Duration> OUTBOX_BACKOFF_INITIAL =
+      register(duration("outbox.backoff-initial", Duration.ofSeconds(1)));
+  public static final Setting<Duration> OUTBOX_BACKOFF_MAX =
+      register(duration("outbox.backoff-max", Duration.ofMinutes(5)));
+  public static final Setting<Integer> OUTBOX_MAX_ATTEMPTS =
+      register(positiveInt("outbox.max-attempts", 10));
+  // DESIGN.md section 5: published rows keep their stream sequence this long (lost-tail repair).
+  public static final Setting<Duration> OUTBOX_KEEP_PUBLISHED =
+      register(duration("outbox.keep-published", Duration.ofHours(24)));
+  // How long the publisher waits for a PubAck before it counts the send as failed.
+  public static final Setting<Duration> OUTBOX_PUBLISH_TIMEOUT =
+      register(duration("outbox.publish-timeout", Duration.ofSeconds(5)));
+  // The actor alarm is the publisher's backstop (DESIGN.md 4a); 1 min keeps it under the cap.
+  public static final Setting<Duration> OUTBOX_ALARM_BACKSTOP =
+      register(duration("outbox.alarm-backstop", Duration.ofMinutes(1)));
+  // ResourceShardActors per project; a resource key's shard is fnv1a32(key) mod this.
+  public static final Setting<Integer> SHARD_COUNT = register(positiveInt("actors.shard-count", 16));
+  public static final Setting<Integer> ALARM_FIRES_PER_DAY =
+      register(positiveInt("alarm.fires-per-day", 2_000));
+
+  // Event router.
+  public static final Setting<Integer> ROUTER_FETCH_BATCH =
+      register(positiveInt("router.fetch-batch", 100));
+  public static final Setting<Duration> ROUTER_NACK_DELAY =
+      register(duration("router.nack-delay", Duration.ofSeconds(30)));
+  public static final Setting<Duration> ROUTER_ACK_WAIT =
+      register(duration("router.ack-wait", Duration.ofMinutes(5)));
+  public static final Setting<Integer> ROUTER_CONSUMES_PER_RUN =
+      register(positiveInt("router.consumes-per-run", 2));
+  public static final Setting<Integer> APPLY_DELTA_CALLS_PER_RUN =
+      register(positiveInt("router.apply-delta-calls-per-run", 15));
+  public static final Setting<Integer> BATCH_FAILURE_LIMIT =
+      register(positiveInt("router.batch-failure-limit", 5));
+  public static final Setting<Integer> ANALYTICS_POINTS_PER_TICK =
+      register(positiveInt("analytics.points-per-tick", 100));
+  public static final Setting<Duration> PROCESSED_EVENTS_KEEP =
+      register(duration("processed-events.keep", Duration.ofDays(14)));
+  public static final Setting<Integer> PROCESSED_EVENTS_PURGE_MAX =
+      register(positiveInt("processed-events.purge-max", 5_000));
+  public static final Setting<Duration> ARCHIVE_EXPIRY =
+      register(duration("archive.expiry", Duration.ofDays(365)));
+
+  // Sweep housekeeping.
+  public static final Setting<Integer> DAILY_TICK_HOUR_UTC =
+      register(intRange("maintenance.daily-hour-utc", 4, 0, 23));
+  public static final Setting<Integer> DAILY_TICK_MINUTE_UTC =
+      register(intRange("maintenance.daily-minute-utc", 17, 0, 59));
+  public static final Setting<Integer> MAINTENANCE_EVERY_MINUTES =
+      register(intRange("maintenance.every-minutes", 5, 1, 60));
+  public static final Setting<Integer> MAINTENANCE_MINUTE_OFFSET =
+      register(intRange("maintenance.minute-offset", 4, 0, 59));
+  public static final Setting<Integer> DAILY_PROJECTS_MAX =
+      register(positiveInt("maintenance.daily-projects-max", 10));
+  public static final Setting<Duration> RELEASE_RECOVER_AFTER =
+      register(duration("maintenance.release-recover-after", Duration.ofMinutes(45)));
+  public static final Setting<Integer> RELEASE_RECOVER_MAX =
+      register(positiveInt("maintenance.release-recover-max", 10));
+  public static final Setting<Duration> SETTLE_QUIET_MIN =
+      register(duration("maintenance.settle-quiet-min", Duration.ofMinutes(3)));
+  public static final Setting<Duration> SETTLE_QUIET_MAX =
+      register(duration("maintenance.settle-quiet-max", Duration.ofHours(6)));
+  public static final Setting<Integer> SETTLE_MAX =
+      register(positiveInt("maintenance.settle-max", 10));
+  public static final Setting<Integer> INDEX_PURGE_MAX =
+      register(positiveInt("maintenance.index-purge-max", 10));
+
+  // Causal routing.
+  public static final Setting<Integer> CLEF_FLASH_CALLS_PER_DAY =
+      register(positiveInt("causal.clef-flash-calls-per-day", 200));
+  public static final Setting<Double> CLEF_FLASH_ABSTAIN_BELOW =
+      register(probability("causal.clef-flash-abstain-below", 0.7));
+  public static final Setting<Integer> COMMANDS_PER_CHANGE_PER_DAY =
+      register(positiveInt("causal.commands-per-change-per-day", 1_000));
+  public static final Setting<Integer> AGENTS_PER_CHANGE =
+      register(positiveInt("changes.agents-per-change", 8));
+
+  // Queues.
+  public static final Setting<Duration> ACK_EXTEND_EVERY =
+      register(duration("queues.ack-extend-every", Duration.ofSeconds(30)));
+  public static final Setting<Duration> MAX_HOLD =
+      register(duration("queues.max-hold", Duration.ofMinutes(15)));
+  public static final Setting<Integer> INTEGRATION_MAX_DELIVERIES =
+      register(positiveInt("integration.max-deliveries", 4));
+  public static final Setting<Duration> INTEGRATION_MORE_WORK_DELAY =
+      register(duration("integration.more-work-delay", Duration.ofSeconds(10)));
+  public static final Setting<Duration> INTEGRATION_CONFLICT_REVIEW_DELAY =
+      register(duration("integration.conflict-review-delay", Duration.ofSeconds(45)));
+
+  private static List<Setting<?>> all;
+
+  private static <T> Setting<T> register(Setting<T> setting) {
+    if (all == null) {
+      all = new ArrayList<>();
+    }
+    all.add(setting);
+    return setting;
+  }
+
+  /** Every known setting, in declaration order. */
+  public static List<Setting<?>> all() {
+    return Collections.unmodifiableList(all);
+  }
+
+  private final Map<Setting<?>, Object> values;
+
+  private Settings(Map<Setting<?>, Object> values) {
+    this.values = Map.copyOf(values);
+  }
+
+  /** The seed's defaults. */
+  public static Settings defaults() {
+    return new Settings(Map.of());
+  }
+
+  /**
+   * Defaults, then {@code file} (a properties file, may be null), then {@code env} entries named
+   * {@code RHUMBATRON_<KEY>}. An unknown key in the file is an error, so a typo does not pass.
+   */
+  public static Settings load(Path file, Map<String, String> env) {
+    Map<String, String> raw = new LinkedHashMap<>();
+    if (file != null) {
+      Properties props = new Properties();
+      try (Reader reader = Files.newBufferedReader(file)) {
+        props.load(reader);
+      } catch (IOException e) {
+        throw new SettingsException("file", "cannot read " + file + ": " + e.getMessage());
+      }
+      for (String key : props.stringPropertyNames()) {
+        raw.put(key, props.getProperty(key));
+      }
+    }
+    for (Setting<?> s : all) {
+      String fromEnv = env.get(s.envName());
+      if (fromEnv != null) {
+        raw.put(s.key(), fromEnv);
+      }
+    }
+    return defaults().with(raw);
+  }
+
+  /** A copy with the given raw key/value overrides, each parsed and validated. */
+  public Settings with(Map<String, String> overrides) {
+    Map<String, Setting<?>> byKey = new HashMap<>();
+    all.forEach(s -> byKey.put(s.key(), s));
+    Map<Setting<?>, Object> next = new HashMap<>(values);
+    overrides.forEach(
+        (key, value) -> {
+          Setting<?> setting = byKey.get(key);
+          if (setting == null) {
+            throw new SettingsException(key, "unknown key");
+          }
+          next.put(setting, setting.parse(value));
+        });
+    Settings result = new Settings(next);
+    result.checkConflicts();
+    return result;
+  }
+
+  /** A copy with one typed override (tests use this). */
+  public <T> Settings with(Setting<T> setting, T value) {
+    if (!setting.valid().test(value)) {
+      throw new SettingsException(setting.key(), "'" + value + "' is out of range: " + setting.rule());
+    }
+    Map<Setting<?>, Object> next = new HashMap<>(values);
+    next.put(setting, value);
+    Settings result = new Settings(next);
+    result.checkConflicts();
+    return result;
+  }
+
+  @SuppressWarnings("unchecked")
+  public <T> T get(Setting<T> setting) {
+    Object value = values.get(setting);
+    return value == null ? setting.defaultValue() : (T) value;
+  }
+
+  private void checkConflicts() {
+    if (get(OUTBOX_BACKOFF_MAX).compareTo(get(OUTBOX_BACKOFF_INITIAL)) < 0) {
+      throw new SettingsException(
+          OUTBOX_BACKOFF_MAX.key(), "must not be below " + OUTBOX_BACKOFF_INITIAL.key());
+    }
+    if (get(SETTLE_QUIET_MAX).compareTo(get(SETTLE_QUIET_MIN)) <= 0) {
+      throw new SettingsException(
+          SETTLE_QUIET_MAX.key(), "must be above " + SETTLE_QUIET_MIN.key());
+    }
+    if (get(OUTBOX_KEEP_PUBLISHED).compareTo(get(EVENT_STREAM_MAX_AGE)) >= 0) {
+      throw new SettingsException(
+          OUTBOX_KEEP_PUBLISHED.key(), "must be below " + EVENT_STREAM_MAX_AGE.key());
+    }
+    if (get(MAX_HOLD).compareTo(get(ACK_EXTEND_EVERY)) <= 0) {
+      throw new SettingsException(MAX_HOLD.key(), "must be above " + ACK_EXTEND_EVERY.key());
+    }
+  }
+
+  /** Every key with its value, for logging at start and for {@code /healthz}-style dumps. */
+  public Map<String, Object> describe() {
+    Map<String, Object> out = new LinkedHashMap<>();
+    for (Setting<?> s : all) {
+      out.put(s.key(), get(s));
+    }
+    return out;
+  }
+}

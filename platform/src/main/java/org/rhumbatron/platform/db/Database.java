@@ -1,0 +1,285 @@
+package org.rhumbatron.platform.db;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.LongAdder;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The one entry point to the database: SQLite by default, PostgreSQL by URL, the same schema and
+ * SQL, migrations applied at open.
+ *
+ * <pre>{@code
+ * try (Database db = Database.open("data/rhumbatron.db")) {
+ *   int fresh = db.inTransaction(tx -> tx.update(
+ *       tx.dialect().insertIgnore("processed_events", "consumer", "event_id", "processed_at_ms"),
+ *       "causal-router", eventId, now));
+ * }
+ * }</pre>
+ *
+ * <p>Transient errors (SQLite busy/locked, PostgreSQL 40001/40P01) roll the transaction back and
+ * run the work again with backoff, so a {@link TxWork} may run more than once. Other SQL errors
+ * become a {@link DatabaseException}; an unchecked exception from the work rolls back and is
+ * rethrown unchanged. Thread-safe.
+ */
+public final class Database implements AutoCloseable {
+
+  private static final Logger log = LoggerFactory.getLogger(Database.class);
+
+  private final String url;
+  private final Dialect dialect;
+  private final ConnectionSource connections;
+  private final DatabaseOptions options;
+  private final ThreadLocal<Tx> current = new ThreadLocal<>();
+  private final LongAdder transientRetries = new LongAdder();
+
+  private Database(
+      String url, Dialect dialect, ConnectionSource connections, DatabaseOptions options) {
+    this.url = url;
+    this.dialect = dialect;
+    this.connections = connections;
+    this.options = options;
+  }
+
+  /**
+   * Opens a database with default options and applies the shipped migrations.
+   *
+   * @param urlOrPath a file path or {@code jdbc:sqlite:<path>} (SQLite), or {@code
+   *     jdbc:postgresql://host[:port]/db[?user=...]} (PostgreSQL)
+   * @throws DatabaseException naming the URL when it is not one of these, the database cannot be
+   *     reached, or a migration fails
+   */
+  public static Database open(String urlOrPath) {
+    return open(urlOrPath, DatabaseOptions.defaults());
+  }
+
+  public static Database open(String urlOrPath, DatabaseOptions options) {
+    DatabaseUrl target = DatabaseUrl.parse(urlOrPath);
+    String shown = DatabaseUrl.redact(target.jdbcUrl());
+    ConnectionSource connections;
+    try {
+      connections =
+          target.dialect() instanceof SqliteDialect
+              ? new SqliteConnections(target, options.busyTimeout(), options.sqliteReaders())
+              : new PostgresConnections(target, options.postgresPoolSize());
+    } catch (SQLException e) {
+      throw new DatabaseException("cannot open " + shown + ": " + SqlErrors.describe(e), e);
+    } catch (RuntimeException e) {
+      // HikariCP reports a failed first connection as its own unchecked exception.
+      Throwable cause = e.getCause() != null ? e.getCause() : e;
+      throw new DatabaseException("cannot open " + shown + ": " + cause.getMessage(), e);
+    }
+    Database db = new Database(shown, target.dialect(), connections, options);
+    try {
+      Migrations.apply(db, options.migrations().load(target.dialect()));
+    } catch (RuntimeException e) {
+      db.close();
+      throw e;
+    }
+    return db;
+  }
+
+  /**
+   * Runs {@code work} in one write transaction and commits it. On SQLite the transaction starts
+   * with BEGIN IMMEDIATE on the single writer connection, so writers queue in the JVM instead of
+   * failing. The work may run again after a transient error: see {@link TxWork}.
+   *
+   * @throws IllegalStateException when called inside another transaction of this database on the
+   *     same thread (pass the {@link Tx} down instead)
+   */
+  public <T> T inTransaction(TxWork<T> work) {
+    if (current.get() != null) {
+      throw new IllegalStateException(
+          "inTransaction called inside a transaction of the same database; pass the Tx down");
+    }
+    return withRetries(true, work);
+  }
+
+  /**
+   * Runs {@code work} on a read connection (SQLite: a read-only connection in one read
+   * transaction, so it sees one snapshot). Inside {@link #inTransaction} on the same thread it
+   * joins that transaction and sees its uncommitted writes. The work must not write.
+   */
+  public <T> T read(TxWork<T> work) {
+    Tx tx = current.get();
+    if (tx != null) {
+      try {
+        return work.run(tx);
+      } catch (SQLException e) {
+        throw failure(e);
+      }
+    }
+    return withRetries(false, work);
+  }
+
+  public Dialect dialect() {
+    return dialect;
+  }
+
+  /** The clock of this database's timestamps (e.g. {@code schema_version.applied_at_ms}). */
+  public Clock clock() {
+    return options.clock();
+  }
+
+  /** The JDBC URL without passwords. */
+  public String url() {
+    return url;
+  }
+
+  /** How many times a transaction was rerun after a transient error, since open. */
+  public long transientRetries() {
+    return transientRetries.sum();
+  }
+
+  @Override
+  public void close() {
+    connections.close();
+  }
+
+  @Override
+  public String toString() {
+    return "Database[" + url + "]";
+  }
+
+  private <T> T withRetries(boolean write, TxWork<T> work) {
+    for (int attempt = 1; ; attempt++) {
+      try {
+        return attemptOnce(write, work);
+      } catch (TransientFailure f) {
+        if (attempt >= options.maxAttempts()) {
+          throw new DatabaseException(
+              "gave up after "
+                  + attempt
+                  + " attempts on a transient error in "
+                  + url
+                  + ": "
+                  + SqlErrors.describe(f.cause),
+              f.cause);
+        }
+        transientRetries.increment();
+        log.debug("transient error on {} (attempt {}): {}", url, attempt, f.cause.getMessage());
+        pause(options.backoff(attempt, ThreadLocalRandom.current().nextDouble()));
+      }
+    }
+  }
+
+  private <T> T attemptOnce(boolean write, TxWork<T> work) {
+    Connection c = acquire(write);
+    try {
+      return runIn(c, write, work);
+    } finally {
+      if (write) {
+        connections.releaseWriter(c);
+      } else {
+        connections.releaseReader(c);
+      }
+    }
+  }
+
+  private <T> T runIn(Connection c, boolean write, TxWork<T> work) {
+    boolean begun = false;
+    try {
+      if (write) {
+        dialect.beginWrite(c);
+      } else {
+        dialect.beginRead(c);
+      }
+      begun = true;
+      T result;
+      current.set(new Tx(c, dialect));
+      try {
+        result = work.run(current.get());
+      } finally {
+        current.remove();
+      }
+      if (write) {
+        dialect.commit(c);
+      } else {
+        dialect.endRead(c);
+      }
+      return result;
+    } catch (SQLException e) {
+      if (begun) {
+        rollbackQuietly(c, write, e);
+      }
+      if (dialect.isTransient(e)) {
+        throw new TransientFailure(e);
+      }
+      throw failure(e);
+    } catch (RuntimeException | Error e) {
+      if (begun) {
+        rollbackQuietly(c, write, e);
+      }
+      // A transient SQLException that the work wrapped (or a nested read reported) still retries.
+      SQLException transientCause = transientCause(e);
+      if (transientCause != null) {
+        throw new TransientFailure(transientCause);
+      }
+      throw e;
+    }
+  }
+
+  private SQLException transientCause(Throwable e) {
+    for (Throwable t = e.getCause(); t != null && t != t.getCause(); t = t.getCause()) {
+      if (t instanceof SQLException s && dialect.isTransient(s)) {
+        return s;
+      }
+    }
+    return null;
+  }
+
+  private Connection acquire(boolean write) {
+    try {
+      return write ? connections.acquireWriter() : connections.acquireReader();
+    } catch (SQLException e) {
+      if (dialect.isTransient(e)) {
+        throw new TransientFailure(e);
+      }
+      throw new DatabaseException(
+          "no connection to " + url + ": " + SqlErrors.describe(e), e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new DatabaseException("interrupted while waiting for a connection to " + url, e);
+    }
+  }
+
+  private void rollbackQuietly(Connection c, boolean write, Throwable cause) {
+    try {
+      if (write) {
+        dialect.rollback(c);
+      } else {
+        dialect.endRead(c);
+      }
+    } catch (SQLException e) {
+      // A failed COMMIT may already have ended the transaction; keep the first error.
+      cause.addSuppressed(e);
+    }
+  }
+
+  private DatabaseException failure(SQLException e) {
+    return new DatabaseException("SQL error on " + url + ": " + SqlErrors.describe(e), e);
+  }
+
+  private static void pause(Duration d) {
+    try {
+      Thread.sleep(d.toMillis(), (int) (d.toNanos() % 1_000_000));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new DatabaseException("interrupted while backing off a transient error", e);
+    }
+  }
+
+  /** Internal signal: the attempt hit a transient error and was rolled back. */
+  private static final class TransientFailure extends RuntimeException {
+    final SQLException cause;
+
+    TransientFailure(SQLException cause) {
+      super(null, cause, false, false);
+      this.cause = cause;
+    }
+  }
+}

@@ -1,0 +1,56 @@
+package org.rhumbatron.platform.db;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import java.sql.Connection;
+import java.sql.SQLException;
+
+/** A HikariCP pool; writers and readers are the same kind of pooled connection. */
+final class PostgresConnections implements ConnectionSource {
+
+  private final HikariDataSource pool;
+
+  PostgresConnections(DatabaseUrl url, int poolSize) {
+    HikariConfig config = new HikariConfig();
+    config.setJdbcUrl(url.jdbcUrl());
+    config.setMaximumPoolSize(poolSize);
+    config.setPoolName("rhumbatron-db");
+    config.setAutoCommit(true);
+    // Fail at open, with the driver's reason, rather than at the first transaction.
+    config.setInitializationFailTimeout(1);
+    this.pool = new HikariDataSource(config);
+  }
+
+  @Override
+  public Connection acquireWriter() throws SQLException {
+    return pool.getConnection();
+  }
+
+  @Override
+  public void releaseWriter(Connection c) {
+    closeQuietly(c);
+  }
+
+  @Override
+  public Connection acquireReader() throws SQLException {
+    return pool.getConnection();
+  }
+
+  @Override
+  public void releaseReader(Connection c) {
+    closeQuietly(c);
+  }
+
+  @Override
+  public void close() {
+    pool.close();
+  }
+
+  private static void closeQuietly(Connection c) {
+    try {
+      c.close();
+    } catch (SQLException ignored) {
+      // Returning to the pool failed; Hikari evicts the connection itself.
+    }
+  }
+}

@@ -1,0 +1,94 @@
+package org.rhumbatron.platform.db;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.Set;
+
+/** PostgreSQL 13+: JDBC transactions on pooled connections, ctid deletes, advisory locks. */
+public final class PostgresDialect implements Dialect {
+
+  public static final PostgresDialect INSTANCE = new PostgresDialect();
+
+  /** serialization_failure and deadlock_detected. */
+  private static final Set<String> TRANSIENT_STATES = Set.of("40001", "40P01");
+
+  /** Key of the advisory lock that serializes migrators (any constant, "rhumbatr" in ASCII). */
+  private static final long MIGRATION_LOCK = 0x7268756d62617472L;
+
+  private PostgresDialect() {}
+
+  @Override
+  public String name() {
+    return "postgres";
+  }
+
+  @Override
+  public String deleteLimited(String table, String where, String orderBy, int limit) {
+    SqliteDialect.requirePositive(limit);
+    // = ANY(ARRAY(...)) plans as a TID scan; IN (SELECT ctid ...) would scan the table.
+    return "DELETE FROM "
+        + table
+        + " WHERE ctid = ANY(ARRAY(SELECT ctid FROM "
+        + table
+        + " WHERE "
+        + where
+        + " ORDER BY "
+        + orderBy
+        + " LIMIT "
+        + limit
+        + "))";
+  }
+
+  @Override
+  public String autoIncrementPrimaryKey() {
+    return "BIGSERIAL PRIMARY KEY";
+  }
+
+  @Override
+  public String blobType() {
+    return "BYTEA";
+  }
+
+  @Override
+  public void beginWrite(Connection c) throws SQLException {
+    c.setAutoCommit(false);
+  }
+
+  @Override
+  public void beginRead(Connection c) {
+    // Auto-commit statements: READ COMMITTED gives no cross-statement snapshot anyway.
+  }
+
+  @Override
+  public void commit(Connection c) throws SQLException {
+    c.commit();
+    c.setAutoCommit(true);
+  }
+
+  @Override
+  public void rollback(Connection c) throws SQLException {
+    c.rollback();
+    c.setAutoCommit(true);
+  }
+
+  @Override
+  public void endRead(Connection c) {}
+
+  @Override
+  public void lockForMigration(Connection c) throws SQLException {
+    try (Statement st = c.createStatement()) {
+      st.execute("SELECT pg_advisory_xact_lock(" + MIGRATION_LOCK + ")");
+    }
+  }
+
+  @Override
+  public boolean isTransient(SQLException e) {
+    return SqlErrors.anyInChain(e, s -> TRANSIENT_STATES.contains(s.getSQLState()));
+  }
+
+  @Override
+  public String toString() {
+    return name();
+  }
+}

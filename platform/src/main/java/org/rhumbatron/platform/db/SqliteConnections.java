@@ -1,0 +1,153 @@
+package org.rhumbatron.platform.db;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * One writer connection behind a fair lock plus a fixed pool of read-only connections. SQLite
+ * runs one write transaction at a time per file anyway, so serializing writers in the JVM costs
+ * nothing and keeps SQLITE_BUSY to the rare case of a second process on the same file.
+ *
+ * <p>A later group commit (several callers' work in one COMMIT) would replace the lock by a queue
+ * drained by one writer thread; the {@link ConnectionSource} seam is where it goes.
+ */
+final class SqliteConnections implements ConnectionSource {
+
+  private static final long READER_WAIT_SECONDS = 30;
+
+  private final String jdbcUrl;
+  private final ReentrantLock writerLock = new ReentrantLock(true);
+  private final Connection writer;
+  private final BlockingQueue<Connection> readers;
+  private volatile boolean closed;
+
+  SqliteConnections(DatabaseUrl url, Duration busyTimeout, int readerCount) throws SQLException {
+    this.jdbcUrl = url.jdbcUrl();
+    createParentDirectory(url.file());
+    this.readers = new ArrayBlockingQueue<>(readerCount);
+    this.writer = DriverManager.getConnection(jdbcUrl);
+    List<Connection> allReaders = new ArrayList<>();
+    try {
+      configure(writer, busyTimeout, false);
+      for (int i = 0; i < readerCount; i++) {
+        Connection r = DriverManager.getConnection(jdbcUrl);
+        allReaders.add(r);
+        configure(r, busyTimeout, true);
+        readers.add(r);
+      }
+    } catch (SQLException | RuntimeException e) {
+      closeQuietly(writer);
+      allReaders.forEach(SqliteConnections::closeQuietly);
+      throw e;
+    }
+  }
+
+  private static void createParentDirectory(Path file) throws SQLException {
+    try {
+      Path parent = file.getParent();
+      if (parent != null) {
+        Files.createDirectories(parent);
+      }
+    } catch (IOException e) {
+      throw new SQLException("cannot create the directory of " + file + ": " + e.getMessage(), e);
+    }
+  }
+
+  private static void configure(Connection c, Duration busyTimeout, boolean readOnly)
+      throws SQLException {
+    try (Statement st = c.createStatement()) {
+      st.execute("PRAGMA busy_timeout = " + busyTimeout.toMillis());
+      if (!readOnly) {
+        // WAL is persistent in the file; readers find it set by the writer.
+        try (ResultSet rs = st.executeQuery("PRAGMA journal_mode = WAL")) {
+          String mode = rs.next() ? rs.getString(1) : "?";
+          if (!"wal".equalsIgnoreCase(mode)) {
+            throw new SQLException("SQLite refused WAL mode (journal_mode is " + mode + ")");
+          }
+        }
+      }
+      st.execute("PRAGMA synchronous = NORMAL");
+      st.execute("PRAGMA foreign_keys = ON");
+      if (readOnly) {
+        st.execute("PRAGMA query_only = ON");
+      }
+    }
+  }
+
+  @Override
+  public Connection acquireWriter() throws SQLException, InterruptedException {
+    writerLock.lockInterruptibly();
+    if (closed) {
+      writerLock.unlock();
+      throw new SQLException("database is closed: " + jdbcUrl);
+    }
+    return writer;
+  }
+
+  @Override
+  public void releaseWriter(Connection c) {
+    writerLock.unlock();
+  }
+
+  @Override
+  public Connection acquireReader() throws SQLException, InterruptedException {
+    if (closed) {
+      throw new SQLException("database is closed: " + jdbcUrl);
+    }
+    Connection c = readers.poll(READER_WAIT_SECONDS, TimeUnit.SECONDS);
+    if (c == null) {
+      throw new SQLException(
+          "no SQLite read connection free after " + READER_WAIT_SECONDS + " s: " + jdbcUrl);
+    }
+    return c;
+  }
+
+  @Override
+  public void releaseReader(Connection c) {
+    if (closed) {
+      closeQuietly(c);
+    } else {
+      readers.add(c);
+    }
+  }
+
+  @Override
+  public void close() {
+    closed = true;
+    writerLock.lock();
+    try {
+      closeQuietly(writer);
+    } finally {
+      writerLock.unlock();
+    }
+    // Readers in use are closed when they come back.
+    Connection r;
+    while ((r = readers.poll()) != null) {
+      closeQuietly(r);
+    }
+  }
+
+  private static void closeQuietly(Connection c) {
+    if (c == null) {
+      return;
+    }
+    try {
+      c.close();
+    } catch (SQLException ignored) {
+      // Closing: nothing left to do with the connection.
+    }
+  }
+}

@@ -1,0 +1,88 @@
+package org.rhumbatron.platform.db;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Types;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * One open transaction, handed to a {@link TxWork}. Valid only while the work runs, on its thread.
+ * Arguments bind by type: {@code byte[]} as a blob/bytea, {@code null} as SQL NULL, the rest with
+ * {@link PreparedStatement#setObject}; pass times as {@code long} epoch milliseconds.
+ */
+public final class Tx {
+
+  private final Connection connection;
+  private final Dialect dialect;
+
+  Tx(Connection connection, Dialect dialect) {
+    this.connection = connection;
+    this.dialect = dialect;
+  }
+
+  /** The underlying connection; do not commit, roll back or close it. */
+  public Connection connection() {
+    return connection;
+  }
+
+  public Dialect dialect() {
+    return dialect;
+  }
+
+  /** Runs an INSERT, UPDATE or DELETE and returns the number of rows changed. */
+  public int update(String sql, Object... args) throws SQLException {
+    try (PreparedStatement ps = connection.prepareStatement(sql)) {
+      bind(ps, args);
+      return ps.executeUpdate();
+    }
+  }
+
+  /** All rows of a query, mapped. */
+  public <T> List<T> query(String sql, RowMapper<T> mapper, Object... args) throws SQLException {
+    try (PreparedStatement ps = connection.prepareStatement(sql)) {
+      bind(ps, args);
+      try (ResultSet rs = ps.executeQuery()) {
+        List<T> rows = new ArrayList<>();
+        while (rs.next()) {
+          rows.add(mapper.map(rs));
+        }
+        return rows;
+      }
+    }
+  }
+
+  /** The first row of a query, mapped, or empty. */
+  public <T> Optional<T> queryFirst(String sql, RowMapper<T> mapper, Object... args)
+      throws SQLException {
+    try (PreparedStatement ps = connection.prepareStatement(sql)) {
+      bind(ps, args);
+      ps.setMaxRows(1);
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next() ? Optional.ofNullable(mapper.map(rs)) : Optional.empty();
+      }
+    }
+  }
+
+  /** The first column of the first row as a long, for counts and sums (NULL reads as 0). */
+  public long queryLong(String sql, Object... args) throws SQLException {
+    return queryFirst(sql, rs -> rs.getLong(1), args)
+        .orElseThrow(() -> new SQLException("no row from: " + sql));
+  }
+
+  static void bind(PreparedStatement ps, Object... args) throws SQLException {
+    for (int i = 0; i < args.length; i++) {
+      Object arg = args[i];
+      if (arg == null) {
+        ps.setNull(i + 1, Types.NULL);
+      } else if (arg instanceof byte[] bytes) {
+        ps.setBytes(i + 1, bytes);
+      } else {
+        ps.setObject(i + 1, arg);
+      }
+    }
+  }
+}

@@ -1,0 +1,30 @@
+package org.rhumbatron.platform.eventlog;
+
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * The transport SPI under the publisher: it moves bytes to one of the 8 event streams and reads
+ * a stream's tail back. It stamps nothing; the outbox publisher decides ids and streams.
+ */
+public interface EventLogTransport {
+
+  /** Streams this transport has a producer binding for (normally all of 0..7). */
+  Set<Integer> boundStreams();
+
+  /** False while the connection is down: the publisher then leaves rows waiting, uncounted. */
+  boolean isConnected();
+
+  /**
+   * Publishes {@code body} to stream {@code streamIndex} with {@code Nats-Msg-Id} = {@code msgId}.
+   * Completes with the stream sequence of the PubAck (the original's on a duplicate).
+   */
+  CompletableFuture<Long> publish(int streamIndex, String msgId, byte[] body);
+
+  /** The stream's last sequence (0 when empty). */
+  long lastSequence(int streamIndex);
+
+  /** The {@code Nats-Msg-Id} of the message at {@code seq}, empty when there is none. */
+  Optional<String> messageIdAt(int streamIndex, long seq);
+}

@@ -1,0 +1,108 @@
+package org.rhumbatron.platform.eventlog;
+
+import io.nats.client.Connection;
+import io.nats.client.JetStream;
+import io.nats.client.JetStreamApiException;
+import io.nats.client.JetStreamManagement;
+import io.nats.client.api.MessageInfo;
+import io.nats.client.api.PublishAck;
+import io.nats.client.impl.Headers;
+import io.nats.client.impl.NatsMessage;
+import java.io.IOException;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
+import org.rhumbatron.protocol.EventStreams;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The event log on JetStream: one producer binding per stream {@code EVENTS_NN} that exists on the
+ * server. Publishes with {@code Nats-Msg-Id}, so the server drops a repeat inside its duplicate
+ * window.
+ */
+public final class JetStreamEventLog implements EventLogTransport {
+  private static final Logger log = LoggerFactory.getLogger(JetStreamEventLog.class);
+  private static final int NO_MESSAGE = 10037;
+
+  private final Connection connection;
+  private final JetStream js;
+  private final JetStreamManagement jsm;
+  private final Set<Integer> bound;
+
+  private JetStreamEventLog(Connection connection, Set<Integer> bound) throws IOException {
+    this.connection = connection;
+    this.js = connection.jetStream();
+    this.jsm = connection.jetStreamManagement();
+    this.bound = Set.copyOf(bound);
+  }
+
+  /** Binds every stream of {@code EVENTS_00..07} that the server has. */
+  public static JetStreamEventLog bind(Connection connection) throws IOException {
+    JetStreamManagement jsm = connection.jetStreamManagement();
+    Set<Integer> bound = new TreeSet<>();
+    for (int i = 0; i < EventStreams.STREAM_COUNT; i++) {
+      try {
+        jsm.getStreamInfo(EventStreams.streamName(i));
+        bound.add(i);
+      } catch (JetStreamApiException e) {
+        log.error("no producer binding for {}: {}", EventStreams.streamName(i), e.getMessage());
+      }
+    }
+    return new JetStreamEventLog(connection, bound);
+  }
+
+  /** Binds exactly {@code streams} (tests use it to leave one stream without a binding). */
+  public static JetStreamEventLog bindOnly(Connection connection, Set<Integer> streams)
+      throws IOException {
+    return new JetStreamEventLog(connection, streams);
+  }
+
+  @Override
+  public Set<Integer> boundStreams() {
+    return bound;
+  }
+
+  @Override
+  public boolean isConnected() {
+    return connection.getStatus() == Connection.Status.CONNECTED;
+  }
+
+  @Override
+  public CompletableFuture<Long> publish(int streamIndex, String msgId, byte[] body) {
+    Headers headers = new Headers().put(org.rhumbatron.protocol.Headers.MSG_ID, msgId);
+    NatsMessage message =
+        NatsMessage.builder()
+            .subject(EventStreams.streamSubject(streamIndex))
+            .headers(headers)
+            .data(body)
+            .build();
+    return js.publishAsync(message).thenApply(PublishAck::getSeqno);
+  }
+
+  @Override
+  public long lastSequence(int streamIndex) {
+    try {
+      return jsm.getStreamInfo(EventStreams.streamName(streamIndex)).getStreamState().getLastSequence();
+    } catch (IOException | JetStreamApiException e) {
+      throw new EventLogException("cannot read the state of " + EventStreams.streamName(streamIndex), e);
+    }
+  }
+
+  @Override
+  public Optional<String> messageIdAt(int streamIndex, long seq) {
+    try {
+      MessageInfo info = jsm.getMessage(EventStreams.streamName(streamIndex), seq);
+      Headers h = info.getHeaders();
+      return Optional.ofNullable(h == null ? null : h.getFirst(org.rhumbatron.protocol.Headers.MSG_ID));
+    } catch (JetStreamApiException e) {
+      if (e.getApiErrorCode() == NO_MESSAGE || e.getErrorCode() == 404) {
+        return Optional.empty();
+      }
+      throw new EventLogException("cannot read message " + seq + " of " + EventStreams.streamName(streamIndex), e);
+    } catch (IOException e) {
+      throw new EventLogException("cannot read message " + seq + " of " + EventStreams.streamName(streamIndex), e);
+    }
+  }
+}

@@ -1,0 +1,41 @@
+package org.rhumbatron.platform.jetstream;
+
+import io.nats.client.Connection;
+import io.nats.client.Nats;
+import io.nats.client.Options;
+import java.io.IOException;
+import java.time.Duration;
+
+/**
+ * How core connects to NATS: named, reconnecting forever (the outbox keeps rows while NATS is
+ * down, so giving up would only lose the connection), client events and errors logged through
+ * SLF4J.
+ */
+public final class JetStreamConnections {
+  public static final Duration DEFAULT_RECONNECT_WAIT = Duration.ofSeconds(1);
+  public static final Duration DEFAULT_CONNECTION_TIMEOUT = Duration.ofSeconds(5);
+
+  private JetStreamConnections() {}
+
+  /**
+   * Connects to {@code url} (one URL, or several separated by commas). The first connect fails
+   * fast when no server answers, so a wrong {@code --nats} is a clear error at start.
+   */
+  public static Connection connect(String url, String name)
+      throws IOException, InterruptedException {
+    return Nats.connect(options(url, name).build());
+  }
+
+  /** The options {@link #connect} uses, for callers that add their own. */
+  public static Options.Builder options(String url, String name) {
+    Slf4jNatsListener listener = new Slf4jNatsListener(name);
+    return new Options.Builder()
+        .servers(url.split(","))
+        .connectionName(name)
+        .maxReconnects(-1)
+        .reconnectWait(DEFAULT_RECONNECT_WAIT)
+        .connectionTimeout(DEFAULT_CONNECTION_TIMEOUT)
+        .errorListener(listener)
+        .connectionListener(listener);
+  }
+}

@@ -1,0 +1,153 @@
+package org.rhumbatron.platform.natsserver;
+
+import java.io.File;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.rhumbatron.protocol.RhumbatronException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A {@code nats-server} child process with JetStream and its store under the data directory, for
+ * running core without a NATS of one's own. Production code; the tests' harness is in testkit.
+ */
+public final class PrivateNatsServer implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(PrivateNatsServer.class);
+  private static final List<String> SEARCH_PATH = List.of("/usr/sbin", "/usr/bin", "/usr/local/bin");
+  private static final Duration START_TIMEOUT = Duration.ofSeconds(20);
+
+  private final Process process;
+  private final int port;
+  private final Path storeDir;
+
+  private PrivateNatsServer(Process process, int port, Path storeDir) {
+    this.process = process;
+    this.port = port;
+    this.storeDir = storeDir;
+  }
+
+  /** Thrown when the binary is missing or the server does not come up. */
+  public static final class NatsServerException extends RhumbatronException {
+    public NatsServerException(String message) {
+      super(message);
+    }
+  }
+
+  /** Starts {@code nats-server} on 127.0.0.1 at {@code port} (0 = a free one) under {@code dataDir}. */
+  public static PrivateNatsServer start(Path dataDir, int port) {
+    Path binary = findBinary();
+    try {
+      Path storeDir = dataDir.resolve("nats");
+      Files.createDirectories(storeDir);
+      int chosen = port == 0 ? freePort() : port;
+      Path logFile = dataDir.resolve("nats-server.log");
+      Process process =
+          new ProcessBuilder(
+                  binary.toString(),
+                  "-js",
+                  "-a",
+                  "127.0.0.1",
+                  "-p",
+                  Integer.toString(chosen),
+                  "-sd",
+                  storeDir.toString(),
+                  "-l",
+                  logFile.toString())
+              .redirectErrorStream(true)
+              .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile.toFile()))
+              .start();
+      PrivateNatsServer server = new PrivateNatsServer(process, chosen, storeDir);
+      server.awaitReady(logFile);
+      log.info(
+          "started a private nats-server (pid {}) on {} with its store in {}",
+          process.pid(),
+          server.url(),
+          storeDir);
+      return server;
+    } catch (IOException e) {
+      throw new NatsServerException("cannot start nats-server: " + e.getMessage());
+    }
+  }
+
+  /** The binary on PATH or in the usual Debian places; a clear error naming the package if absent. */
+  public static Path findBinary() {
+    return findBinary(System.getenv().getOrDefault("PATH", ""), SEARCH_PATH);
+  }
+
+  static Path findBinary(String path, List<String> fallbackDirs) {
+    for (String dir : path.split(File.pathSeparator)) {
+      Path candidate = Path.of(dir.isEmpty() ? "." : dir, "nats-server");
+      if (Files.isExecutable(candidate)) {
+        return candidate;
+      }
+    }
+    for (String dir : fallbackDirs) {
+      Path candidate = Path.of(dir, "nats-server");
+      if (Files.isExecutable(candidate)) {
+        return candidate;
+      }
+    }
+    throw new NatsServerException(
+        "nats-server not found on PATH: install it with `apt-get install -y nats-server`"
+            + " (Debian package nats-server), or pass --nats URL");
+  }
+
+  public String url() {
+    return "nats://127.0.0.1:" + port;
+  }
+
+  public Path storeDir() {
+    return storeDir;
+  }
+
+  private void awaitReady(Path logFile) {
+    long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
+    while (System.nanoTime() < deadline) {
+      if (!process.isAlive()) {
+        throw new NatsServerException(
+            "nats-server exited with code " + process.exitValue() + "; see " + logFile);
+      }
+      try (Socket socket = new Socket()) {
+        socket.connect(new InetSocketAddress("127.0.0.1", port), 200);
+        return;
+      } catch (IOException notYet) {
+        try {
+          process.waitFor(50, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new NatsServerException("interrupted while waiting for nats-server");
+        }
+      }
+    }
+    process.destroyForcibly();
+    throw new NatsServerException(
+        "nats-server did not accept connections within " + START_TIMEOUT + "; see " + logFile);
+  }
+
+  private static int freePort() throws IOException {
+    try (ServerSocket socket = new ServerSocket(0)) {
+      return socket.getLocalPort();
+    }
+  }
+
+  /** SIGTERM, then wait; the server flushes its store on a clean stop. */
+  @Override
+  public void close() {
+    process.destroy();
+    try {
+      if (!process.waitFor(10, TimeUnit.SECONDS)) {
+        process.destroyForcibly();
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      process.destroyForcibly();
+    }
+  }
+}

@@ -1,0 +1,95 @@
+package org.rhumbatron.platform.db;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.rhumbatron.testkit.db.DatabaseExtension;
+import org.rhumbatron.testkit.db.TestDatabase;
+import org.rhumbatron.testkit.db.TestDatabases;
+
+class PostgresDatabaseTest extends DatabaseContract {
+
+  @RegisterExtension final DatabaseExtension extension = DatabaseExtension.postgres();
+
+  @Override
+  TestDatabase db() {
+    return extension.database();
+  }
+
+  @Override
+  SQLException transientError() {
+    return new SQLException("could not serialize access due to concurrent update", "40001");
+  }
+
+  @Test
+  void aDeadlockIsRetriedAndBothTransactionsCommit() throws Exception {
+    Database db = open();
+    db.inTransaction(
+        tx -> {
+          tx.update(
+              "INSERT INTO actor_state (actor_class, actor_id, state_key, state_value,"
+                  + " updated_at_ms) VALUES ('A', 'a', 'k', '0', 0), ('A', 'b', 'k', '0', 0)");
+          return null;
+        });
+    CyclicBarrier bothHoldOneRow = new CyclicBarrier(2);
+
+    ExecutorService threads = Executors.newFixedThreadPool(2);
+    CompletableFuture<Void> ab =
+        CompletableFuture.runAsync(() -> lockBoth(db, "a", "b", bothHoldOneRow), threads);
+    CompletableFuture<Void> ba =
+        CompletableFuture.runAsync(() -> lockBoth(db, "b", "a", bothHoldOneRow), threads);
+
+    CompletableFuture.allOf(ab, ba).get(30, TimeUnit.SECONDS);
+    threads.shutdown();
+    assertThat(db.transientRetries()).isGreaterThanOrEqualTo(1);
+    assertThat(queryLong(db, "SELECT SUM(version) FROM actor_state")).isEqualTo(4);
+  }
+
+  /** Updates {@code first} then {@code second}; the first run waits until the other holds its row. */
+  private static void lockBoth(Database db, String first, String second, CyclicBarrier barrier) {
+    AtomicBoolean firstRun = new AtomicBoolean(true);
+    db.inTransaction(
+        tx -> {
+          bump(tx, first);
+          if (firstRun.getAndSet(false)) {
+            try {
+              barrier.await(10, TimeUnit.SECONDS);
+            } catch (Exception e) {
+              throw new IllegalStateException(e);
+            }
+          }
+          return bump(tx, second);
+        });
+  }
+
+  private static int bump(Tx tx, String actorId) throws SQLException {
+    return tx.update(
+        "UPDATE actor_state SET version = version + 1 WHERE actor_class = 'A' AND actor_id = ?",
+        actorId);
+  }
+
+  @Test
+  void closingATestDatabaseDropsItDespiteOpenConnections() throws Exception {
+    TestDatabase other = TestDatabases.postgres();
+    Connection open = other.connect();
+
+    other.close();
+
+    assertThat(open.isValid(2)).isFalse();
+    try (Database db = open()) {
+      assertThat(
+              queryLong(db, "SELECT COUNT(*) FROM pg_database WHERE datname = ?", other.name()))
+          .isZero();
+    }
+    open.close();
+  }
+}

@@ -1,0 +1,132 @@
+package org.rhumbatron.platform.db;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.rhumbatron.testkit.db.DatabaseExtension;
+import org.rhumbatron.testkit.db.TestDatabase;
+import org.sqlite.SQLiteErrorCode;
+import org.sqlite.SQLiteException;
+
+class SqliteDatabaseTest extends DatabaseContract {
+
+  @RegisterExtension final DatabaseExtension extension = DatabaseExtension.sqlite();
+
+  @Override
+  TestDatabase db() {
+    return extension.database();
+  }
+
+  @Override
+  SQLException transientError() {
+    return new SQLiteException(
+        "[SQLITE_BUSY] The database file is locked (database is locked)",
+        SQLiteErrorCode.SQLITE_BUSY);
+  }
+
+  @Test
+  void connectionsUseWalNormalSyncBusyTimeoutAndForeignKeys() {
+    Database db = open(options().busyTimeout(Duration.ofMillis(1234)).build());
+
+    List<String> pragmas =
+        db.inTransaction(
+            tx ->
+                List.of(
+                    tx.queryFirst("PRAGMA journal_mode", rs -> rs.getString(1)).orElseThrow(),
+                    "synchronous=" + tx.queryLong("PRAGMA synchronous"),
+                    "busy_timeout=" + tx.queryLong("PRAGMA busy_timeout"),
+                    "foreign_keys=" + tx.queryLong("PRAGMA foreign_keys")));
+
+    assertThat(pragmas).containsExactly("wal", "synchronous=1", "busy_timeout=1234", "foreign_keys=1");
+  }
+
+  @Test
+  void readConnectionsAreReadOnly() {
+    Database db = open();
+
+    assertThatThrownBy(() -> db.read(tx -> insertProject(tx, "p1")))
+        .isInstanceOf(DatabaseException.class)
+        .hasMessageContaining("readonly");
+  }
+
+  @Test
+  void oneInstanceSerializesItsWritersWithoutBusyErrors() throws Exception {
+    Database db = open(options().busyTimeout(Duration.ZERO).build());
+
+    runConcurrently(List.of(db), 4, 200);
+
+    assertThat(countAll(db, "outbox")).isEqualTo(800);
+    assertThat(db.transientRetries()).as("the writer lock leaves nothing to retry").isZero();
+  }
+
+  @Test
+  void twoInstancesOnOneFileRetryBusyInsideTheLayer() throws Exception {
+    // busy_timeout 0: SQLite reports SQLITE_BUSY at once, so the layer's own retry does the work.
+    DatabaseOptions noWait = options().busyTimeout(Duration.ZERO).maxAttempts(10_000).build();
+    Database first = open(noWait);
+    Database second = open(noWait);
+
+    runConcurrently(List.of(first, second), 4, 200);
+
+    assertThat(countAll(first, "outbox")).isEqualTo(1600);
+    assertThat(queryLong(first, "SELECT SUM(fires_count) FROM actor_alarms"))
+        .isEqualTo(1600);
+  }
+
+  @Test
+  void aWriterBlockedByAnotherProcessRetriesUntilTheLockIsFree() throws Exception {
+    DatabaseOptions noWait = options().busyTimeout(Duration.ZERO).maxAttempts(10_000).build();
+    Database holder = open(noWait);
+    Database waiter = open(noWait);
+    CountDownLatch holding = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    ExecutorService threads = Executors.newFixedThreadPool(2);
+
+    CompletableFuture<Integer> held =
+        CompletableFuture.supplyAsync(
+            () ->
+                holder.inTransaction(
+                    tx -> {
+                      int n = insertProject(tx, "p1");
+                      holding.countDown();
+                      awaitLatch(release);
+                      return n;
+                    }),
+            threads);
+    assertThat(holding.await(10, TimeUnit.SECONDS)).isTrue();
+    CompletableFuture<Integer> blocked =
+        CompletableFuture.supplyAsync(
+            () -> waiter.inTransaction(tx -> insertProject(tx, "p2")), threads);
+
+    await().atMost(Duration.ofSeconds(10)).until(() -> waiter.transientRetries() > 0);
+    assertThat(blocked).isNotDone();
+    release.countDown();
+
+    assertThat(held.get(10, TimeUnit.SECONDS)).isEqualTo(1);
+    assertThat(blocked.get(10, TimeUnit.SECONDS)).isEqualTo(1);
+    assertThat(countAll(waiter, "projects")).isEqualTo(2);
+    threads.shutdown();
+  }
+
+  private static void awaitLatch(CountDownLatch latch) {
+    try {
+      if (!latch.await(10, TimeUnit.SECONDS)) {
+        throw new IllegalStateException("latch not released");
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+}

@@ -1,0 +1,39 @@
+package org.rhumbatron.protocol;
+
+/**
+ * Names of the NATS message headers, in one place so producers and consumers agree.
+ *
+ * <p>Only {@link #MSG_ID} carries a rule: JetStream drops a second publish with the same id inside
+ * the 2-hour duplicate window. The others let a consumer route or log a message without decoding
+ * it; the envelope in the body stays the truth.
+ */
+public final class Headers {
+
+  /**
+   * JetStream's dedupe header ("the event-id header" of the seed): the eventId for an Event, {@code
+   * <queue>:<commandId>} for a Command.
+   */
+  public static final String MSG_ID = "Nats-Msg-Id";
+
+  /** JetStream rejects the publish unless the subject belongs to this stream. */
+  public static final String EXPECTED_STREAM = "Nats-Expected-Stream";
+
+  public static final String CONTENT_TYPE = "Content-Type";
+
+  /** The value of {@link #CONTENT_TYPE} for every envelope. */
+  public static final String APPLICATION_JSON = "application/json";
+
+  /** The Event's type wire name, e.g. {@code task.completed}. */
+  public static final String EVENT_TYPE = "Rhumbatron-Event-Type";
+
+  /** The Command's type wire name, e.g. {@code agent.wake}. */
+  public static final String COMMAND_TYPE = "Rhumbatron-Command-Type";
+
+  /** The envelope's projectId. */
+  public static final String PROJECT_ID = "Rhumbatron-Project-Id";
+
+  /** On a dead-letter message: the queue the command failed on. */
+  public static final String ORIGIN_QUEUE = "Rhumbatron-Origin-Queue";
+
+  private Headers() {}
+}
