@@ -369,7 +369,7 @@ class EnvelopeCodecTest {
     ExecutorService pool = Executors.newFixedThreadPool(8);
     try {
       List<Future<Boolean>> results = new ArrayList<>();
-      for (int i = 0; i < 64; i++) {
+      for (int i = 0; i < 16; i++) {
         results.add(
             pool.submit(
                 () -> events.stream().allMatch(e -> codec.decodeEvent(codec.encodeEvent(e)).equals(e))));

@@ -17,6 +17,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
 import org.rhumbatron.coordinator.actor.ActorAddress;
+import org.rhumbatron.coordinator.actor.ActorAlarms;
 import org.rhumbatron.coordinator.actor.SerialExecutor;
 import org.rhumbatron.platform.eventlog.EventLogTransport;
 import org.rhumbatron.platform.config.Settings;
@@ -40,6 +41,7 @@ public final class OutboxPublisher {
   private static final Logger log = LoggerFactory.getLogger(OutboxPublisher.class);
 
   private final Database database;
+  private final ActorAlarms alarms;
   private final EventLogTransport transport;
   private final StreamNudges nudges;
   private final Clock clock;
@@ -69,12 +71,14 @@ public final class OutboxPublisher {
 
   public OutboxPublisher(
       Database database,
+      ActorAlarms alarms,
       EventLogTransport transport,
       StreamNudges nudges,
       Clock clock,
       Settings settings,
       Executor pool) {
     this.database = database;
+    this.alarms = alarms;
     this.transport = transport;
     this.nudges = nudges;
     this.clock = clock;
@@ -221,13 +225,16 @@ public final class OutboxPublisher {
             if (backoff.isLast(attempts)) {
               markFailed(tx, row, attempts, outcome.error);
             } else {
+              Instant next = clock.instant().plus(backoff.delayAfter(attempts));
               tx.update(
                   "UPDATE outbox SET state = 'retry_wait', attempts = ?, next_attempt_at_ms = ?,"
                       + " last_error = ? WHERE seq = ?",
                   attempts,
-                  clock.millis() + backoff.delayAfter(attempts).toMillis(),
+                  next.toEpochMilli(),
                   outcome.error,
                   row.seq());
+              // retry_wait -> pending is the alarm's job: wake the actor when the backoff ends.
+              alarms.setIfEarlier(tx, actor, next);
             }
           }
           return null;

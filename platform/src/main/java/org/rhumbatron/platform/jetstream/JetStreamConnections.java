@@ -26,6 +26,25 @@ public final class JetStreamConnections {
     return Nats.connect(options(url, name).build());
   }
 
+  /**
+   * Like {@link #connect(String, String)}, and runs {@code onReconnect} (on the client's event
+   * thread) each time the connection is back after a loss, e.g. to resume publishing.
+   */
+  public static Connection connect(String url, String name, Runnable onReconnect)
+      throws IOException, InterruptedException {
+    Slf4jNatsListener listener = new Slf4jNatsListener(name);
+    return Nats.connect(
+        options(url, name)
+            .connectionListener(
+                (connection, event) -> {
+                  listener.connectionEvent(connection, event);
+                  if (event == io.nats.client.ConnectionListener.Events.RECONNECTED) {
+                    onReconnect.run();
+                  }
+                })
+            .build());
+  }
+
   /** The options {@link #connect} uses, for callers that add their own. */
   public static Options.Builder options(String url, String name) {
     Slf4jNatsListener listener = new Slf4jNatsListener(name);

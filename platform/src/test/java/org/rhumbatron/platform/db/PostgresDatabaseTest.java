@@ -3,6 +3,12 @@ package org.rhumbatron.platform.db;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.sql.Connection;
+import java.sql.DatabaseMetaData;
+import java.sql.ResultSet;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.sql.SQLException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CyclicBarrier;
@@ -76,6 +82,38 @@ class PostgresDatabaseTest extends DatabaseContract {
         "UPDATE actor_state SET version = version + 1 WHERE actor_class = 'A' AND actor_id = ?",
         actorId);
   }
+
+  @Test
+  void bothDialectsHaveTheSameTablesAndColumns() throws Exception {
+    try (TestDatabase sqliteFile = TestDatabases.sqlite();
+        Database sqlite = Database.open(sqliteFile.url());
+        Database postgres = open()) {
+      assertThat(columns(postgres)).isEqualTo(columns(sqlite)).containsKeys("outbox", "schema_version");
+    }
+  }
+
+  private static Map<String, List<String>> columns(Database db) {
+    return db.read(
+        tx -> {
+          Map<String, List<String>> out = new TreeMap<>();
+          DatabaseMetaData meta = tx.connection().getMetaData();
+          for (String table : V1_TABLES_AND_VERSION) {
+            List<String> names = new ArrayList<>();
+            try (ResultSet rs = meta.getColumns(null, null, table, null)) {
+              while (rs.next()) {
+                names.add(rs.getString("COLUMN_NAME"));
+              }
+            }
+            names.sort(null);
+            out.put(table, names);
+          }
+          return out;
+        });
+  }
+
+  private static final List<String> V1_TABLES_AND_VERSION =
+      java.util.stream.Stream.concat(V1_TABLES.stream(), java.util.stream.Stream.of("schema_version"))
+          .toList();
 
   @Test
   void closingATestDatabaseDropsItDespiteOpenConnections() throws Exception {

@@ -1,0 +1,139 @@
+package org.rhumbatron.coordinator;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.rhumbatron.coordinator.actor.ActorRuntime;
+import org.rhumbatron.coordinator.actor.ActorType;
+import org.rhumbatron.coordinator.outbox.LostTailRepair;
+import org.rhumbatron.coordinator.outbox.Outbox;
+import org.rhumbatron.coordinator.outbox.OutboxPublisher;
+import org.rhumbatron.coordinator.outbox.StreamNudges;
+import org.rhumbatron.coordinator.project.ProjectRootActor;
+import org.rhumbatron.coordinator.shard.ChangeEvents;
+import org.rhumbatron.coordinator.shard.ResourceShardActor;
+import org.rhumbatron.platform.config.Settings;
+import org.rhumbatron.platform.db.Database;
+import org.rhumbatron.platform.eventlog.EventLogTransport;
+import org.rhumbatron.protocol.EnvelopeCodec;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The coordinator wired together: the actor runtime with ProjectRoot and ResourceShard actors,
+ * their outboxes, the publisher and the lost-tail repair. Core and the tests build it the same way.
+ */
+public final class Coordinator implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(Coordinator.class);
+  private static final int ACTOR_THREADS = 16;
+  private static final int PUBLISH_THREADS = 4;
+
+  private final Database database;
+  private final Clock clock;
+  private final ActorRuntime runtime;
+  private final ExecutorService publishPool;
+  private final ExecutorService recoveryPool;
+  private final OutboxPublisher publisher;
+  private final LostTailRepair repair;
+  private final ActorType<ProjectRootActor> roots;
+  private final ActorType<ResourceShardActor> shards;
+  private final ChangeEvents changeEvents;
+
+  public Coordinator(
+      Database database,
+      EventLogTransport transport,
+      Clock clock,
+      Settings settings,
+      StreamNudges nudges) {
+    this.database = database;
+    this.clock = clock;
+    this.runtime = new ActorRuntime(database, clock, settings, ACTOR_THREADS);
+    this.publishPool = Executors.newFixedThreadPool(PUBLISH_THREADS, daemon("outbox-publisher"));
+    this.recoveryPool = Executors.newSingleThreadExecutor(daemon("outbox-recovery"));
+    this.publisher = new OutboxPublisher(database, runtime.alarms(), transport, nudges, clock, settings, publishPool);
+    this.repair =
+        new LostTailRepair(database, transport, clock, settings.get(Settings.OUTBOX_KEEP_PUBLISHED));
+    Outbox outbox = new Outbox(new EnvelopeCodec(), clock);
+    this.roots = ProjectRootActor.type(outbox, publisher);
+    this.shards = ResourceShardActor.type(outbox, publisher);
+    runtime.register(roots);
+    runtime.register(shards);
+    this.changeEvents = new ChangeEvents(runtime, shards, settings.get(Settings.SHARD_COUNT));
+  }
+
+  public ProjectRootActor root(String projectId) {
+    return runtime.actor(roots, projectId);
+  }
+
+  public ResourceShardActor shard(String projectId, int shard) {
+    return runtime.actor(shards, ResourceShardActor.actorId(projectId, shard));
+  }
+
+  public ChangeEvents changeEvents() {
+    return changeEvents;
+  }
+
+  public ActorRuntime runtime() {
+    return runtime;
+  }
+
+  public OutboxPublisher publisher() {
+    return publisher;
+  }
+
+  public Database database() {
+    return database;
+  }
+
+  /**
+   * At start and after a reconnect: puts a lost stream tail back to pending (DESIGN.md 5), then
+   * kicks every actor with waiting rows. Returns how many actors were kicked.
+   */
+  public int recover() {
+    repair.repairAll().forEach(publisher::kick);
+    return publisher.kickAllWaiting();
+  }
+
+  /** {@link #recover} on a background thread (the NATS client calls this from its own thread). */
+  public void recoverLater() {
+    recoveryPool.execute(
+        () -> {
+          try {
+            int kicked = recover();
+            log.info("event log reconnected: {} outboxes resume publishing", kicked);
+          } catch (RuntimeException e) {
+            log.warn("recovery after reconnect failed: {}", e.toString());
+          }
+        });
+  }
+
+  /** Starts the alarm ticker (production; tests call {@code runtime().fireDueAlarms()}). */
+  public void startAlarms(Duration tick, Duration unloadIdleAfter) {
+    runtime.startTicker(tick, unloadIdleAfter);
+  }
+
+  @Override
+  public void close() {
+    runtime.close();
+    recoveryPool.shutdownNow();
+    publishPool.shutdown();
+    try {
+      publishPool.awaitTermination(10, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    publishPool.shutdownNow();
+  }
+
+  private static java.util.concurrent.ThreadFactory daemon(String name) {
+    AtomicInteger n = new AtomicInteger();
+    return r -> {
+      Thread t = new Thread(r, name + "-" + n.incrementAndGet());
+      t.setDaemon(true);
+      return t;
+    };
+  }
+}

@@ -1,0 +1,87 @@
+package org.rhumbatron.coordinator;
+
+import io.nats.client.Connection;
+import java.time.Instant;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.rhumbatron.platform.config.Settings;
+import org.rhumbatron.platform.db.Database;
+import org.rhumbatron.platform.eventlog.JetStreamEventLog;
+import org.rhumbatron.platform.jetstream.JetStreamConnections;
+import org.rhumbatron.platform.jetstream.JetStreamTopology;
+import org.rhumbatron.protocol.Event;
+import org.rhumbatron.protocol.EventType;
+import org.rhumbatron.protocol.StableIds;
+import org.rhumbatron.testkit.SettableClock;
+
+/** A coordinator on a real database and a real nats-server, with a settable clock. */
+public final class CoordinatorFixture implements AutoCloseable {
+  public final SettableClock clock;
+  public final Settings settings;
+  public final Database db;
+  public final Connection nats;
+  public final JetStreamEventLog transport;
+  public final List<Integer> nudges = new CopyOnWriteArrayList<>();
+  public final Coordinator coordinator;
+
+  private CoordinatorFixture(
+      String dbUrl, String natsUrl, SettableClock clock, Settings settings, Set<Integer> bound)
+      throws Exception {
+    this.clock = clock;
+    this.settings = settings;
+    this.db = Database.open(dbUrl);
+    Coordinator[] self = new Coordinator[1];
+    this.nats =
+        JetStreamConnections.connect(
+            natsUrl,
+            "test",
+            () -> {
+              if (self[0] != null) {
+                self[0].recoverLater();
+              }
+            });
+    new JetStreamTopology(nats.jetStreamManagement(), settings).ensure();
+    this.transport =
+        bound == null ? JetStreamEventLog.bind(nats) : JetStreamEventLog.bindOnly(nats, bound);
+    this.coordinator = new Coordinator(db, transport, clock, settings, nudges::add);
+    self[0] = coordinator;
+  }
+
+  public static CoordinatorFixture start(String dbUrl, String natsUrl, SettableClock clock, Settings settings)
+      throws Exception {
+    return new CoordinatorFixture(dbUrl, natsUrl, clock, settings, null);
+  }
+
+  public static CoordinatorFixture startBound(
+      String dbUrl, String natsUrl, SettableClock clock, Settings settings, Set<Integer> bound)
+      throws Exception {
+    return new CoordinatorFixture(dbUrl, natsUrl, clock, settings, bound);
+  }
+
+  /** A Change Event with its stable id. */
+  public Event changeEvent(String projectId, String changeId, String taskId, int n) {
+    return Event.builder()
+        .eventId(StableIds.stableEventId(changeId, EventType.TASK_COMPLETED, taskId, "n" + n))
+        .eventType(EventType.TASK_COMPLETED)
+        .tenantId("tenant-1")
+        .projectId(projectId)
+        .changeId(changeId)
+        .taskId(taskId)
+        .actor("test")
+        .correlationId(changeId)
+        .timestamp(clock.instant())
+        .build();
+  }
+
+  public static SettableClock clockAt(String iso) {
+    return new SettableClock(Instant.parse(iso));
+  }
+
+  @Override
+  public void close() throws Exception {
+    coordinator.close();
+    nats.close();
+    db.close();
+  }
+}
