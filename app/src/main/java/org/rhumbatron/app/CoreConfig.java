@@ -4,13 +4,20 @@ import java.nio.file.Path;
 import java.util.Objects;
 import org.rhumbatron.platform.config.Settings;
 
-/** What core needs to start: where NATS is (null = start a private one), data dir, HTTP port. */
-record CoreConfig(String natsUrl, Path dataDir, int httpPort, Settings settings) {
+/**
+ * What core needs to start: where NATS is (null = start a private one), the data directory, the
+ * database (null = a SQLite file in the data directory), the HTTP port and the settings.
+ */
+record CoreConfig(String natsUrl, Path dataDir, String database, int httpPort, Settings settings) {
   CoreConfig {
     Objects.requireNonNull(dataDir, "dataDir");
     Objects.requireNonNull(settings, "settings");
     if (httpPort < 0 || httpPort > 65535) {
       throw new IllegalArgumentException("--http must be a port in 0..65535, got " + httpPort);
     }
+  }
+
+  String databaseUrl() {
+    return database != null ? database : dataDir.resolve("rhumbatron.db").toString();
   }
 }

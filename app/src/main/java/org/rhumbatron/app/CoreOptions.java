@@ -25,17 +25,24 @@ final class CoreOptions {
   int http;
 
   @Option(
+      names = "--db",
+      description =
+          "Database: a SQLite file path or jdbc:sqlite:PATH, or jdbc:postgresql://HOST/DB."
+              + " Default: DIR/rhumbatron.db")
+  String db;
+
+  @Option(
       names = "--config",
       description = "Settings file (Java properties); RHUMBATRON_<KEY> variables override it.")
   Path config;
 
   CoreConfig toConfig() {
     Settings settings = Settings.load(config, System.getenv());
-    return new CoreConfig(nats, data, http, settings);
+    return new CoreConfig(nats, data, db, http, settings);
   }
 
   /** For tests that build a config without a command line. */
   static CoreConfig config(String nats, Path data, int http, Map<String, String> overrides) {
-    return new CoreConfig(nats, data, http, Settings.defaults().with(overrides));
+    return new CoreConfig(nats, data, null, http, Settings.defaults().with(overrides));
   }
 }

@@ -3,54 +3,110 @@ package org.rhumbatron.app;
 import io.nats.client.Connection;
 import java.io.IOException;
 import java.nio.file.Files;
+import java.time.Clock;
+import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import org.rhumbatron.coordinator.Coordinator;
+import org.rhumbatron.coordinator.outbox.StreamNudges;
+import org.rhumbatron.platform.db.Database;
+import org.rhumbatron.platform.db.DatabaseOptions;
+import org.rhumbatron.platform.eventlog.JetStreamEventLog;
 import org.rhumbatron.platform.jetstream.JetStreamConnections;
 import org.rhumbatron.platform.jetstream.JetStreamTopology;
 import org.rhumbatron.platform.natsserver.PrivateNatsServer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** Wires and runs core: NATS (own or private), the JetStream topology, and the HTTP server. */
+/**
+ * Wires and runs core: NATS (own or private), the JetStream topology, the database, the
+ * coordinator (actors, outboxes, publisher) and the HTTP server.
+ */
 final class CoreService implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(CoreService.class);
+  private static final Duration ALARM_TICK = Duration.ofMillis(250);
+  private static final Duration UNLOAD_IDLE_AFTER = Duration.ofMinutes(10);
 
-  private final CoreConfig config;
   private final PrivateNatsServer privateNats;
   private final Connection nats;
+  private final Database database;
+  private final Coordinator coordinator;
   private final HttpServer http;
   private final CountDownLatch closed = new CountDownLatch(1);
   private final AtomicBoolean closing = new AtomicBoolean();
 
   private CoreService(
-      CoreConfig config, PrivateNatsServer privateNats, Connection nats, HttpServer http) {
-    this.config = config;
+      PrivateNatsServer privateNats,
+      Connection nats,
+      Database database,
+      Coordinator coordinator,
+      HttpServer http) {
     this.privateNats = privateNats;
     this.nats = nats;
+    this.database = database;
+    this.coordinator = coordinator;
     this.http = http;
   }
 
   static CoreService start(CoreConfig config) throws IOException, InterruptedException {
+    return start(config, Clock.systemUTC(), StreamNudges.NONE);
+  }
+
+  static CoreService start(CoreConfig config, Clock clock, StreamNudges nudges)
+      throws IOException, InterruptedException {
     Files.createDirectories(config.dataDir());
     PrivateNatsServer privateNats = null;
-    String url = config.natsUrl();
-    if (url == null) {
-      privateNats = PrivateNatsServer.start(config.dataDir(), 0);
-      url = privateNats.url();
-    }
     Connection nats = null;
+    Database database = null;
+    Coordinator coordinator = null;
     HttpServer http = null;
     try {
-      nats = JetStreamConnections.connect(url, "rhumbatron-core");
+      String url = config.natsUrl();
+      if (url == null) {
+        privateNats = PrivateNatsServer.start(config.dataDir(), 0);
+        url = privateNats.url();
+      }
+      AtomicReference<Coordinator> onReconnect = new AtomicReference<>();
+      nats =
+          JetStreamConnections.connect(
+              url,
+              "rhumbatron-core",
+              () -> {
+                Coordinator c = onReconnect.get();
+                if (c != null) {
+                  c.recoverLater();
+                }
+              });
       new JetStreamTopology(nats.jetStreamManagement(), config.settings()).ensure();
+      database =
+          Database.open(config.databaseUrl(), DatabaseOptions.builder().clock(clock).build());
+      coordinator =
+          new Coordinator(
+              database, JetStreamEventLog.bind(nats), clock, config.settings(), nudges);
+      onReconnect.set(coordinator);
+      int waiting = coordinator.recover();
+      coordinator.startAlarms(ALARM_TICK, UNLOAD_IDLE_AFTER);
       http = HttpServer.start(config.httpPort(), nats);
-      CoreService service = new CoreService(config, privateNats, nats, http);
-      log.info("core is up: nats {}, http port {}, data {}", url, http.port(), config.dataDir());
-      return service;
+      log.info(
+          "core is up: nats {}, http port {}, database {}, {} outboxes resumed",
+          url,
+          http.port(),
+          database,
+          waiting);
+      return new CoreService(privateNats, nats, database, coordinator, http);
     } catch (RuntimeException | IOException | InterruptedException e) {
-      closeQuietly(http, nats, privateNats);
+      closeQuietly(http, coordinator, database, nats, privateNats);
       throw e;
     }
+  }
+
+  Coordinator coordinator() {
+    return coordinator;
+  }
+
+  Connection nats() {
+    return nats;
   }
 
   int httpPort() {
@@ -71,7 +127,7 @@ final class CoreService implements AutoCloseable {
       return;
     }
     log.info("core is stopping");
-    closeQuietly(http, nats, privateNats);
+    closeQuietly(http, coordinator, database, nats, privateNats);
     log.info("core stopped");
     closed.countDown();
   }

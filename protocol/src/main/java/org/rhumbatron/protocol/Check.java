@@ -5,8 +5,7 @@ import java.util.regex.Pattern;
 
 /**
  * The constructor checks of the envelopes. Each throws {@link EnvelopeException} naming the field,
- * so a record that exists is one the schema accepts (the payload size aside, which the codec
- * owns).
+ * so a record that exists is one the schema accepts (the payload size aside, which the codec owns).
  */
 final class Check {
 

@@ -9,11 +9,11 @@ import java.time.Instant;
  * the seed's order; {@link #commandId()} is the stable key (the message id is {@code
  * <queue>:<commandId>}, see {@link StableIds#commandMessageId}).
  *
- * <p>Nullable: {@code projectId} only for a type that does not {@link
- * CommandType#requiresProject() require a project} (forks.sweep); {@code changeId} unless the type
- * {@link CommandType#countsTowardChangeCap() counts toward the per-Change cap}, which needs it;
- * {@code taskId}; {@code deadline}, which must not be before {@code createdAt}. The payload is
- * copied in and out, so the record stays immutable.
+ * <p>Nullable: {@code projectId} only for a type that does not {@link CommandType#requiresProject()
+ * require a project} (forks.sweep); {@code changeId} unless the type {@link
+ * CommandType#countsTowardChangeCap() counts toward the per-Change cap}, which needs it; {@code
+ * taskId}; {@code deadline}, which must not be before {@code createdAt}. The payload is copied in
+ * and out, so the record stays immutable.
  *
  * @param commandId {@code cmd_...}, see {@link StableIds}
  * @param attempt 1 for the first send; an operator's Retry sends attempt + 1
@@ -141,7 +141,14 @@ public record Command(
 
     public Command build() {
       return new Command(
-          commandId, commandType, projectId, changeId, taskId, attempt, createdAt, deadline,
+          commandId,
+          commandType,
+          projectId,
+          changeId,
+          taskId,
+          attempt,
+          createdAt,
+          deadline,
           payload);
     }
   }

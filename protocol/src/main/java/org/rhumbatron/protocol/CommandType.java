@@ -8,8 +8,8 @@ import java.util.function.Function;
 import java.util.stream.Collectors;
 
 /**
- * The closed list of Command types: every command the seed names, each with the queue of the
- * seed's "Queues" diagram.
+ * The closed list of Command types: every command the seed names, each with the queue of the seed's
+ * "Queues" diagram.
  */
 public enum CommandType {
   AGENT_WAKE("agent.wake", Queue.AGENT_WAKEUPS, Flag.CAPPED),

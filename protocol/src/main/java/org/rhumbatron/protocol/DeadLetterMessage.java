@@ -5,9 +5,9 @@ import java.time.Instant;
 /**
  * What a queue consumer sends to the dead-letter queue after a command's last retry.
  *
- * <p>It wraps the original message as the raw text that arrived, not as a decoded {@link
- * Command}: a message that could not be decoded is exactly the kind that ends up here, and the
- * dead-letter consumer must still record it. It decodes {@link #original()} with {@link
+ * <p>It wraps the original message as the raw text that arrived, not as a decoded {@link Command}:
+ * a message that could not be decoded is exactly the kind that ends up here, and the dead-letter
+ * consumer must still record it. It decodes {@link #original()} with {@link
  * EnvelopeCodec#decodeCommand(String)} when it can.
  *
  * @param originQueue the queue the command failed on; one that {@link Queue#hasDeadLetterQueue()

@@ -16,8 +16,8 @@ import java.util.Set;
 import java.util.function.Function;
 
 /**
- * Encodes and decodes the envelopes as UTF-8 JSON, checking each against its JSON Schema on the
- * way in and on the way out, so that nothing malformed enters or leaves the process.
+ * Encodes and decodes the envelopes as UTF-8 JSON, checking each against its JSON Schema on the way
+ * in and on the way out, so that nothing malformed enters or leaves the process.
  *
  * <p>Every rejection is an {@link EnvelopeException} naming the field and the rule: not JSON (or
  * truncated, or with a duplicate key or trailing data), a missing or wrongly typed field, an
@@ -126,8 +126,7 @@ public final class EnvelopeCodec {
   }
 
   public byte[] encodeDeadLetter(DeadLetterMessage message) {
-    byte[] bytes =
-        serialize(checkedTree(message, EnvelopeJson::write, Schemas.DEAD_LETTER, false));
+    byte[] bytes = serialize(checkedTree(message, EnvelopeJson::write, Schemas.DEAD_LETTER, false));
     if (bytes.length > maxDeadLetterBytes) {
       throw tooLarge(bytes.length, maxDeadLetterBytes);
     }
@@ -204,7 +203,8 @@ public final class EnvelopeCodec {
     String where = "";
     String field = EnvelopeException.WHOLE_ENVELOPE;
     if (e.getProcessor() instanceof JsonParser) {
-      String pointer = ((JsonParser) e.getProcessor()).getParsingContext().pathAsPointer().toString();
+      String pointer =
+          ((JsonParser) e.getProcessor()).getParsingContext().pathAsPointer().toString();
       where = pointer.isEmpty() ? "" : " at " + pointer;
       // A duplicate key is about one field; other syntax errors are about the input as a whole.
       if (e.getOriginalMessage() != null && e.getOriginalMessage().startsWith("Duplicate field")) {
@@ -214,9 +214,16 @@ public final class EnvelopeCodec {
     String location =
         e.getLocation() == null
             ? ""
-            : " (line " + e.getLocation().getLineNr() + ", column " + e.getLocation().getColumnNr() + ")";
+            : " (line "
+                + e.getLocation().getLineNr()
+                + ", column "
+                + e.getLocation().getColumnNr()
+                + ")";
     return new EnvelopeException(
-        field, EnvelopeException.JSON, "not valid JSON" + where + location + ": " + e.getOriginalMessage(), e);
+        field,
+        EnvelopeException.JSON,
+        "not valid JSON" + where + location + ": " + e.getOriginalMessage(),
+        e);
   }
 
   private static void validate(JsonSchema schema, ObjectNode tree) {

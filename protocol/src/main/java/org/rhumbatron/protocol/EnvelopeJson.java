@@ -4,9 +4,9 @@ import static org.rhumbatron.protocol.JsonFields.NODES;
 import static org.rhumbatron.protocol.JsonFields.instant;
 import static org.rhumbatron.protocol.JsonFields.integer;
 import static org.rhumbatron.protocol.JsonFields.object;
-import static org.rhumbatron.protocol.JsonFields.optionalText;
 import static org.rhumbatron.protocol.JsonFields.optionalInstant;
 import static org.rhumbatron.protocol.JsonFields.optionalLong;
+import static org.rhumbatron.protocol.JsonFields.optionalText;
 import static org.rhumbatron.protocol.JsonFields.put;
 import static org.rhumbatron.protocol.JsonFields.text;
 

@@ -11,9 +11,9 @@ import java.time.Instant;
  *
  * <p>Nullable: {@code changeId} and {@code taskId} (project Events have no Change, Change Events
  * may have no Task), {@code resource} (required only for {@link EventType.Kind#RESOURCE} types,
- * whose overlap the causal router checks), {@code canonicalGeneration} (set by Events that know
- * the base generation) and {@code causedBy} (a root cause has none). Everything else is required.
- * The payload is copied in and out, so the record stays immutable.
+ * whose overlap the causal router checks), {@code canonicalGeneration} (set by Events that know the
+ * base generation) and {@code causedBy} (a root cause has none). Everything else is required. The
+ * payload is copied in and out, so the record stays immutable.
  *
  * @param eventId {@code evt_} + 32 hex digits, see {@link StableIds}
  * @param eventVersion version of this type's payload shape, at least 1

@@ -3,8 +3,8 @@ package org.rhumbatron.protocol;
 import java.util.Locale;
 
 /**
- * The event log's names: {@value #STREAM_COUNT} streams {@code EVENTS_00}..{@code EVENTS_07} on
- * the subjects {@code events.00}..{@code events.07}. One Project always maps to one stream, so its
+ * The event log's names: {@value #STREAM_COUNT} streams {@code EVENTS_00}..{@code EVENTS_07} on the
+ * subjects {@code events.00}..{@code events.07}. One Project always maps to one stream, so its
  * Events stay in order.
  */
 public final class EventStreams {

@@ -16,16 +16,15 @@ public final class IdFormat {
   public static final String ID = "^[A-Za-z0-9][A-Za-z0-9_.:-]{0,199}$";
 
   /**
-   * causedBy and correlationId: an Event id, a Command id or another id, so as long as a Command id.
+   * causedBy and correlationId: an Event id, a Command id or another id, so as long as a Command
+   * id.
    */
   public static final String REFERENCE = "^[A-Za-z0-9][A-Za-z0-9_.:-]{0,511}$";
 
   /** Stable and random Event ids alike: {@code evt_} and 32 lowercase hex digits (16 bytes). */
   public static final String EVENT_ID = "^evt_[0-9a-f]{32}$";
 
-  /**
-   * Command ids, e.g. {@code cmd_<event>_<task>}; long enough for an Event id plus a Task id.
-   */
+  /** Command ids, e.g. {@code cmd_<event>_<task>}; long enough for an Event id plus a Task id. */
   public static final String COMMAND_ID = "^cmd_[A-Za-z0-9_.:-]{1,508}$";
 
   /** Resource keys such as {@code path:src/api/}: any text without control characters. */

@@ -14,7 +14,8 @@ import java.util.Map;
  * <p>Why canonical: an envelope must equal itself after an encode and a decode. Jackson reads
  * {@code 5} as an {@code IntNode}, so a payload built with {@code put("n", 5L)} would not. The copy
  * is also the defensive copy that keeps a record immutable, and the place that rejects what JSON
- * cannot carry (NaN, infinities, unpaired surrogates, binary and POJO nodes) or nests absurdly deep.
+ * cannot carry (NaN, infinities, unpaired surrogates, binary and POJO nodes) or nests absurdly
+ * deep.
  */
 final class Payloads {
 

@@ -73,9 +73,7 @@ public enum Queue {
     Queue queue = BY_WIRE_NAME.get(wireName);
     if (queue == null) {
       throw new EnvelopeException(
-          "queue",
-          EnvelopeException.ENUM,
-          "unknown queue \"" + Check.abbreviate(wireName) + "\"");
+          "queue", EnvelopeException.ENUM, "unknown queue \"" + Check.abbreviate(wireName) + "\"");
     }
     return queue;
   }

@@ -8,9 +8,9 @@ import java.util.Set;
 import java.util.stream.Collectors;
 
 /**
- * Turns the validator's messages into one {@link EnvelopeException}: the first violation in a
- * fixed order gives {@code field()} and {@code rule()}, and the message lists up to five more, so
- * the same bad input always gives the same error.
+ * Turns the validator's messages into one {@link EnvelopeException}: the first violation in a fixed
+ * order gives {@code field()} and {@code rule()}, and the message lists up to five more, so the
+ * same bad input always gives the same error.
  */
 final class SchemaViolations {
 

@@ -32,9 +32,9 @@ public final class StableIds {
    *
    * where US is the unit separator U+001F and a null {@code taskId} or {@code key} is the empty
    * string. There are always four parts and three separators. No part can contain U+001F (ids and
-   * type names cannot by their format; a key that does is rejected), so the joining is
-   * unambiguous. An empty key is the same as no key. Example: {@code ("chg_1", TASK_COMPLETED,
-   * "task_1", null)} hashes {@code chg_1␟task.completed␟task_1␟} and gives {@code
+   * type names cannot by their format; a key that does is rejected), so the joining is unambiguous.
+   * An empty key is the same as no key. Example: {@code ("chg_1", TASK_COMPLETED, "task_1", null)}
+   * hashes {@code chg_1␟task.completed␟task_1␟} and gives {@code
    * evt_01a80d48c3eb988ebf7074ef790b8bf0}.
    *
    * @param key optional discriminator when one Task has several Events of one type, or null
@@ -106,7 +106,10 @@ public final class StableIds {
     return "cmd_" + releaseId + "_release";
   }
 
-  /** The release of a promoted generation, and its Workflow instance id: {@code rel_<project>_<generation>}. */
+  /**
+   * The release of a promoted generation, and its Workflow instance id: {@code
+   * rel_<project>_<generation>}.
+   */
   public static String releaseId(String projectId, long generation) {
     Check.optionalGeneration("/canonicalGeneration", generation);
     return "rel_" + Check.id("/projectId", projectId) + "_" + generation;

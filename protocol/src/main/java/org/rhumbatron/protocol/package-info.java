@@ -9,8 +9,8 @@
  * org.rhumbatron.protocol.Queue}); the stable keys of every retry boundary ({@link
  * org.rhumbatron.protocol.StableIds}); the stream mapping ({@link org.rhumbatron.protocol.Fnv1a},
  * {@link org.rhumbatron.protocol.EventStreams}); the header names ({@link
- * org.rhumbatron.protocol.Headers}); and the JSON codec that checks every envelope against the
- * JSON Schema files in {@code schemas/} on the way in and on the way out ({@link
+ * org.rhumbatron.protocol.Headers}); and the JSON codec that checks every envelope against the JSON
+ * Schema files in {@code schemas/} on the way in and on the way out ({@link
  * org.rhumbatron.protocol.EnvelopeCodec}).
  *
  * <p>It does no I/O: no files, no network, no clock. It reads only its own schema resources from

@@ -47,15 +47,31 @@ class EnvelopeCodecTest {
 
   @Test
   void eventJsonHasTheSeedsFieldsInOrderWithExplicitNulls() {
-    Event event = Samples.eventBuilder(EventType.PROJECT_CREATED).changeId(null).taskId(null)
-        .canonicalGeneration(null).causedBy(null).build();
+    Event event =
+        Samples.eventBuilder(EventType.PROJECT_CREATED)
+            .changeId(null)
+            .taskId(null)
+            .canonicalGeneration(null)
+            .causedBy(null)
+            .build();
 
     ObjectNode tree = Samples.tree(codec.encodeEvent(event));
 
     assertThat(fieldNames(tree))
         .containsExactly(
-            "eventId", "eventType", "eventVersion", "tenantId", "projectId", "changeId", "taskId",
-            "actor", "resource", "canonicalGeneration", "causedBy", "correlationId", "timestamp",
+            "eventId",
+            "eventType",
+            "eventVersion",
+            "tenantId",
+            "projectId",
+            "changeId",
+            "taskId",
+            "actor",
+            "resource",
+            "canonicalGeneration",
+            "causedBy",
+            "correlationId",
+            "timestamp",
             "payload");
     assertThat(tree.get("changeId").isNull()).isTrue();
     assertThat(tree.get("timestamp").textValue()).isEqualTo("2025-03-04T05:06:07.123456789Z");
@@ -67,8 +83,15 @@ class EnvelopeCodecTest {
 
     assertThat(fieldNames(tree))
         .containsExactly(
-            "commandId", "commandType", "projectId", "changeId", "taskId", "attempt", "createdAt",
-            "deadline", "payload");
+            "commandId",
+            "commandType",
+            "projectId",
+            "changeId",
+            "taskId",
+            "attempt",
+            "createdAt",
+            "deadline",
+            "payload");
     assertThat(tree.get("deadline").textValue()).isEqualTo("2025-03-04T05:21:07.123456789Z");
   }
 
@@ -256,9 +279,11 @@ class EnvelopeCodecTest {
         Samples.commandBuilder(CommandType.FORKS_SWEEP).projectId(null).changeId(null).build();
     assertThat(codec.decodeCommand(codec.encodeCommand(sweep))).isEqualTo(sweep);
 
-    ObjectNode noProject = Samples.tree(codec.encodeCommand(Samples.command(CommandType.INDEX_BUILD)));
+    ObjectNode noProject =
+        Samples.tree(codec.encodeCommand(Samples.command(CommandType.INDEX_BUILD)));
     noProject.putNull("projectId");
-    ObjectNode noChange = Samples.tree(codec.encodeCommand(Samples.command(CommandType.AGENT_WAKE)));
+    ObjectNode noChange =
+        Samples.tree(codec.encodeCommand(Samples.command(CommandType.AGENT_WAKE)));
     noChange.putNull("changeId");
 
     assertThat(
@@ -279,7 +304,8 @@ class EnvelopeCodecTest {
     tree.put("deadline", "2020-01-01T00:00:00Z");
 
     EnvelopeException e =
-        catchThrowableOfType(EnvelopeException.class, () -> codec.decodeCommand(Samples.bytes(tree)));
+        catchThrowableOfType(
+            EnvelopeException.class, () -> codec.decodeCommand(Samples.bytes(tree)));
 
     assertThat(e.field()).isEqualTo("/deadline");
     assertThat(e.rule()).isEqualTo(EnvelopeException.ORDER);
@@ -294,7 +320,8 @@ class EnvelopeCodecTest {
     EnvelopeException onEncode =
         catchThrowableOfType(EnvelopeException.class, () -> small.encodeEvent(big));
     EnvelopeException onDecode =
-        catchThrowableOfType(EnvelopeException.class, () -> small.decodeEvent(codec.encodeEvent(big)));
+        catchThrowableOfType(
+            EnvelopeException.class, () -> small.decodeEvent(codec.encodeEvent(big)));
 
     assertThat(onEncode.field()).isEqualTo("/payload");
     assertThat(onEncode.rule()).isEqualTo(EnvelopeException.MAX_BYTES);
@@ -317,9 +344,12 @@ class EnvelopeCodecTest {
 
   @Test
   void inputFarBeyondTheLimitIsRejectedBeforeParsing() {
-    byte[] huge = new byte[EnvelopeCodec.DEFAULT_MAX_PAYLOAD_BYTES + EnvelopeCodec.ENVELOPE_OVERHEAD_BYTES + 1];
+    byte[] huge =
+        new byte
+            [EnvelopeCodec.DEFAULT_MAX_PAYLOAD_BYTES + EnvelopeCodec.ENVELOPE_OVERHEAD_BYTES + 1];
 
-    EnvelopeException e = catchThrowableOfType(EnvelopeException.class, () -> codec.decodeEvent(huge));
+    EnvelopeException e =
+        catchThrowableOfType(EnvelopeException.class, () -> codec.decodeEvent(huge));
 
     assertThat(e.field()).isEqualTo(EnvelopeException.WHOLE_ENVELOPE);
     assertThat(e.rule()).isEqualTo(EnvelopeException.MAX_BYTES);
@@ -372,7 +402,9 @@ class EnvelopeCodecTest {
       for (int i = 0; i < 16; i++) {
         results.add(
             pool.submit(
-                () -> events.stream().allMatch(e -> codec.decodeEvent(codec.encodeEvent(e)).equals(e))));
+                () ->
+                    events.stream()
+                        .allMatch(e -> codec.decodeEvent(codec.encodeEvent(e)).equals(e))));
       }
       for (Future<Boolean> result : results) {
         assertThat(result.get(30, TimeUnit.SECONDS)).isTrue();
@@ -402,8 +434,11 @@ class EnvelopeCodecTest {
   }
 
   private EnvelopeException reject(String json) {
-    EnvelopeException e = catchThrowableOfType(EnvelopeException.class, () -> codec.decodeEvent(json));
-    assertThat(e).as("decoding %s", json.length() > 200 ? json.substring(0, 200) : json).isNotNull();
+    EnvelopeException e =
+        catchThrowableOfType(EnvelopeException.class, () -> codec.decodeEvent(json));
+    assertThat(e)
+        .as("decoding %s", json.length() > 200 ? json.substring(0, 200) : json)
+        .isNotNull();
     assertThat(e.getMessage()).contains(e.field(), e.rule());
     return e;
   }

@@ -45,27 +45,45 @@ class EnvelopeMutationPropertiesTest {
     }
   }
 
-  private static final List<String> EVENT_FIELDS =
+  static final List<String> EVENT_FIELDS =
       Arrays.stream(Event.class.getRecordComponents()).map(c -> c.getName()).toList();
-  private static final List<String> COMMAND_FIELDS =
+  static final List<String> COMMAND_FIELDS =
       Arrays.stream(Command.class.getRecordComponents()).map(c -> c.getName()).toList();
 
-  // Values of the wrong JSON type (or shape) for each kind of field. Nullable fields never get null.
+  // Values of the wrong JSON type (or shape) for each kind of field. Nullable fields never get
+  // null.
   private static final List<JsonNode> NOT_TEXT =
       List.of(NODES.numberNode(42), NODES.booleanNode(true), NODES.arrayNode(), NODES.objectNode());
   private static final List<JsonNode> NOT_ID =
       List.of(NODES.textNode(""), NODES.textNode("has space"), NODES.textNode("ü"));
   private static final List<JsonNode> NOT_INTEGER =
-      List.of(NODES.textNode("1"), NODES.numberNode(1.5), NODES.booleanNode(false), NODES.arrayNode(), NODES.numberNode(-1));
+      List.of(
+          NODES.textNode("1"),
+          NODES.numberNode(1.5),
+          NODES.booleanNode(false),
+          NODES.arrayNode(),
+          NODES.numberNode(-1));
   private static final List<JsonNode> NOT_TIMESTAMP =
-      List.of(NODES.numberNode(1_700_000_000), NODES.textNode("2025-01-01 00:00:00"), NODES.textNode("2025-01-01T00:00:00+01:00"), NODES.textNode("2025-13-01T00:00:00Z"));
+      List.of(
+          NODES.numberNode(1_700_000_000),
+          NODES.textNode("2025-01-01 00:00:00"),
+          NODES.textNode("2025-01-01T00:00:00+01:00"),
+          NODES.textNode("2025-13-01T00:00:00Z"));
   private static final List<JsonNode> NOT_OBJECT =
       List.of(NODES.textNode("{}"), NODES.arrayNode(), NODES.numberNode(0), NODES.nullNode());
   private static final List<String> NULLABLE =
-      List.of("changeId", "taskId", "resource", "canonicalGeneration", "causedBy", "deadline", "projectId");
+      List.of(
+          "changeId",
+          "taskId",
+          "resource",
+          "canonicalGeneration",
+          "causedBy",
+          "deadline",
+          "projectId");
 
-  @Property(tries = 300)
-  void droppingAFieldIsNamed(@ForAll("samples") Sample sample, @ForAll @IntRange(max = 1000) int pick) {
+  @Property(tries = 150)
+  void droppingAFieldIsNamed(
+      @ForAll("samples") Sample sample, @ForAll @IntRange(max = 1000) int pick) {
     String field = pick(sample.fields(), pick);
     sample.tree().remove(field);
 
@@ -75,9 +93,11 @@ class EnvelopeMutationPropertiesTest {
     assertThat(e.rule()).isEqualTo(EnvelopeException.REQUIRED);
   }
 
-  @Property(tries = 500, edgeCases = net.jqwik.api.EdgeCasesMode.NONE)
+  @Property(tries = 200)
   void aWronglyTypedFieldIsNamed(
-      @ForAll("samples") Sample sample, @ForAll @IntRange(max = 1000) int pick, @ForAll @IntRange(max = 1000) int value) {
+      @ForAll("samples") Sample sample,
+      @ForAll @IntRange(max = 1000) int pick,
+      @ForAll @IntRange(max = 1000) int value) {
     String field = pick(sample.fields(), pick);
     sample.tree().set(field, pick(wrongValues(field), value));
 
@@ -86,8 +106,9 @@ class EnvelopeMutationPropertiesTest {
     assertThat(e.field()).isEqualTo("/" + field);
   }
 
-  @Property(tries = 200)
-  void anUnknownTypeNameIsNamed(@ForAll("samples") Sample sample, @ForAll("typeNames") String name) {
+  @Property(tries = 100)
+  void anUnknownTypeNameIsNamed(
+      @ForAll("samples") Sample sample, @ForAll("typeNames") String name) {
     sample.tree().put(sample.typeField(), name);
 
     EnvelopeException e = rejected(sample, sample.bytes());
@@ -96,7 +117,7 @@ class EnvelopeMutationPropertiesTest {
     assertThat(e.rule()).isEqualTo(EnvelopeException.ENUM);
   }
 
-  @Property(tries = 200)
+  @Property(tries = 100)
   void anExtraFieldIsNamed(@ForAll("samples") Sample sample, @ForAll("extraNames") String name) {
     sample.tree().put(name, "surplus");
 
@@ -106,9 +127,10 @@ class EnvelopeMutationPropertiesTest {
     assertThat(e.rule()).isEqualTo(EnvelopeException.ADDITIONAL_PROPERTIES);
   }
 
-  @Property(tries = 100)
+  @Property(tries = 50)
   void anOversizedPayloadIsNamed(
-      @ForAll("samples") Sample sample, @ForAll @IntRange(min = MAX_PAYLOAD, max = 50_000) int size) {
+      @ForAll("samples") Sample sample,
+      @ForAll @IntRange(min = MAX_PAYLOAD, max = 50_000) int size) {
     sample.tree().set("payload", NODES.objectNode().put("blob", "x".repeat(size)));
 
     EnvelopeException e = rejected(sample, sample.bytes());
@@ -117,8 +139,9 @@ class EnvelopeMutationPropertiesTest {
     assertThat(e.rule()).isEqualTo(EnvelopeException.MAX_BYTES);
   }
 
-  @Property(tries = 300)
-  void truncationIsRejected(@ForAll("samples") Sample sample, @ForAll @IntRange(max = 100_000) int cut) {
+  @Property(tries = 150)
+  void truncationIsRejected(
+      @ForAll("samples") Sample sample, @ForAll @IntRange(max = 100_000) int cut) {
     byte[] bytes = sample.bytes();
 
     EnvelopeException e = rejected(sample, Arrays.copyOf(bytes, cut % bytes.length));
@@ -128,14 +151,20 @@ class EnvelopeMutationPropertiesTest {
   }
 
   @Property(tries = 300)
-  void garbageIsRejected(@ForAll("samples") Sample sample, @ForAll @Size(max = 300) byte[] garbage) {
-    rejected(sample, garbage);
+  void garbageIsRejected(@ForAll boolean asEvent, @ForAll @Size(max = 300) byte[] garbage) {
+    Function<byte[], Object> decoder = asEvent ? CODEC::decodeEvent : CODEC::decodeCommand;
+
+    assertNamesItsField(catchThrowable(() -> decoder.apply(garbage)));
   }
 
-  /** A flipped byte may still give a valid envelope; what it must never give is another exception. */
-  @Property(tries = 500)
+  /**
+   * A flipped byte may still give a valid envelope; what it must never give is another exception.
+   */
+  @Property(tries = 200)
   void aFlippedByteDecodesOrIsRejected(
-      @ForAll("samples") Sample sample, @ForAll @IntRange(max = 100_000) int at, @ForAll byte value) {
+      @ForAll("samples") Sample sample,
+      @ForAll @IntRange(max = 100_000) int at,
+      @ForAll byte value) {
     byte[] bytes = sample.bytes();
     bytes[at % bytes.length] = value;
 
@@ -152,7 +181,10 @@ class EnvelopeMutationPropertiesTest {
         EnvelopeArbitraries.events()
             .map(e -> new Sample("event", Samples.tree(CODEC.encodeEvent(e)), CODEC::decodeEvent)),
         EnvelopeArbitraries.commands()
-            .map(c -> new Sample("command", Samples.tree(CODEC.encodeCommand(c)), CODEC::decodeCommand)));
+            .map(
+                c ->
+                    new Sample(
+                        "command", Samples.tree(CODEC.encodeCommand(c)), CODEC::decodeCommand)));
   }
 
   @Provide
@@ -180,7 +212,7 @@ class EnvelopeMutationPropertiesTest {
         .filter(n -> !EVENT_FIELDS.contains(n) && !COMMAND_FIELDS.contains(n));
   }
 
-  private static List<JsonNode> wrongValues(String field) {
+  static List<JsonNode> wrongValues(String field) {
     Map<String, List<JsonNode>> byField =
         Map.of(
             "eventVersion", NOT_INTEGER,
@@ -214,7 +246,7 @@ class EnvelopeMutationPropertiesTest {
     return (EnvelopeException) thrown;
   }
 
-  private static void assertNamesItsField(Throwable thrown) {
+  static void assertNamesItsField(Throwable thrown) {
     assertThat(thrown).isInstanceOf(EnvelopeException.class);
     EnvelopeException e = (EnvelopeException) thrown;
     assertThat(e.field()).isNotEmpty();

@@ -12,7 +12,7 @@ class EnvelopeRoundTripPropertiesTest {
 
   private final EnvelopeCodec codec = new EnvelopeCodec();
 
-  @Property(tries = 500)
+  @Property(tries = 300)
   void eventsRoundTrip(@ForAll("events") Event event) {
     byte[] json = codec.encodeEvent(event);
     Event decoded = codec.decodeEvent(json);
@@ -21,7 +21,7 @@ class EnvelopeRoundTripPropertiesTest {
     assertThat(codec.encodeEvent(decoded)).isEqualTo(json);
   }
 
-  @Property(tries = 500)
+  @Property(tries = 300)
   void commandsRoundTrip(@ForAll("commands") Command command) {
     byte[] json = codec.encodeCommand(command);
     Command decoded = codec.decodeCommand(json);

@@ -1,5 +1,6 @@
 package org.rhumbatron.coordinator.outbox;
 
+import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
@@ -58,7 +59,22 @@ public final class OutboxPublisher {
     static final PublishRun NOTHING = new PublishRun(0, 0, 0, false);
   }
 
-  private record Row(long seq, String eventId, int streamIndex, byte[] payload, String state, int attempts) {}
+  private record Row(
+      long seq,
+      String eventId,
+      int streamIndex,
+      byte[] payload,
+      String state,
+      int attempts,
+      long nextAttemptAtMs) {
+    boolean isRetryWait() {
+      return OutboxRowState.RETRY_WAIT.column().equals(state);
+    }
+
+    Row asPending() {
+      return new Row(seq, eventId, streamIndex, payload, OutboxRowState.PENDING.column(), attempts, nextAttemptAtMs);
+    }
+  }
 
   private static final class Lane {
     final SerialExecutor serial;
@@ -153,32 +169,38 @@ public final class OutboxPublisher {
    */
   PublishRun publishDue(ActorAddress actor) {
     long now = clock.millis();
+    // A read first: the write lock is taken only for the outcome, and for the rare due retry_wait.
     List<Row> rows =
-        database.inTransaction(
-            tx -> {
-              // retry_wait -> pending: the backoff has passed.
+        database.read(
+            tx ->
+                tx.query(
+                    "SELECT seq, event_id, stream_index, payload, state, attempts, next_attempt_at_ms"
+                        + " FROM outbox WHERE actor_class = ? AND actor_id = ?"
+                        + " AND state IN ('pending', 'retry_wait') ORDER BY seq LIMIT "
+                        + batch,
+                    rs ->
+                        new Row(
+                            rs.getLong(1),
+                            rs.getString(2),
+                            rs.getInt(3),
+                            rs.getBytes(4),
+                            rs.getString(5),
+                            rs.getInt(6),
+                            rs.getLong(7)),
+                    actor.actorClass(),
+                    actor.actorId()));
+    if (!rows.isEmpty() && rows.get(0).isRetryWait() && rows.get(0).nextAttemptAtMs() <= now) {
+      // retry_wait -> pending: the backoff has passed.
+      database.inTransaction(
+          tx ->
               tx.update(
                   "UPDATE outbox SET state = 'pending' WHERE actor_class = ? AND actor_id = ?"
                       + " AND state = 'retry_wait' AND next_attempt_at_ms <= ?",
                   actor.actorClass(),
                   actor.actorId(),
-                  now);
-              return tx.query(
-                  "SELECT seq, event_id, stream_index, payload, state, attempts FROM outbox"
-                      + " WHERE actor_class = ? AND actor_id = ? AND state IN ('pending', 'retry_wait')"
-                      + " ORDER BY seq LIMIT "
-                      + batch,
-                  rs ->
-                      new Row(
-                          rs.getLong(1),
-                          rs.getString(2),
-                          rs.getInt(3),
-                          rs.getBytes(4),
-                          rs.getString(5),
-                          rs.getInt(6)),
-                  actor.actorClass(),
-                  actor.actorId());
-            });
+                  now));
+      rows = rows.stream().map(r -> r.isRetryWait() && r.nextAttemptAtMs() <= now ? r.asPending() : r).toList();
+    }
     if (rows.isEmpty()) {
       return PublishRun.NOTHING;
     }
@@ -187,7 +209,7 @@ public final class OutboxPublisher {
     List<Row> unbound = new ArrayList<>();
     boolean stopped = false;
     for (Row row : rows) {
-      if (OutboxRowState.RETRY_WAIT.column().equals(row.state()) || !transport.isConnected()) {
+      if (row.isRetryWait() || !transport.isConnected()) {
         stopped = true; // head of line waits, or NATS is down: later rows wait behind it
         break;
       }
@@ -199,6 +221,31 @@ public final class OutboxPublisher {
       acks.add(transport.publish(row.streamIndex(), row.eventId(), row.payload()));
     }
     Outcome outcome = collect(sent, acks);
+    boolean anyAcked = outcome.ackedSeqs.stream().anyMatch(seq -> seq != null);
+    boolean countFailure = outcome.firstFailure >= 0 && outcome.countAttempt;
+    if (!unbound.isEmpty() || anyAcked || countFailure) {
+      recordOutcome(actor, sent, unbound, outcome);
+    }
+    int publishedNow = (int) outcome.ackedSeqs.stream().filter(seq -> seq != null).count();
+    published.add(publishedNow);
+    if (publishedNow > 0) {
+      nudges.nudge(sent.get(0).streamIndex());
+    }
+    if (outcome.firstFailure >= 0) {
+      failedSends.increment();
+      log.warn(
+          "outbox of {}: send of {} failed: {}",
+          actor,
+          sent.get(outcome.firstFailure).eventId(),
+          outcome.error);
+    }
+    boolean more = rows.size() == batch && !stopped && outcome.firstFailure < 0;
+    return new PublishRun(publishedNow, countFailure ? 1 : 0, unbound.size(), more);
+  }
+
+  /** One write transaction with what the run did: published rows, a failed send, unbound rows. */
+  private void recordOutcome(ActorAddress actor, List<Row> sent, List<Row> unbound, Outcome outcome) {
+    long now = clock.millis();
     database.inTransaction(
         tx -> {
           for (Row row : unbound) {
@@ -208,16 +255,21 @@ public final class OutboxPublisher {
                 row.attempts(),
                 "no producer binding for stream " + EventStreams.streamName(row.streamIndex()));
           }
-          for (int i = 0; i < outcome.ackedSeqs.size(); i++) {
-            Long seq = outcome.ackedSeqs.get(i);
-            if (seq != null) {
-              tx.update(
-                  "UPDATE outbox SET state = 'published', stream_seq = ?, published_at_ms = ?,"
-                      + " attempts = attempts + 1, last_error = NULL WHERE seq = ?",
-                  seq,
-                  clock.millis(),
-                  sent.get(i).seq());
+          try (PreparedStatement ps =
+              tx.connection()
+                  .prepareStatement(
+                      "UPDATE outbox SET state = 'published', stream_seq = ?, published_at_ms = ?,"
+                          + " attempts = attempts + 1, last_error = NULL WHERE seq = ?")) {
+            for (int i = 0; i < outcome.ackedSeqs.size(); i++) {
+              Long seq = outcome.ackedSeqs.get(i);
+              if (seq != null) {
+                ps.setLong(1, seq);
+                ps.setLong(2, now);
+                ps.setLong(3, sent.get(i).seq());
+                ps.addBatch();
+              }
             }
+            ps.executeBatch();
           }
           if (outcome.firstFailure >= 0 && outcome.countAttempt) {
             Row row = sent.get(outcome.firstFailure);
@@ -239,18 +291,6 @@ public final class OutboxPublisher {
           }
           return null;
         });
-    int publishedNow = (int) outcome.ackedSeqs.stream().filter(s -> s != null).count();
-    published.add(publishedNow);
-    if (publishedNow > 0) {
-      nudges.nudge(sent.get(0).streamIndex());
-    }
-    int retry = outcome.firstFailure >= 0 && outcome.countAttempt ? 1 : 0;
-    if (outcome.firstFailure >= 0) {
-      failedSends.increment();
-      log.warn("outbox of {}: send of {} failed: {}", actor, sent.get(outcome.firstFailure).eventId(), outcome.error);
-    }
-    boolean more = rows.size() == batch && !stopped && outcome.firstFailure < 0;
-    return new PublishRun(publishedNow, retry, unbound.size(), more);
   }
 
   private static final class Outcome {

@@ -19,9 +19,9 @@ import java.util.Map;
 import java.util.Properties;
 
 /**
- * Every number of the seed (events-and-commands) as a named default, in one place. Values come
- * from the defaults, then a properties file, then environment variables {@code RHUMBATRON_<KEY>};
- * each is validated when loaded, and a bad one is a {@link SettingsException} naming the key.
+ * Every number of the seed (events-and-commands) as a named default, in one place. Values come from
+ * the defaults, then a properties file, then environment variables {@code RHUMBATRON_<KEY>}; each
+ * is validated when loaded, and a bad one is a {@link SettingsException} naming the key.
  */
 public final class Settings {
 
@@ -53,7 +53,8 @@ public final class Settings {
   public static final Setting<Duration> OUTBOX_ALARM_BACKSTOP =
       register(duration("outbox.alarm-backstop", Duration.ofMinutes(1)));
   // ResourceShardActors per project; a resource key's shard is fnv1a32(key) mod this.
-  public static final Setting<Integer> SHARD_COUNT = register(positiveInt("actors.shard-count", 16));
+  public static final Setting<Integer> SHARD_COUNT =
+      register(positiveInt("actors.shard-count", 16));
   public static final Setting<Integer> ALARM_FIRES_PER_DAY =
       register(positiveInt("alarm.fires-per-day", 2_000));
 
@@ -198,7 +199,8 @@ public final class Settings {
   /** A copy with one typed override (tests use this). */
   public <T> Settings with(Setting<T> setting, T value) {
     if (!setting.valid().test(value)) {
-      throw new SettingsException(setting.key(), "'" + value + "' is out of range: " + setting.rule());
+      throw new SettingsException(
+          setting.key(), "'" + value + "' is out of range: " + setting.rule());
     }
     Map<Setting<?>, Object> next = new HashMap<>(values);
     next.put(setting, value);

@@ -2,6 +2,8 @@ package org.rhumbatron.platform.db;
 
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.List;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.concurrent.ThreadLocalRandom;
@@ -36,6 +38,7 @@ public final class Database implements AutoCloseable {
   private final DatabaseOptions options;
   private final ThreadLocal<Tx> current = new ThreadLocal<>();
   private final LongAdder transientRetries = new LongAdder();
+  private final GroupCommit groupCommit;
 
   private Database(
       String url, Dialect dialect, ConnectionSource connections, DatabaseOptions options) {
@@ -43,6 +46,7 @@ public final class Database implements AutoCloseable {
     this.dialect = dialect;
     this.connections = connections;
     this.options = options;
+    this.groupCommit = dialect instanceof SqliteDialect ? new GroupCommit(this) : null;
   }
 
   /**
@@ -96,13 +100,58 @@ public final class Database implements AutoCloseable {
       throw new IllegalStateException(
           "inTransaction called inside a transaction of the same database; pass the Tx down");
     }
+    if (groupCommit != null) {
+      return groupCommit.submit(work);
+    }
     return withRetries(true, work);
   }
 
   /**
-   * Runs {@code work} on a read connection (SQLite: a read-only connection in one read
-   * transaction, so it sees one snapshot). Inside {@link #inTransaction} on the same thread it
-   * joins that transaction and sees its uncommitted writes. The work must not write.
+   * Runs several callers' write work in one transaction: each in its own savepoint, so one
+   * caller's exception rolls back only its own writes. The whole batch commits once (group
+   * commit) and reruns as a whole after a transient error.
+   */
+  void runBatch(List<GroupCommit.Pending<?>> batch) {
+    try {
+      withRetries(
+          true,
+          tx -> {
+            for (GroupCommit.Pending<?> p : batch) {
+              p.reset();
+              try (Statement st = tx.connection().createStatement()) {
+                st.execute("SAVEPOINT member");
+              }
+              try {
+                p.run(tx);
+                try (Statement st = tx.connection().createStatement()) {
+                  st.execute("RELEASE member");
+                }
+              } catch (SQLException | RuntimeException e) {
+                SQLException transientCause =
+                    e instanceof SQLException s && dialect.isTransient(s) ? s : transientCause(e);
+                if (transientCause != null) {
+                  throw transientCause; // the whole batch rolls back and runs again
+                }
+                try (Statement st = tx.connection().createStatement()) {
+                  st.execute("ROLLBACK TO member");
+                  st.execute("RELEASE member");
+                }
+                p.memberFailed(e instanceof SQLException s ? failure(s) : e);
+              }
+            }
+            return null;
+          });
+    } catch (RuntimeException | Error e) {
+      batch.forEach(p -> p.fail(e));
+      return;
+    }
+    batch.forEach(GroupCommit.Pending::publish);
+  }
+
+  /**
+   * Runs {@code work} on a read connection (SQLite: a read-only connection in one read transaction,
+   * so it sees one snapshot). Inside {@link #inTransaction} on the same thread it joins that
+   * transaction and sees its uncommitted writes. The work must not write.
    */
   public <T> T read(TxWork<T> work) {
     Tx tx = current.get();
@@ -180,6 +229,11 @@ public final class Database implements AutoCloseable {
     }
   }
 
+  /** How many write transactions committed more than one caller's work (SQLite group commit). */
+  public long groupCommits() {
+    return groupCommit == null ? 0 : groupCommit.groupCommits();
+  }
+
   private <T> T runIn(Connection c, boolean write, TxWork<T> work) {
     boolean begun = false;
     try {
@@ -239,8 +293,7 @@ public final class Database implements AutoCloseable {
       if (dialect.isTransient(e)) {
         throw new TransientFailure(e);
       }
-      throw new DatabaseException(
-          "no connection to " + url + ": " + SqlErrors.describe(e), e);
+      throw new DatabaseException("no connection to " + url + ": " + SqlErrors.describe(e), e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new DatabaseException("interrupted while waiting for a connection to " + url, e);

@@ -9,8 +9,7 @@ record DatabaseUrl(Dialect dialect, String jdbcUrl, Path file) {
   static final String SQLITE_PREFIX = "jdbc:sqlite:";
   static final String POSTGRES_PREFIX = "jdbc:postgresql:";
 
-  private static final Pattern PASSWORD_PARAM =
-      Pattern.compile("(?i)(password=)[^&;]*");
+  private static final Pattern PASSWORD_PARAM = Pattern.compile("(?i)(password=)[^&;]*");
   private static final Pattern USER_INFO = Pattern.compile("(//[^/:@]+:)[^@/]*@");
 
   static DatabaseUrl parse(String urlOrPath) {
@@ -52,8 +51,6 @@ record DatabaseUrl(Dialect dialect, String jdbcUrl, Path file) {
 
   /** The URL without passwords, for messages and logs. */
   static String redact(String url) {
-    return USER_INFO
-        .matcher(PASSWORD_PARAM.matcher(url).replaceAll("$1***"))
-        .replaceAll("$1***@");
+    return USER_INFO.matcher(PASSWORD_PARAM.matcher(url).replaceAll("$1***")).replaceAll("$1***@");
   }
 }

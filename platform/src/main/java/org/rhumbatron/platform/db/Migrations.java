@@ -57,13 +57,17 @@ public final class Migrations {
 
   /** The highest applied version, or 0 for an empty database. */
   public static int currentVersion(Database db) {
-    return db.read(tx -> tableExists(tx) ? (int) tx.queryLong(
-        "SELECT COALESCE(MAX(version), 0) FROM " + SCHEMA_VERSION_TABLE) : 0);
+    return db.read(
+        tx ->
+            tableExists(tx)
+                ? (int)
+                    tx.queryLong("SELECT COALESCE(MAX(version), 0) FROM " + SCHEMA_VERSION_TABLE)
+                : 0);
   }
 
   /**
-   * Applies the migrations that are not applied yet and returns how many ran. Validates the
-   * applied ones first (same checksum, none missing, none newer than the newest known).
+   * Applies the migrations that are not applied yet and returns how many ran. Validates the applied
+   * ones first (same checksum, none missing, none newer than the newest known).
    */
   public static int apply(Database db, List<Migration> migrations) {
     List<Migration> sorted = sortedUnique(migrations);
@@ -168,16 +172,14 @@ public final class Migrations {
     for (int i = 1; i < sorted.size(); i++) {
       if (sorted.get(i).version() == sorted.get(i - 1).version()) {
         throw new MigrationException(
-            sorted.get(i).file(),
-            "has the same version as " + sorted.get(i - 1).file());
+            sorted.get(i).file(), "has the same version as " + sorted.get(i - 1).file());
       }
     }
     return Collections.unmodifiableList(sorted);
   }
 
   private static boolean tableExists(Tx tx) throws SQLException {
-    try (var rs =
-        tx.connection().getMetaData().getTables(null, null, SCHEMA_VERSION_TABLE, null)) {
+    try (var rs = tx.connection().getMetaData().getTables(null, null, SCHEMA_VERSION_TABLE, null)) {
       return rs.next();
     }
   }
@@ -230,7 +232,8 @@ public final class Migrations {
       for (String name : names) {
         if (name.endsWith(".sql")) {
           try (InputStream in = loader.getResourceAsStream(folder + "/" + name)) {
-            out.add(Migration.fromFile(name, new String(in.readAllBytes(), StandardCharsets.UTF_8)));
+            out.add(
+                Migration.fromFile(name, new String(in.readAllBytes(), StandardCharsets.UTF_8)));
           }
         }
       }

@@ -52,7 +52,8 @@ final class SqlScript {
         i = end;
       } else if (Character.isLetter(c) || c == '_') {
         int end = i;
-        while (end < n && (Character.isLetterOrDigit(script.charAt(end)) || script.charAt(end) == '_')) {
+        while (end < n
+            && (Character.isLetterOrDigit(script.charAt(end)) || script.charAt(end) == '_')) {
           end++;
         }
         String word = script.substring(i, end).toUpperCase(Locale.ROOT);
@@ -117,7 +118,9 @@ final class SqlScript {
     while (j < s.length() && (Character.isLetterOrDigit(s.charAt(j)) || s.charAt(j) == '_')) {
       j++;
     }
-    if (j < s.length() && s.charAt(j) == '$' && (j == i + 1 || !Character.isDigit(s.charAt(i + 1)))) {
+    if (j < s.length()
+        && s.charAt(j) == '$'
+        && (j == i + 1 || !Character.isDigit(s.charAt(i + 1)))) {
       return s.substring(i, j + 1);
     }
     return null;

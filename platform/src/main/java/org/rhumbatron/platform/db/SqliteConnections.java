@@ -17,9 +17,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * One writer connection behind a fair lock plus a fixed pool of read-only connections. SQLite
- * runs one write transaction at a time per file anyway, so serializing writers in the JVM costs
- * nothing and keeps SQLITE_BUSY to the rare case of a second process on the same file.
+ * One writer connection behind a fair lock plus a fixed pool of read-only connections. SQLite runs
+ * one write transaction at a time per file anyway, so serializing writers in the JVM costs nothing
+ * and keeps SQLITE_BUSY to the rare case of a second process on the same file.
  *
  * <p>A later group commit (several callers' work in one COMMIT) would replace the lock by a queue
  * drained by one writer thread; the {@link ConnectionSource} seam is where it goes.

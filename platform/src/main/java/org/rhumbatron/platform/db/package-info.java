@@ -1,8 +1,8 @@
 /**
  * The database layer: one {@link org.rhumbatron.platform.db.Database} facade over SQLite (the
  * default, one file) or PostgreSQL (a {@code jdbc:postgresql://} URL), a small {@link
- * org.rhumbatron.platform.db.Dialect} for what really differs between the two, and versioned
- * {@link org.rhumbatron.platform.db.Migrations} applied at open.
+ * org.rhumbatron.platform.db.Dialect} for what really differs between the two, and versioned {@link
+ * org.rhumbatron.platform.db.Migrations} applied at open.
  *
  * <p>Every table of DESIGN.md section 2 lives here, so an actor's state change and its outbox row
  * are one real transaction. Times are BIGINT epoch milliseconds in both dialects.

@@ -5,8 +5,8 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * The transport SPI under the publisher: it moves bytes to one of the 8 event streams and reads
- * a stream's tail back. It stamps nothing; the outbox publisher decides ids and streams.
+ * The transport SPI under the publisher: it moves bytes to one of the 8 event streams and reads a
+ * stream's tail back. It stamps nothing; the outbox publisher decides ids and streams.
  */
 public interface EventLogTransport {
 

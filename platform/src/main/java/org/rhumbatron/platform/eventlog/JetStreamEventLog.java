@@ -84,9 +84,12 @@ public final class JetStreamEventLog implements EventLogTransport {
   @Override
   public long lastSequence(int streamIndex) {
     try {
-      return jsm.getStreamInfo(EventStreams.streamName(streamIndex)).getStreamState().getLastSequence();
+      return jsm.getStreamInfo(EventStreams.streamName(streamIndex))
+          .getStreamState()
+          .getLastSequence();
     } catch (IOException | JetStreamApiException e) {
-      throw new EventLogException("cannot read the state of " + EventStreams.streamName(streamIndex), e);
+      throw new EventLogException(
+          "cannot read the state of " + EventStreams.streamName(streamIndex), e);
     }
   }
 
@@ -95,14 +98,17 @@ public final class JetStreamEventLog implements EventLogTransport {
     try {
       MessageInfo info = jsm.getMessage(EventStreams.streamName(streamIndex), seq);
       Headers h = info.getHeaders();
-      return Optional.ofNullable(h == null ? null : h.getFirst(org.rhumbatron.protocol.Headers.MSG_ID));
+      return Optional.ofNullable(
+          h == null ? null : h.getFirst(org.rhumbatron.protocol.Headers.MSG_ID));
     } catch (JetStreamApiException e) {
       if (e.getApiErrorCode() == NO_MESSAGE || e.getErrorCode() == 404) {
         return Optional.empty();
       }
-      throw new EventLogException("cannot read message " + seq + " of " + EventStreams.streamName(streamIndex), e);
+      throw new EventLogException(
+          "cannot read message " + seq + " of " + EventStreams.streamName(streamIndex), e);
     } catch (IOException e) {
-      throw new EventLogException("cannot read message " + seq + " of " + EventStreams.streamName(streamIndex), e);
+      throw new EventLogException(
+          "cannot read message " + seq + " of " + EventStreams.streamName(streamIndex), e);
     }
   }
 }

@@ -7,19 +7,26 @@ import java.io.IOException;
 import java.time.Duration;
 
 /**
- * How core connects to NATS: named, reconnecting forever (the outbox keeps rows while NATS is
- * down, so giving up would only lose the connection), client events and errors logged through
- * SLF4J.
+ * How core connects to NATS: named, reconnecting forever (the outbox keeps rows while NATS is down,
+ * so giving up would only lose the connection), client events and errors logged through SLF4J.
  */
 public final class JetStreamConnections {
   public static final Duration DEFAULT_RECONNECT_WAIT = Duration.ofSeconds(1);
   public static final Duration DEFAULT_CONNECTION_TIMEOUT = Duration.ofSeconds(5);
 
+  /**
+   * jnats 2.25.1 can leave a reconnected connection with a writer that sends nothing (status
+   * CONNECTED, requests time out; nats.java issue 1522). Unanswered pings make the client drop and
+   * redo such a connection, so a short interval bounds the outage to about three intervals instead
+   * of the default 2 min x 3.
+   */
+  public static final Duration DEFAULT_PING_INTERVAL = Duration.ofSeconds(10);
+
   private JetStreamConnections() {}
 
   /**
-   * Connects to {@code url} (one URL, or several separated by commas). The first connect fails
-   * fast when no server answers, so a wrong {@code --nats} is a clear error at start.
+   * Connects to {@code url} (one URL, or several separated by commas). The first connect fails fast
+   * when no server answers, so a wrong {@code --nats} is a clear error at start.
    */
   public static Connection connect(String url, String name)
       throws IOException, InterruptedException {
@@ -54,6 +61,7 @@ public final class JetStreamConnections {
         .maxReconnects(-1)
         .reconnectWait(DEFAULT_RECONNECT_WAIT)
         .connectionTimeout(DEFAULT_CONNECTION_TIMEOUT)
+        .pingInterval(DEFAULT_PING_INTERVAL)
         .errorListener(listener)
         .connectionListener(listener);
   }

@@ -9,6 +9,7 @@ import io.nats.client.api.StreamInfo;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -18,19 +19,21 @@ import java.util.stream.Collectors;
 import org.rhumbatron.platform.config.Settings;
 import org.rhumbatron.platform.jetstream.TopologyReport.Action;
 import org.rhumbatron.platform.jetstream.TopologyReport.StreamOutcome;
+import org.rhumbatron.protocol.EventStreams;
+import org.rhumbatron.protocol.Queue;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The streams of the seed, created or corrected at core start (DESIGN.md section 4): {@code
  * EVENTS_00}..{@code EVENTS_07} on {@code events.00}..{@code events.07} with limits retention, and
- * {@code COMMANDS}, a work-queue stream on {@code cmd.<queue>}; all on file storage with the ages and
- * duplicate window of {@link Settings}.
+ * {@code COMMANDS}, a work-queue stream on {@code cmd.<queue>}; all on file storage with the ages
+ * and duplicate window of {@link Settings}.
  *
  * <p>{@link #ensure()} compares subjects, retention, storage, max_age and duplicate_window of each
- * existing stream and updates a drifted one in place, keeping its other settings. Storage type
- * and a retention change to or from work-queue cannot be updated in place, and core will not delete
- * a stream's data to get there: such drift fails the start, before any stream is touched.
+ * existing stream and updates a drifted one in place, keeping its other settings. nats-server 2.9
+ * cannot update storage type or retention in place, and core will not delete a stream's data to get
+ * there: such drift fails the start, before any stream is touched.
  */
 public final class JetStreamTopology {
   private static final Logger log = LoggerFactory.getLogger(JetStreamTopology.class);
@@ -48,11 +51,11 @@ public final class JetStreamTopology {
   public static List<StreamConfiguration> desiredStreams(Settings settings) {
     Duration duplicateWindow = settings.get(Settings.DUPLICATE_WINDOW);
     List<StreamConfiguration> out = new ArrayList<>();
-    for (int i = 0; i < StreamNames.EVENT_STREAM_COUNT; i++) {
+    for (int i = 0; i < EventStreams.STREAM_COUNT; i++) {
       out.add(
           StreamConfiguration.builder()
-              .name(StreamNames.eventStream(i))
-              .subjects(StreamNames.eventSubject(i))
+              .name(EventStreams.streamName(i))
+              .subjects(EventStreams.streamSubject(i))
               .retentionPolicy(RetentionPolicy.Limits)
               .storageType(StorageType.File)
               .maxAge(settings.get(Settings.EVENT_STREAM_MAX_AGE))
@@ -61,8 +64,8 @@ public final class JetStreamTopology {
     }
     out.add(
         StreamConfiguration.builder()
-            .name(StreamNames.COMMANDS)
-            .subjects(StreamNames.QUEUES.stream().map(StreamNames::commandSubject).toList())
+            .name(Queue.STREAM_NAME)
+            .subjects(Arrays.stream(Queue.values()).map(Queue::subject).toList())
             .retentionPolicy(RetentionPolicy.WorkQueue)
             .storageType(StorageType.File)
             .maxAge(settings.get(Settings.COMMAND_STREAM_MAX_AGE))
@@ -118,17 +121,11 @@ public final class JetStreamTopology {
   }
 
   /**
-   * nats-server rejects an update of the storage type, and of retention to or from work-queue
-   * (2.9 rejects any retention change), so these need an operator, not an update.
+   * nats-server rejects an update of the storage type and, in 2.9, of the retention policy (2.10+
+   * still refuses a change to or from work-queue), so these need an operator, not an update.
    */
   static boolean immutable(FieldDrift drift) {
-    return switch (drift.field()) {
-      case "storage" -> true;
-      case "retention" ->
-          drift.actual().equals(RetentionPolicy.WorkQueue.toString())
-              || drift.wanted().equals(RetentionPolicy.WorkQueue.toString());
-      default -> false;
-    };
+    return drift.field().equals("storage") || drift.field().equals("retention");
   }
 
   private static <T> void compare(List<FieldDrift> out, String field, T actual, T wanted) {

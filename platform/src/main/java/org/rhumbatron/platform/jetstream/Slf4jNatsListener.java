@@ -40,12 +40,16 @@ final class Slf4jNatsListener implements ErrorListener, ConnectionListener {
 
   @Override
   public void slowConsumerDetected(Connection conn, Consumer consumer) {
-    log.warn("nats connection {}: slow consumer, {} messages dropped", name, consumer.getDroppedCount());
+    log.warn(
+        "nats connection {}: slow consumer, {} messages dropped", name, consumer.getDroppedCount());
   }
 
   @Override
   public void heartbeatAlarm(
-      Connection conn, JetStreamSubscription sub, long lastStreamSequence, long lastConsumerSequence) {
+      Connection conn,
+      JetStreamSubscription sub,
+      long lastStreamSequence,
+      long lastConsumerSequence) {
     log.warn(
         "nats connection {}: heartbeat alarm (stream seq {}, consumer seq {})",
         name,

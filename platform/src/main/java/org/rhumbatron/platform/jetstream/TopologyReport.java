@@ -43,7 +43,8 @@ public record TopologyReport(List<StreamOutcome> streams) {
     return streams.stream()
         .filter(s -> s.stream().equals(stream))
         .findFirst()
-        .orElseThrow(() -> new IllegalArgumentException("no stream " + stream + " in the topology"));
+        .orElseThrow(
+            () -> new IllegalArgumentException("no stream " + stream + " in the topology"));
   }
 
   private List<String> names(Action action) {

@@ -20,7 +20,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class PrivateNatsServer implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(PrivateNatsServer.class);
-  private static final List<String> SEARCH_PATH = List.of("/usr/sbin", "/usr/bin", "/usr/local/bin");
+  private static final List<String> SEARCH_PATH =
+      List.of("/usr/sbin", "/usr/bin", "/usr/local/bin");
   private static final Duration START_TIMEOUT = Duration.ofSeconds(20);
 
   private final Process process;
@@ -40,7 +41,9 @@ public final class PrivateNatsServer implements AutoCloseable {
     }
   }
 
-  /** Starts {@code nats-server} on 127.0.0.1 at {@code port} (0 = a free one) under {@code dataDir}. */
+  /**
+   * Starts {@code nats-server} on 127.0.0.1 at {@code port} (0 = a free one) under {@code dataDir}.
+   */
   public static PrivateNatsServer start(Path dataDir, int port) {
     Path binary = findBinary();
     try {
@@ -76,7 +79,9 @@ public final class PrivateNatsServer implements AutoCloseable {
     }
   }
 
-  /** The binary on PATH or in the usual Debian places; a clear error naming the package if absent. */
+  /**
+   * The binary on PATH or in the usual Debian places; a clear error naming the package if absent.
+   */
   public static Path findBinary() {
     return findBinary(System.getenv().getOrDefault("PATH", ""), SEARCH_PATH);
   }

@@ -225,8 +225,7 @@ abstract class DatabaseContract {
 
     int deleted = db.inTransaction(tx -> tx.update(purge, 8L));
     assertThat(deleted).isEqualTo(3);
-    assertThat(queryLong(db, "SELECT MIN(processed_at_ms) FROM processed_events"))
-        .isEqualTo(3);
+    assertThat(queryLong(db, "SELECT MIN(processed_at_ms) FROM processed_events")).isEqualTo(3);
     assertThat(queryLong(db, "SELECT COUNT(*) FROM processed_events")).isEqualTo(7);
   }
 
@@ -236,11 +235,11 @@ abstract class DatabaseContract {
     byte[] payload = {0, 1, (byte) 0xff, 42};
     db.inTransaction(tx -> appendOutbox(tx, "evt_1", payload));
 
-    byte[] read = db.read(tx -> tx.queryFirst("SELECT payload FROM outbox", rs -> rs.getBytes(1)))
-        .orElseThrow();
+    byte[] read =
+        db.read(tx -> tx.queryFirst("SELECT payload FROM outbox", rs -> rs.getBytes(1)))
+            .orElseThrow();
     assertThat(read).isEqualTo(payload);
-    assertThatThrownBy(
-            () -> db.inTransaction(tx -> tx.update("UPDATE outbox SET state = 'sent'")))
+    assertThatThrownBy(() -> db.inTransaction(tx -> tx.update("UPDATE outbox SET state = 'sent'")))
         .isInstanceOf(DatabaseException.class)
         .hasMessageContaining(db.url());
   }
@@ -391,7 +390,8 @@ abstract class DatabaseContract {
                   () -> {
                     for (int i = 0; i < perThread; i++) {
                       String eventId = "evt_" + writer + "_" + i;
-                      db.inTransaction(tx -> upsertAndAppend(tx, "shard-" + (eventId.hashCode() & 3), eventId));
+                      db.inTransaction(
+                          tx -> upsertAndAppend(tx, "shard-" + (eventId.hashCode() & 3), eventId));
                     }
                     return null;
                   }));

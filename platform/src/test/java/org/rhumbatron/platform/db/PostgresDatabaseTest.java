@@ -5,11 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
 import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.sql.SQLException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
@@ -60,7 +60,9 @@ class PostgresDatabaseTest extends DatabaseContract {
     assertThat(queryLong(db, "SELECT SUM(version) FROM actor_state")).isEqualTo(4);
   }
 
-  /** Updates {@code first} then {@code second}; the first run waits until the other holds its row. */
+  /**
+   * Updates {@code first} then {@code second}; the first run waits until the other holds its row.
+   */
   private static void lockBoth(Database db, String first, String second, CyclicBarrier barrier) {
     AtomicBoolean firstRun = new AtomicBoolean(true);
     db.inTransaction(
@@ -88,7 +90,9 @@ class PostgresDatabaseTest extends DatabaseContract {
     try (TestDatabase sqliteFile = TestDatabases.sqlite();
         Database sqlite = Database.open(sqliteFile.url());
         Database postgres = open()) {
-      assertThat(columns(postgres)).isEqualTo(columns(sqlite)).containsKeys("outbox", "schema_version");
+      assertThat(columns(postgres))
+          .isEqualTo(columns(sqlite))
+          .containsKeys("outbox", "schema_version");
     }
   }
 
@@ -112,7 +116,8 @@ class PostgresDatabaseTest extends DatabaseContract {
   }
 
   private static final List<String> V1_TABLES_AND_VERSION =
-      java.util.stream.Stream.concat(V1_TABLES.stream(), java.util.stream.Stream.of("schema_version"))
+      java.util.stream.Stream.concat(
+              V1_TABLES.stream(), java.util.stream.Stream.of("schema_version"))
           .toList();
 
   @Test
@@ -124,8 +129,7 @@ class PostgresDatabaseTest extends DatabaseContract {
 
     assertThat(open.isValid(2)).isFalse();
     try (Database db = open()) {
-      assertThat(
-              queryLong(db, "SELECT COUNT(*) FROM pg_database WHERE datname = ?", other.name()))
+      assertThat(queryLong(db, "SELECT COUNT(*) FROM pg_database WHERE datname = ?", other.name()))
           .isZero();
     }
     open.close();

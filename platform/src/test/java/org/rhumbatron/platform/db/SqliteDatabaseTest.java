@@ -48,7 +48,8 @@ class SqliteDatabaseTest extends DatabaseContract {
                     "busy_timeout=" + tx.queryLong("PRAGMA busy_timeout"),
                     "foreign_keys=" + tx.queryLong("PRAGMA foreign_keys")));
 
-    assertThat(pragmas).containsExactly("wal", "synchronous=1", "busy_timeout=1234", "foreign_keys=1");
+    assertThat(pragmas)
+        .containsExactly("wal", "synchronous=1", "busy_timeout=1234", "foreign_keys=1");
   }
 
   @Test
@@ -80,8 +81,7 @@ class SqliteDatabaseTest extends DatabaseContract {
     runConcurrently(List.of(first, second), 4, 200);
 
     assertThat(countAll(first, "outbox")).isEqualTo(1600);
-    assertThat(queryLong(first, "SELECT SUM(fires_count) FROM actor_alarms"))
-        .isEqualTo(1600);
+    assertThat(queryLong(first, "SELECT SUM(fires_count) FROM actor_alarms")).isEqualTo(1600);
   }
 
   @Test
@@ -127,6 +127,51 @@ class SqliteDatabaseTest extends DatabaseContract {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException(e);
+    }
+  }
+
+  @Test
+  void concurrentWritersShareCommitsAndAFailingOneRollsBackAlone() throws Exception {
+    Database db = open();
+    ExecutorService pool = Executors.newFixedThreadPool(16);
+    try {
+      List<CompletableFuture<Integer>> writes = new java.util.ArrayList<>();
+      for (int i = 0; i < 2_000; i++) {
+        int n = i;
+        writes.add(
+            CompletableFuture.supplyAsync(
+                () ->
+                    db.inTransaction(
+                        tx -> {
+                          tx.update(
+                              "INSERT INTO processed_events (consumer, event_id, processed_at_ms)"
+                                  + " VALUES ('gc', ?, 0)",
+                              "e" + n);
+                          if (n % 100 == 7) {
+                            throw new IllegalStateException("member " + n + " fails");
+                          }
+                          return n;
+                        }),
+                pool));
+      }
+      int failed = 0;
+      for (CompletableFuture<Integer> w : writes) {
+        try {
+          w.join();
+        } catch (java.util.concurrent.CompletionException e) {
+          assertThat(e.getCause()).isInstanceOf(IllegalStateException.class);
+          failed++;
+        }
+      }
+      assertThat(failed).isEqualTo(20);
+      assertThat(db.read(tx -> tx.queryLong("SELECT COUNT(*) FROM processed_events WHERE consumer = 'gc'")))
+          .as("every write but the failing ones committed")
+          .isEqualTo(1_980);
+      assertThat(db.read(tx -> tx.queryLong("SELECT COUNT(*) FROM processed_events WHERE event_id = 'e7'")))
+          .isZero();
+      assertThat(db.groupCommits()).as("16 concurrent writers shared commits").isPositive();
+    } finally {
+      pool.shutdownNow();
     }
   }
 }

@@ -10,8 +10,9 @@ import java.util.concurrent.Future;
 
 /**
  * Not a test: commits per second of the actor commit shape (one upsert plus one outbox insert per
- * transaction). Run: {@code java -cp <test classpath> org.rhumbatron.platform.db.WriteThroughputMain
- * [url-or-path or ""] [threads] [transactions-per-thread]}; without a URL it uses a fresh SQLite file.
+ * transaction). Run: {@code java -cp <test classpath>
+ * org.rhumbatron.platform.db.WriteThroughputMain [url-or-path or ""] [threads]
+ * [transactions-per-thread]}; without a URL it uses a fresh SQLite file.
  */
 public final class WriteThroughputMain {
 

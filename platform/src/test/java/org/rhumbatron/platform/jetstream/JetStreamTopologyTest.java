@@ -47,11 +47,19 @@ class JetStreamTopologyTest {
 
     assertThat(report.created())
         .containsExactly(
-            "EVENTS_00", "EVENTS_01", "EVENTS_02", "EVENTS_03", "EVENTS_04", "EVENTS_05",
-            "EVENTS_06", "EVENTS_07", "COMMANDS");
+            "EVENTS_00",
+            "EVENTS_01",
+            "EVENTS_02",
+            "EVENTS_03",
+            "EVENTS_04",
+            "EVENTS_05",
+            "EVENTS_06",
+            "EVENTS_07",
+            "COMMANDS");
     assertThat(jsm.getStreamNames()).hasSize(9);
     for (int i = 0; i < 8; i++) {
-      StreamConfiguration events = jsm.getStreamInfo(String.format("EVENTS_%02d", i)).getConfiguration();
+      StreamConfiguration events =
+          jsm.getStreamInfo(String.format("EVENTS_%02d", i)).getConfiguration();
       assertThat(events.getSubjects()).containsExactly(String.format("events.%02d", i));
       assertThat(events.getRetentionPolicy()).isEqualTo(RetentionPolicy.Limits);
       assertThat(events.getStorageType()).isEqualTo(StorageType.File);
@@ -119,7 +127,8 @@ class JetStreamTopologyTest {
     assertThat(report.updated()).containsExactly("EVENTS_03");
     assertThat(report.outcome("EVENTS_03").drift())
         .containsExactly(
-            new FieldDrift("max_age", Duration.ofHours(3).toString(), Duration.ofDays(7).toString()));
+            new FieldDrift(
+                "max_age", Duration.ofHours(3).toString(), Duration.ofDays(7).toString()));
     assertThat(report.unchanged()).hasSize(8);
     var info = jsm.getStreamInfo("EVENTS_03");
     assertThat(info.getConfiguration().getMaxAge()).isEqualTo(Duration.ofDays(7));
@@ -165,7 +174,7 @@ class JetStreamTopologyTest {
               assertThat(e.fields()).extracting(FieldDrift::field).containsExactly("storage");
             })
         .hasMessageContaining("stream EVENTS_05")
-        .hasMessageContaining("storage Memory -> File");
+        .hasMessageContaining("storage memory -> file");
 
     assertThat(jsm.getStreamNames()).containsExactly("EVENTS_05");
     assertThat(jsm.getStreamInfo("EVENTS_05").getStreamState().getMsgCount()).isEqualTo(1);
@@ -188,14 +197,14 @@ class JetStreamTopologyTest {
               assertThat(e.stream()).isEqualTo("COMMANDS");
               assertThat(e.fields()).extracting(FieldDrift::field).containsExactly("retention");
             })
-        .hasMessageContaining("retention Limits -> WorkQueue");
+        .hasMessageContaining("retention limits -> workqueue");
     assertThat(jsm.getStreamInfo("COMMANDS").getConfiguration().getRetentionPolicy())
         .isEqualTo(RetentionPolicy.Limits);
   }
 
-  /** Pins the server behaviour that {@link JetStreamTopology#immutable} relies on. */
+  /** Pins the nats-server 2.9 behaviour that {@link JetStreamTopology#immutable} relies on. */
   @Test
-  void serverRejectsStorageAndWorkQueueRetentionUpdates() throws Exception {
+  void serverRejectsStorageAndRetentionUpdates() throws Exception {
     StreamConfiguration limits =
         StreamConfiguration.builder()
             .name("PROBE")
@@ -219,14 +228,31 @@ class JetStreamTopologyTest {
                         .build()))
         .isInstanceOf(JetStreamApiException.class)
         .hasMessageContaining("retention");
+    // 2.9 refuses even limits -> interest (2.10 allows that one).
+    assertThatThrownBy(
+            () ->
+                jsm.updateStream(
+                    StreamConfiguration.builder(limits)
+                        .retentionPolicy(RetentionPolicy.Interest)
+                        .build()))
+        .isInstanceOf(JetStreamApiException.class)
+        .hasMessageContaining("retention");
   }
 
   @Test
   void driftIgnoresSubjectOrder() {
     StreamConfiguration wanted =
-        StreamConfiguration.builder().name("S").subjects("a", "b").maxAge(Duration.ofDays(1)).build();
+        StreamConfiguration.builder()
+            .name("S")
+            .subjects("a", "b")
+            .maxAge(Duration.ofDays(1))
+            .build();
     StreamConfiguration actual =
-        StreamConfiguration.builder().name("S").subjects("b", "a").maxAge(Duration.ofDays(1)).build();
+        StreamConfiguration.builder()
+            .name("S")
+            .subjects("b", "a")
+            .maxAge(Duration.ofDays(1))
+            .build();
 
     assertThat(JetStreamTopology.drift(wanted, actual)).isEmpty();
   }
@@ -235,7 +261,9 @@ class JetStreamTopologyTest {
   void reportsEveryStreamAction() {
     TopologyReport report = ensure();
 
-    assertThat(report.streams()).extracting(TopologyReport.StreamOutcome::action).containsOnly(Action.CREATED);
+    assertThat(report.streams())
+        .extracting(TopologyReport.StreamOutcome::action)
+        .containsOnly(Action.CREATED);
     assertThat(report.toString()).contains("created [EVENTS_00");
   }
 }

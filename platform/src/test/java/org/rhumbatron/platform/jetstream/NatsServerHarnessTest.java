@@ -2,7 +2,6 @@ package org.rhumbatron.platform.jetstream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.awaitility.Awaitility.await;
 
 import io.nats.client.Connection;
 import io.nats.client.JetStream;
@@ -14,10 +13,10 @@ import io.nats.client.api.StreamInfo;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
@@ -34,9 +33,13 @@ class NatsServerHarnessTest {
 
   /**
    * Every publish acknowledged before SIGKILL is found after the restart. nats-server 2.9 writes
-   * the message to its block file before it sends the PubAck, and SIGKILL does not lose the OS
-   * page cache, so this holds deterministically; only a crash of the machine (no fsync yet) can
+   * the message to its block file (a pwrite, no fsync) before it sends the PubAck, and SIGKILL does
+   * not lose the OS page cache, so this holds deterministically; only a crash of the machine can
    * lose an acknowledged tail (DESIGN.md section 5).
+   *
+   * <p>The check after the restart uses a new connection on purpose: with jnats 2.25.1 a connection
+   * that reconnected to the restarted server sometimes sends nothing until pings time out (see
+   * {@link JetStreamConnections#DEFAULT_PING_INTERVAL}); that client bug is not what this tests.
    */
   @Test
   void killedServerRestartsWithItsStreamAndMessages(NatsServer server, UniqueNames names)
@@ -44,14 +47,16 @@ class NatsServerHarnessTest {
     String stream = names.stream();
     String subject = names.subject();
     String urlBefore = server.url();
+    long lastAcked;
     try (Connection connection = server.connect()) {
-      JetStreamManagement jsm = connection.jetStreamManagement();
-      jsm.addStream(
-          StreamConfiguration.builder()
-              .name(stream)
-              .subjects(subject)
-              .storageType(StorageType.File)
-              .build());
+      connection
+          .jetStreamManagement()
+          .addStream(
+              StreamConfiguration.builder()
+                  .name(stream)
+                  .subjects(subject)
+                  .storageType(StorageType.File)
+                  .build());
       JetStream js = connection.jetStream();
       // Async publishes, so the kill lands right after the last ack, with no idle time for flushes.
       List<CompletableFuture<PublishAck>> acks = new ArrayList<>();
@@ -59,21 +64,20 @@ class NatsServerHarnessTest {
         acks.add(js.publishAsync(subject, payload(i)));
       }
       CompletableFuture.allOf(acks.toArray(CompletableFuture[]::new)).join();
-      long lastAcked = acks.get(MESSAGES - 1).join().getSeqno();
+      lastAcked = acks.get(MESSAGES - 1).join().getSeqno();
       assertThat(lastAcked).isEqualTo(MESSAGES);
 
       long pid = server.pid();
       server.kill();
       assertThat(server.isRunning()).isFalse();
-      assertThat(ProcessHandle.of(pid).map(ProcessHandle::isAlive)).isNotEqualTo(java.util.Optional.of(true));
+      assertThat(ProcessHandle.of(pid).map(ProcessHandle::isAlive)).isNotEqualTo(Optional.of(true));
+    }
 
-      server.restart();
-      assertThat(server.url()).isEqualTo(urlBefore);
-      // The connection made before the kill reconnects on its own to the same port.
-      await()
-          .atMost(Duration.ofSeconds(10))
-          .until(() -> connection.getStatus() == Connection.Status.CONNECTED);
+    server.restart();
 
+    assertThat(server.url()).isEqualTo(urlBefore);
+    try (Connection connection = server.connect()) {
+      JetStreamManagement jsm = connection.jetStreamManagement();
       StreamInfo info = jsm.getStreamInfo(stream);
       assertThat(info.getStreamState().getMsgCount()).isEqualTo(MESSAGES);
       assertThat(info.getStreamState().getLastSequence()).isEqualTo(lastAcked);
@@ -103,7 +107,8 @@ class NatsServerHarnessTest {
 
     assertThat(server.port()).isEqualTo(port);
     try (Connection connection = server.connect()) {
-      assertThat(connection.jetStreamManagement().getStreamInfo(stream).getStreamState().getMsgCount())
+      assertThat(
+              connection.jetStreamManagement().getStreamInfo(stream).getStreamState().getMsgCount())
           .isEqualTo(1);
     }
   }
@@ -125,7 +130,8 @@ class NatsServerHarnessTest {
     try (Connection connection = own.connect()) {
       connection
           .jetStreamManagement()
-          .addStream(StreamConfiguration.builder().name("CLOSE_PROBE").subjects("close.probe").build());
+          .addStream(
+              StreamConfiguration.builder().name("CLOSE_PROBE").subjects("close.probe").build());
       connection.jetStream().publish("close.probe", payload(1));
     }
     assertThat(own.streamDir("CLOSE_PROBE")).isDirectory();
@@ -134,7 +140,7 @@ class NatsServerHarnessTest {
     own.close();
     own.close(); // idempotent
 
-    assertThat(ProcessHandle.of(pid).map(ProcessHandle::isAlive)).isNotEqualTo(java.util.Optional.of(true));
+    assertThat(ProcessHandle.of(pid).map(ProcessHandle::isAlive)).isNotEqualTo(Optional.of(true));
     assertThat(workDir).doesNotExist();
     assertThat(own.isRunning()).isFalse();
     assertThatThrownBy(own::restart).isInstanceOf(IllegalStateException.class);
@@ -149,13 +155,15 @@ class NatsServerHarnessTest {
       assertThat(seen.add(names.bucket())).isTrue();
     }
     assertThat(seen).allMatch(n -> n.matches("[A-Za-z0-9_-]+"));
-    assertThat(names.prefix()).isEqualTo("uniqueNamesAreUniqueAndValidForStreamsAndBuckets");
+    // The test's name, cut to 32 characters so names stay short.
+    assertThat(names.prefix()).isEqualTo("uniqueNamesAreUniqueAndValidForS");
     assertThat(UniqueNames.forPrefix("a b.c*>").stream()).startsWith("a_b_c__");
   }
 
   @Test
   void missingBinaryNamesTheDebianPackage() {
-    assertThatThrownBy(() -> NatsServer.findBinary("/nonexistent-dir", Path.of("/nonexistent-sbin")))
+    assertThatThrownBy(
+            () -> NatsServer.findBinary("/nonexistent-dir", Path.of("/nonexistent-sbin")))
         .isInstanceOf(IllegalStateException.class)
         .hasMessageContaining("Debian package 'nats-server'");
   }

@@ -16,8 +16,8 @@ public final class TestDatabases {
   }
 
   /**
-   * A fresh PostgreSQL database. When the server is unreachable this aborts the calling test
-   * (JUnit reports it skipped, with the reason), or fails it when {@link #postgresRequired()}.
+   * A fresh PostgreSQL database. When the server is unreachable this aborts the calling test (JUnit
+   * reports it skipped, with the reason), or fails it when {@link #postgresRequired()}.
    */
   public static TestDatabase postgres() {
     String reason = PostgresTestDatabase.unreachableReason();

@@ -27,11 +27,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A private {@code nats-server} with JetStream for one test (or one test class): bound to
- * 127.0.0.1 on a free port (never 4222, the machine's shared server), its store and log in a
- * temporary directory. It can be killed with SIGKILL, stopped with SIGTERM and restarted on the
- * same port and store, which is what the durability tests need. {@link #close()} kills it and
- * deletes the directory; a JVM shutdown hook does the same for servers a test forgot.
+ * A private {@code nats-server} with JetStream for one test (or one test class): bound to 127.0.0.1
+ * on a free port (never 4222, the machine's shared server), its store and log in a temporary
+ * directory. It can be killed with SIGKILL, stopped with SIGTERM and restarted on the same port and
+ * store, which is what the durability tests need. {@link #close()} kills it and deletes the
+ * directory; a JVM shutdown hook does the same for servers a test forgot.
  */
 public final class NatsServer implements AutoCloseable {
   /** The port of the machine's shared server; a test server must never take it. */
@@ -85,7 +85,9 @@ public final class NatsServer implements AutoCloseable {
    */
   public static Path findBinary() {
     return findBinary(
-        System.getenv("PATH"), Path.of("/usr/sbin", BINARY_NAME), Path.of("/usr/local/sbin", BINARY_NAME));
+        System.getenv("PATH"),
+        Path.of("/usr/sbin", BINARY_NAME),
+        Path.of("/usr/local/sbin", BINARY_NAME));
   }
 
   /** {@code nats-server} in one of the directories of {@code pathVariable}, else a fallback. */
@@ -132,12 +134,16 @@ public final class NatsServer implements AutoCloseable {
     return port;
   }
 
-  /** The HTTP monitoring endpoint ({@code /varz}, {@code /connz}, {@code /jsz}, {@code /healthz}). */
+  /**
+   * The HTTP monitoring endpoint ({@code /varz}, {@code /connz}, {@code /jsz}, {@code /healthz}).
+   */
   public String monitorUrl() {
     return "http://127.0.0.1:" + monitorPort;
   }
 
-  /** The JetStream store directory ({@code -sd}); streams live under {@code jetstream/$G/streams}. */
+  /**
+   * The JetStream store directory ({@code -sd}); streams live under {@code jetstream/$G/streams}.
+   */
   public Path storeDir() {
     return storeDir;
   }
@@ -249,7 +255,8 @@ public final class NatsServer implements AutoCloseable {
         return;
       } catch (IllegalStateException e) {
         // Another process may take the port between freePort() and the server's bind.
-        boolean portTaken = process != null && !process.isAlive() && logMentions("address already in use");
+        boolean portTaken =
+            process != null && !process.isAlive() && logMentions("address already in use");
         kill();
         if (!portTaken || attempt == START_ATTEMPTS) {
           throw e;
@@ -299,7 +306,10 @@ public final class NatsServer implements AutoCloseable {
     while (true) {
       if (!process.isAlive()) {
         throw new IllegalStateException(
-            "nats-server exited with code " + process.exitValue() + " while starting; log tail:\n" + logTail());
+            "nats-server exited with code "
+                + process.exitValue()
+                + " while starting; log tail:\n"
+                + logTail());
       }
       if (sendsInfo()) {
         log.debug("nats-server ready at {} (store {})", url(), storeDir);
@@ -307,7 +317,12 @@ public final class NatsServer implements AutoCloseable {
       }
       if (System.nanoTime() > deadline) {
         throw new IllegalStateException(
-            "nats-server not ready on " + url() + " after " + READY_TIMEOUT + "; log tail:\n" + logTail());
+            "nats-server not ready on "
+                + url()
+                + " after "
+                + READY_TIMEOUT
+                + "; log tail:\n"
+                + logTail());
       }
       try {
         // Waiting on the process (not sleeping blindly) also returns at once if it dies.
@@ -324,7 +339,8 @@ public final class NatsServer implements AutoCloseable {
       socket.connect(new InetSocketAddress("127.0.0.1", port), 500);
       socket.setSoTimeout(2_000);
       BufferedReader reader =
-          new BufferedReader(new InputStreamReader(socket.getInputStream(), StandardCharsets.UTF_8));
+          new BufferedReader(
+              new InputStreamReader(socket.getInputStream(), StandardCharsets.UTF_8));
       String line = reader.readLine();
       return line != null && line.startsWith("INFO");
     } catch (IOException e) {
@@ -393,8 +409,7 @@ public final class NatsServer implements AutoCloseable {
 
   /** Last resort: kill and delete what tests left behind when the JVM exits. */
   private static final class Cleanup {
-    private static final Set<NatsServer> live =
-        ConcurrentHashMap.newKeySet();
+    private static final Set<NatsServer> live = ConcurrentHashMap.newKeySet();
 
     static {
       Runtime.getRuntime()

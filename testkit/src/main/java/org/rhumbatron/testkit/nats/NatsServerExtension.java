@@ -14,7 +14,8 @@ import org.slf4j.LoggerFactory;
  * Gives tests a private {@link NatsServer}: one per test class by default, or one per test with
  * {@link #perTest()}. Use it as a field,
  *
- * <pre>{@code @RegisterExtension static NatsServerExtension nats = new NatsServerExtension();}</pre>
+ * <pre>{@code @RegisterExtension static NatsServerExtension nats = new NatsServerExtension();}
+ * </pre>
  *
  * and call {@link #server()}, or with {@code @ExtendWith(NatsServerExtension.class)} and take a
  * {@link NatsServer} or {@link UniqueNames} as a test parameter. The server is closed (killed, its
@@ -54,7 +55,8 @@ public final class NatsServerExtension
   public NatsServer server() {
     NatsServer current = server;
     if (current == null) {
-      throw new IllegalStateException("no nats-server: call server() inside a test or lifecycle method");
+      throw new IllegalStateException(
+          "no nats-server: call server() inside a test or lifecycle method");
     }
     return current;
   }

@@ -1,0 +1,76 @@
+package org.rhumbatron.app;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import org.rhumbatron.platform.natsserver.PrivateNatsServer;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code rhumbatron bench}: load benchmarks that print one JSON object with a {@code ratio}. */
+@Command(
+    name = "bench",
+    mixinStandardHelpOptions = true,
+    description = "Load benchmarks; each prints JSON with a top-level ratio.",
+    subcommands = {BenchCommand.Outbox.class})
+final class BenchCommand implements Runnable {
+
+  @Override
+  public void run() {
+    new picocli.CommandLine(this).usage(System.out);
+  }
+
+  /** Options every benchmark shares. */
+  static final class Common {
+    @Option(names = "--nats", description = "NATS URL; without it a private nats-server runs.")
+    String nats;
+
+    @Option(names = "--data", defaultValue = "data/bench", description = "Data directory.")
+    Path data;
+
+    @Option(names = "--db", description = "Database URL (default: a fresh SQLite file in --data).")
+    String db;
+  }
+
+  @Command(
+      name = "outbox",
+      mixinStandardHelpOptions = true,
+      description =
+          "State changes (one transaction, one Event) committed and published per second, beside"
+              + " raw JetStream async publish in the same run, and commit-to-PubAck latency.")
+  static final class Outbox implements Callable<Integer> {
+    @picocli.CommandLine.Mixin Common common = new Common();
+
+    @Option(names = "--count", defaultValue = "20000", description = "State changes per phase.")
+    int count;
+
+    @Option(names = "--actors", defaultValue = "64", description = "Writing actors (shards).")
+    int actors;
+
+    @Option(names = "--latency-seconds", defaultValue = "5", description = "Latency phase length.")
+    int latencySeconds;
+
+    @Override
+    public Integer call() throws Exception {
+      Files.createDirectories(common.data);
+      PrivateNatsServer server = null;
+      String url = common.nats;
+      if (url == null) {
+        server = PrivateNatsServer.start(common.data, 0);
+        url = server.url();
+      }
+      try {
+        String db =
+            common.db != null
+                ? common.db
+                : common.data.resolve("bench-outbox-" + ProcessHandle.current().pid() + ".db").toString();
+        System.out.println(new OutboxBench(url, db, count, actors, latencySeconds).run());
+        return 0;
+      } finally {
+        if (server != null) {
+          server.close();
+        }
+      }
+    }
+  }
+}

@@ -1,0 +1,276 @@
+package org.rhumbatron.app;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.nats.client.Connection;
+import io.nats.client.JetStream;
+import io.nats.client.api.PublishAck;
+import io.nats.client.impl.Headers;
+import io.nats.client.impl.NatsMessage;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.atomic.AtomicLong;
+import org.rhumbatron.coordinator.Coordinator;
+import org.rhumbatron.coordinator.outbox.StreamNudges;
+import org.rhumbatron.coordinator.shard.ResourceShardActor;
+import org.rhumbatron.platform.config.Settings;
+import org.rhumbatron.platform.db.Database;
+import org.rhumbatron.platform.eventlog.EventLogTransport;
+import org.rhumbatron.platform.eventlog.JetStreamEventLog;
+import org.rhumbatron.platform.jetstream.JetStreamConnections;
+import org.rhumbatron.platform.jetstream.JetStreamTopology;
+import org.rhumbatron.protocol.EnvelopeCodec;
+import org.rhumbatron.protocol.Event;
+import org.rhumbatron.protocol.EventStreams;
+import org.rhumbatron.protocol.EventType;
+import org.rhumbatron.protocol.StableIds;
+
+/**
+ * The outbox benchmark of issue 3: state changes committed per second (each one transaction with
+ * one Event) with their Events published, beside raw JetStream async publish of the same payload
+ * size in the same run, and commit-to-PubAck latency at half the measured maximum rate.
+ */
+final class OutboxBench {
+  private static final int RAW_WINDOW = 100;
+  private static final int MAX_IN_FLIGHT = 4_000;
+
+  private final String natsUrl;
+  private final String dbUrl;
+  private final int count;
+  private final int actors;
+  private final int latencySeconds;
+  private final Clock clock = Clock.systemUTC();
+
+  OutboxBench(String natsUrl, String dbUrl, int count, int actors, int latencySeconds) {
+    this.natsUrl = natsUrl;
+    this.dbUrl = dbUrl;
+    this.count = count;
+    this.actors = actors;
+    this.latencySeconds = latencySeconds;
+  }
+
+  /** Records when each PubAck arrived, by msg id (= event id). */
+  private static final class TimedTransport implements EventLogTransport {
+    final EventLogTransport inner;
+    final Map<String, Long> ackedAtNanos = new ConcurrentHashMap<>();
+    final AtomicLong acked = new AtomicLong();
+
+    TimedTransport(EventLogTransport inner) {
+      this.inner = inner;
+    }
+
+    @Override
+    public Set<Integer> boundStreams() {
+      return inner.boundStreams();
+    }
+
+    @Override
+    public boolean isConnected() {
+      return inner.isConnected();
+    }
+
+    @Override
+    public CompletableFuture<Long> publish(int streamIndex, String msgId, byte[] body) {
+      return inner
+          .publish(streamIndex, msgId, body)
+          .whenComplete(
+              (seq, error) -> {
+                if (error == null) {
+                  ackedAtNanos.put(msgId, System.nanoTime());
+                  acked.incrementAndGet();
+                }
+              });
+    }
+
+    @Override
+    public long lastSequence(int streamIndex) {
+      return inner.lastSequence(streamIndex);
+    }
+
+    @Override
+    public Optional<String> messageIdAt(int streamIndex, long seq) {
+      return inner.messageIdAt(streamIndex, seq);
+    }
+  }
+
+  String run() throws Exception {
+    Settings settings = Settings.defaults();
+    try (Connection nats = JetStreamConnections.connect(natsUrl, "rhumbatron-bench");
+        Database db = Database.open(dbUrl)) {
+      new JetStreamTopology(nats.jetStreamManagement(), settings).ensure();
+      TimedTransport transport = new TimedTransport(JetStreamEventLog.bind(nats));
+      int payloadBytes = new EnvelopeCodec().encodeEvent(event("p-bench-0", 0)).length;
+      try (Coordinator coordinator =
+          new Coordinator(db, transport, clock, settings, StreamNudges.NONE)) {
+        List<ResourceShardActor> writers = new ArrayList<>();
+        for (int i = 0; i < actors; i++) {
+          writers.add(coordinator.shard("p-bench-" + i, 0));
+        }
+        long[] seq = {0};
+        // Warm up the JIT, the connections and the database.
+        commitAndPublish(writers, transport, Math.min(count / 4, 5_000), seq, 0, null);
+        double raw = rawPublishRate(nats, count, payloadBytes);
+        double outbox = commitAndPublish(writers, transport, count, seq, 0, null);
+        double rawAgain = rawPublishRate(nats, count, payloadBytes);
+        double rawRate = (raw + rawAgain) / 2;
+        double halfRate = outbox / 2;
+        int latencyCount = (int) Math.max(100, halfRate * latencySeconds);
+        List<Long> latencies = new ArrayList<>();
+        commitAndPublish(writers, transport, latencyCount, seq, halfRate, latencies);
+        long[] sorted = latencies.stream().mapToLong(Long::longValue).sorted().toArray();
+        ObjectMapper json = new ObjectMapper();
+        ObjectNode out = json.createObjectNode();
+        out.put("bench", "outbox");
+        out.put("database", db.dialect().name());
+        out.put("nats", natsUrl);
+        out.put("state_changes", count);
+        out.put("actors", actors);
+        out.put("payload_bytes", payloadBytes);
+        out.put("outbox_commits_published_per_s", round(outbox));
+        out.put("raw_async_publish_per_s", round(rawRate));
+        out.put("raw_window", RAW_WINDOW);
+        out.put("ratio", Math.round(outbox / rawRate * 1000) / 1000.0);
+        ObjectNode latency = out.putObject("commit_to_puback_ms");
+        latency.put("offered_per_s", round(halfRate));
+        latency.put("samples", sorted.length);
+        latency.put("p50", millis(percentile(sorted, 50)));
+        latency.put("p99", millis(percentile(sorted, 99)));
+        latency.put("max", millis(sorted.length == 0 ? 0 : sorted[sorted.length - 1]));
+        return json.writerWithDefaultPrettyPrinter().writeValueAsString(out);
+      }
+    }
+  }
+
+  /**
+   * Commits {@code n} state changes round-robin over the writers (at most {@code ratePerSec} per
+   * second when positive) and waits until all their Events are acknowledged; returns the rate.
+   */
+  private double commitAndPublish(
+      List<ResourceShardActor> writers,
+      TimedTransport transport,
+      int n,
+      long[] seq,
+      double ratePerSec,
+      List<Long> latencies)
+      throws InterruptedException {
+    Semaphore inFlight = new Semaphore(MAX_IN_FLIGHT);
+    long ackedBefore = transport.acked.get();
+    Map<String, Long> committedAt = latencies == null ? null : new ConcurrentHashMap<>();
+    long start = System.nanoTime();
+    for (int i = 0; i < n; i++) {
+      if (ratePerSec > 0) {
+        long due = start + (long) (i * 1e9 / ratePerSec);
+        while (System.nanoTime() < due) {
+          Thread.onSpinWait();
+        }
+      }
+      inFlight.acquire();
+      ResourceShardActor writer = writers.get(i % writers.size());
+      long k = seq[0]++;
+      String projectId = "p-bench-" + (i % writers.size());
+      Event event = event(projectId, k);
+      writer
+          .change(
+              (tx, out) -> {
+                tx.update(
+                    "INSERT INTO actor_state (actor_class, actor_id, state_key, state_value,"
+                        + " version, updated_at_ms) VALUES (?, ?, 'counter', ?, 1, ?)"
+                        + " ON CONFLICT (actor_class, actor_id, state_key) DO UPDATE SET"
+                        + " state_value = excluded.state_value, version = actor_state.version + 1,"
+                        + " updated_at_ms = excluded.updated_at_ms",
+                    ResourceShardActor.ACTOR_CLASS,
+                    writer.address().actorId(),
+                    Long.toString(k),
+                    clock.millis());
+                out.append(event);
+                return null;
+              })
+          .whenComplete(
+              (r, e) -> {
+                if (committedAt != null) {
+                  committedAt.put(event.eventId(), System.nanoTime());
+                }
+                inFlight.release();
+                if (e != null) {
+                  System.err.println("bench: a state change failed: " + e);
+                }
+              });
+    }
+    while (transport.acked.get() - ackedBefore < n) {
+      Thread.sleep(1);
+    }
+    long elapsed = System.nanoTime() - start;
+    if (latencies != null) {
+      committedAt.forEach(
+          (id, at) -> {
+            Long acked = transport.ackedAtNanos.get(id);
+            if (acked != null) {
+              latencies.add(Math.max(0, acked - at));
+            }
+          });
+    }
+    transport.ackedAtNanos.clear();
+    return n / (elapsed / 1e9);
+  }
+
+  private double rawPublishRate(Connection nats, int n, int payloadBytes) throws Exception {
+    JetStream js = nats.jetStream();
+    byte[] body = new byte[payloadBytes];
+    Arrays.fill(body, (byte) 'x');
+    long start = System.nanoTime();
+    List<CompletableFuture<PublishAck>> window = new ArrayList<>(RAW_WINDOW);
+    for (int i = 0; i < n; i++) {
+      NatsMessage m =
+          NatsMessage.builder()
+              .subject(EventStreams.streamSubject(i % EventStreams.STREAM_COUNT))
+              .headers(new Headers().put(org.rhumbatron.protocol.Headers.MSG_ID, StableIds.randomEventId()))
+              .data(body)
+              .build();
+      window.add(js.publishAsync(m));
+      if (window.size() == RAW_WINDOW) {
+        CompletableFuture.allOf(window.toArray(CompletableFuture[]::new)).join();
+        window.clear();
+      }
+    }
+    CompletableFuture.allOf(window.toArray(CompletableFuture[]::new)).join();
+    return n / ((System.nanoTime() - start) / 1e9);
+  }
+
+  private Event event(String projectId, long k) {
+    return Event.builder()
+        .eventId(StableIds.randomEventId())
+        .eventType(EventType.TASK_COMPLETED)
+        .tenantId("tenant-bench")
+        .projectId(projectId)
+        .changeId("c-" + projectId)
+        .taskId("t-" + k)
+        .actor("bench")
+        .correlationId("c-" + projectId)
+        .timestamp(clock.instant())
+        .build();
+  }
+
+  private static long percentile(long[] sorted, int p) {
+    if (sorted.length == 0) {
+      return 0;
+    }
+    int index = (int) Math.ceil(p / 100.0 * sorted.length) - 1;
+    return sorted[Math.max(0, Math.min(sorted.length - 1, index))];
+  }
+
+  private static double millis(long nanos) {
+    return Math.round(nanos / 1e4) / 100.0;
+  }
+
+  private static long round(double v) {
+    return Math.round(v);
+  }
+}

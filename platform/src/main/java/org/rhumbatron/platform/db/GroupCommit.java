@@ -1,0 +1,143 @@
+package org.rhumbatron.platform.db;
+
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * Group commit for SQLite's single writer: callers queue their work; whoever takes the leader lock
+ * runs everything queued in one transaction (one savepoint each) and commits once, then wakes the
+ * others. SQLite writes are serial anyway, so this turns many small commits into few larger ones
+ * without changing what each caller sees: its work commits, or it gets its own exception.
+ */
+final class GroupCommit {
+  /** Enough to amortize a commit; small enough that one batch stays a few milliseconds. */
+  static final int MAX_BATCH = 128;
+
+  private final Database database;
+  private final ConcurrentLinkedQueue<Pending<?>> queue = new ConcurrentLinkedQueue<>();
+  private final ReentrantLock leader = new ReentrantLock();
+  private final LongAdder groupCommits = new LongAdder();
+
+  GroupCommit(Database database) {
+    this.database = database;
+  }
+
+  <T> T submit(TxWork<T> work) {
+    Pending<T> mine = new Pending<>(work);
+    queue.add(mine);
+    while (!mine.isDone()) {
+      if (leader.tryLock()) {
+        try {
+          if (!mine.isDone()) {
+            lead();
+          }
+        } finally {
+          leader.unlock();
+        }
+      } else {
+        mine.awaitBriefly();
+      }
+    }
+    return mine.get();
+  }
+
+  private void lead() {
+    List<Pending<?>> batch = new ArrayList<>();
+    Pending<?> next;
+    while (batch.size() < MAX_BATCH && (next = queue.poll()) != null) {
+      batch.add(next);
+    }
+    if (batch.isEmpty()) {
+      return;
+    }
+    if (batch.size() > 1) {
+      groupCommits.increment();
+    }
+    database.runBatch(batch);
+  }
+
+  long groupCommits() {
+    return groupCommits.sum();
+  }
+
+  /** One caller's work in a batch, and its outcome once the batch committed (or failed). */
+  static final class Pending<T> {
+    private final TxWork<T> work;
+    private final CountDownLatch done = new CountDownLatch(1);
+    private T result;
+    private Throwable failure;
+    private boolean ran;
+
+    Pending(TxWork<T> work) {
+      this.work = work;
+    }
+
+    void reset() {
+      result = null;
+      failure = null;
+      ran = false;
+    }
+
+    void run(Tx tx) throws SQLException {
+      result = work.run(tx);
+      ran = true;
+    }
+
+    /** This member failed on its own; its savepoint rolled back. Reported after the batch. */
+    void memberFailed(Throwable e) {
+      failure = e;
+    }
+
+    /** The whole batch failed: every member gets the error. */
+    void fail(Throwable e) {
+      if (done.getCount() == 0) {
+        return;
+      }
+      failure = e;
+      done.countDown();
+    }
+
+    /** The batch committed: members that ran successfully complete with their result. */
+    void publish() {
+      if (done.getCount() == 0) {
+        return;
+      }
+      if (!ran && failure == null) {
+        failure = new IllegalStateException("work was not run in its batch");
+      }
+      done.countDown();
+    }
+
+    boolean isDone() {
+      return done.getCount() == 0;
+    }
+
+    void awaitBriefly() {
+      try {
+        done.await(200, TimeUnit.MICROSECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new DatabaseException("interrupted while waiting for a group commit", e);
+      }
+    }
+
+    T get() {
+      if (failure instanceof RuntimeException r) {
+        throw r;
+      }
+      if (failure instanceof Error err) {
+        throw err;
+      }
+      if (failure != null) {
+        throw new DatabaseException("write failed: " + failure, failure);
+      }
+      return result;
+    }
+  }
+}
