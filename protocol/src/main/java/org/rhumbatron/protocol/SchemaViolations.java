@@ -66,6 +66,11 @@ final class SchemaViolations {
   }
 
   private static String detail(ValidationMessage message, String location) {
+    if ("enum".equals(message.getType()) && message.getInstanceNode() != null) {
+      // The validator lists every allowed name (41 Event types); the rejected value says more.
+      return Check.abbreviate(message.getInstanceNode().toString())
+          + " is not one of the names the schema allows";
+    }
     String text = message.getMessage() == null ? "" : message.getMessage();
     String prefix = location + ": ";
     return text.startsWith(prefix) ? text.substring(prefix.length()) : text;

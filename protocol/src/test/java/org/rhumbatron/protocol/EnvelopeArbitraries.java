@@ -84,7 +84,8 @@ final class EnvelopeArbitraries {
   // Built once: a flatMap would build the whole generator chain again for every value, which made
   // generation the slowest part of the suite.
   private static final Arbitrary<Event> EVENTS =
-      Arbitraries.oneOf(Arrays.stream(EventType.values()).map(EnvelopeArbitraries::events).toList());
+      Arbitraries.oneOf(
+          Arrays.stream(EventType.values()).map(EnvelopeArbitraries::events).toList());
 
   private static final Arbitrary<Command> COMMANDS =
       Arbitraries.oneOf(
@@ -139,7 +140,9 @@ final class EnvelopeArbitraries {
     // deadline depends on createdAt, so both come from one generated pair
     Arbitrary<Times> times =
         Combinators.combine(instants(), Arbitraries.longs().between(0, 86_400_000).injectNull(0.4))
-            .as((createdAt, millis) -> new Times(createdAt, millis == null ? null : createdAt.plusMillis(millis)));
+            .as(
+                (createdAt, millis) ->
+                    new Times(createdAt, millis == null ? null : createdAt.plusMillis(millis)));
     return Builders.withBuilder(() -> Command.builder().commandType(type))
         .use(commandIds())
         .in(Command.Builder::commandId)

@@ -164,11 +164,12 @@ class SqliteDatabaseTest extends DatabaseContract {
         }
       }
       assertThat(failed).isEqualTo(20);
-      assertThat(db.read(tx -> tx.queryLong("SELECT COUNT(*) FROM processed_events WHERE consumer = 'gc'")))
-          .as("every write but the failing ones committed")
-          .isEqualTo(1_980);
-      assertThat(db.read(tx -> tx.queryLong("SELECT COUNT(*) FROM processed_events WHERE event_id = 'e7'")))
-          .isZero();
+      Long committed =
+          db.read(tx -> tx.queryLong("SELECT COUNT(*) FROM processed_events WHERE consumer = 'gc'"));
+      Long failedRow =
+          db.read(tx -> tx.queryLong("SELECT COUNT(*) FROM processed_events WHERE event_id = 'e7'"));
+      assertThat(committed).as("every write but the failing ones committed").isEqualTo(1_980L);
+      assertThat(failedRow).isZero();
       assertThat(db.groupCommits()).as("16 concurrent writers shared commits").isPositive();
     } finally {
       pool.shutdownNow();
