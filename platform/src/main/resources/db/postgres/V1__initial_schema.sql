@@ -50,9 +50,10 @@ CREATE TABLE outbox (
 );
 -- publishDue reads a project's due rows in seq order (an actor's rows are a subset of them);
 -- every index here costs each commit, so add one only for a measured query.
-CREATE INDEX ix_outbox_project_state_seq ON outbox (project_id, state, seq);
 -- The publisher reads one actor's waiting rows in outbox order.
 CREATE INDEX ix_outbox_actor_state_seq ON outbox (actor_class, actor_id, state, seq);
+-- ... and one stream's waiting rows, across its projects.
+CREATE INDEX ix_outbox_stream_state_seq ON outbox (stream_index, state, seq);
 CREATE INDEX ix_outbox_stream_seq ON outbox (stream_index, stream_seq) WHERE stream_seq IS NOT NULL;
 
 -- Event router ---------------------------------------------------------------

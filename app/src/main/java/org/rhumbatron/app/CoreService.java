@@ -89,7 +89,7 @@ final class CoreService implements AutoCloseable {
       coordinator.startAlarms(ALARM_TICK, UNLOAD_IDLE_AFTER);
       http = HttpServer.start(config.httpPort(), nats);
       log.info(
-          "core is up: nats {}, http port {}, database {}, {} outboxes resumed",
+          "core is up: nats {}, http port {}, database {}, {} streams resumed",
           url,
           http.port(),
           database,

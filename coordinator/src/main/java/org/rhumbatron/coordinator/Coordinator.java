@@ -90,7 +90,7 @@ public final class Coordinator implements AutoCloseable {
 
   /**
    * At start and after a reconnect: puts a lost stream tail back to pending (DESIGN.md 5), then
-   * kicks every actor with waiting rows. Returns how many actors were kicked.
+   * kicks every stream with waiting rows. Returns how many streams were kicked.
    */
   public int recover() {
     repair.repairAll().forEach(publisher::kick);
@@ -103,7 +103,7 @@ public final class Coordinator implements AutoCloseable {
         () -> {
           try {
             int kicked = recover();
-            log.info("event log reconnected: {} outboxes resume publishing", kicked);
+            log.info("event log reconnected: {} streams resume publishing", kicked);
           } catch (RuntimeException e) {
             log.warn("recovery after reconnect failed: {}", e.toString());
           }

@@ -37,13 +37,15 @@ public final class LostTailRepair {
 
   private record Kept(long seq, String eventId, long streamSeq, ActorAddress actor) {}
 
-  /** Checks every bound stream; returns the actors whose rows were put back to pending. */
-  public List<ActorAddress> repairAll() {
-    List<ActorAddress> actors = new ArrayList<>();
+  /** Checks every bound stream; returns the streams that had rows put back to pending. */
+  public List<Integer> repairAll() {
+    List<Integer> streams = new ArrayList<>();
     for (int stream : transport.boundStreams()) {
-      actors.addAll(repair(stream));
+      if (!repair(stream).isEmpty()) {
+        streams.add(stream);
+      }
     }
-    return actors;
+    return streams;
   }
 
   /** Checks one stream. */

@@ -9,6 +9,7 @@ import org.rhumbatron.coordinator.actor.ActorContext;
 import org.rhumbatron.platform.config.Settings;
 import org.rhumbatron.platform.db.Tx;
 import org.rhumbatron.protocol.Event;
+import org.rhumbatron.protocol.EventStreams;
 
 /**
  * An actor that owns an outbox (ProjectRoot and ResourceShard): it writes its state change and its
@@ -37,6 +38,14 @@ public abstract class OutboxActor extends Actor {
     super(context);
     this.outbox = outbox;
     this.publisher = publisher;
+  }
+
+  /** The project this actor belongs to; its Events go to that project's stream. */
+  public abstract String projectId();
+
+  /** The stream of this actor's project: {@code fnv1a32(projectId) mod 8}. */
+  public final int streamIndex() {
+    return EventStreams.streamIndex(projectId());
   }
 
   /** Identifies this actor in the Events it writes ({@code actor} field). */
@@ -75,7 +84,7 @@ public abstract class OutboxActor extends Actor {
             if (armedUntil == null || !armedUntil.isAfter(clock().instant())) {
               armedUntil = backstop;
             }
-            publisher.kick(address());
+            publisher.kick(streamIndex());
           }
           return result;
         });
@@ -85,7 +94,7 @@ public abstract class OutboxActor extends Actor {
   @Override
   protected void onAlarm() {
     armedUntil = null;
-    publisher.publishDueOnLane(address()).join();
+    publisher.publishDueOnLane(streamIndex()).join();
   }
 
   @Override

@@ -6,11 +6,13 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
@@ -20,37 +22,41 @@ import java.util.concurrent.atomic.LongAdder;
 import org.rhumbatron.coordinator.actor.ActorAddress;
 import org.rhumbatron.coordinator.actor.ActorAlarms;
 import org.rhumbatron.coordinator.actor.SerialExecutor;
-import org.rhumbatron.platform.eventlog.EventLogTransport;
 import org.rhumbatron.platform.config.Settings;
 import org.rhumbatron.platform.db.Database;
 import org.rhumbatron.platform.db.Tx;
+import org.rhumbatron.platform.eventlog.EventLogTransport;
 import org.rhumbatron.protocol.EventStreams;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Moves an actor's outbox rows to the event log: {@link #publishDue} sends at most 100 rows (the
- * seed's cap) in outbox order to stream {@code fnv1a32(projectId) mod 8} with {@code Nats-Msg-Id}
- * = eventId, and moves each row along the seed's state diagram ({@link OutboxRowState}).
+ * Moves outbox rows to the event log: {@link #publishDue} sends the waiting rows of one stream
+ * {@code EVENTS_NN} (where {@code NN = fnv1a32(projectId) mod 8}) with {@code Nats-Msg-Id} =
+ * eventId, at most 100 rows per project per run (the seed's cap), and moves each row along the
+ * seed's state diagram ({@link OutboxRowState}).
  *
- * <p>Order: a row in retry_wait holds back the actor's later rows, so the Events of one outbox
- * reach the stream in commit order, also across a failed send and its retries. While the
- * connection is down nothing is sent and no attempt is counted: rows wait, and the publisher is
- * kicked again on reconnect. Runs for one actor never overlap (one lane per actor).
+ * <p>Order: rows go out in outbox order, and a row in retry_wait holds back the later rows of its
+ * actor, so the Events of one outbox reach the stream in commit order, also across a failed send
+ * and its retries. While the connection is down nothing is sent and no attempt is counted: rows
+ * wait, and the publisher is kicked again on reconnect. One lane per stream, so runs of a stream
+ * never overlap; the 8 streams publish in parallel.
  */
 public final class OutboxPublisher {
   private static final Logger log = LoggerFactory.getLogger(OutboxPublisher.class);
+
+  /** Rows read per run of a stream (across its projects); each project still gets at most 100. */
+  static final int ROWS_PER_RUN = 1_000;
 
   private final Database database;
   private final ActorAlarms alarms;
   private final EventLogTransport transport;
   private final StreamNudges nudges;
   private final Clock clock;
-  private final Executor pool;
-  private final int batch;
+  private final int perProject;
   private final Duration publishTimeout;
   private final OutboxBackoff backoff;
-  private final Map<ActorAddress, Lane> lanes = new ConcurrentHashMap<>();
+  private final Lane[] lanes = new Lane[EventStreams.STREAM_COUNT];
   private final LongAdder published = new LongAdder();
   private final LongAdder failedSends = new LongAdder();
 
@@ -61,18 +67,15 @@ public final class OutboxPublisher {
 
   private record Row(
       long seq,
+      ActorAddress actor,
+      String projectId,
       String eventId,
-      int streamIndex,
       byte[] payload,
       String state,
       int attempts,
       long nextAttemptAtMs) {
     boolean isRetryWait() {
       return OutboxRowState.RETRY_WAIT.column().equals(state);
-    }
-
-    Row asPending() {
-      return new Row(seq, eventId, streamIndex, payload, OutboxRowState.PENDING.column(), attempts, nextAttemptAtMs);
     }
   }
 
@@ -98,14 +101,16 @@ public final class OutboxPublisher {
     this.transport = transport;
     this.nudges = nudges;
     this.clock = clock;
-    this.pool = pool;
-    this.batch = settings.get(Settings.OUTBOX_PUBLISH_BATCH);
+    this.perProject = settings.get(Settings.OUTBOX_PUBLISH_BATCH);
     this.publishTimeout = settings.get(Settings.OUTBOX_PUBLISH_TIMEOUT);
     this.backoff =
         new OutboxBackoff(
             settings.get(Settings.OUTBOX_BACKOFF_INITIAL),
             settings.get(Settings.OUTBOX_BACKOFF_MAX),
             settings.get(Settings.OUTBOX_MAX_ATTEMPTS));
+    for (int i = 0; i < lanes.length; i++) {
+      lanes[i] = new Lane(pool);
+    }
   }
 
   public OutboxBackoff backoff() {
@@ -113,35 +118,35 @@ public final class OutboxPublisher {
   }
 
   /**
-   * Asks for a run for {@code actor} soon, in process (after a commit, on reconnect). Kicks
+   * Asks for a run of {@code streamIndex} soon, in process (after a commit, on reconnect). Kicks
    * coalesce: while a run is queued, more kicks add nothing; a run that starts after a kick sees
    * every row committed before it.
    */
-  public void kick(ActorAddress actor) {
-    Lane lane = lanes.computeIfAbsent(actor, a -> new Lane(pool));
+  public void kick(int streamIndex) {
+    Lane lane = lanes[streamIndex];
     if (lane.scheduled.compareAndSet(false, true)) {
       lane.serial.execute(
           () -> {
             lane.scheduled.set(false);
             try {
-              if (publishDue(actor).more()) {
-                kick(actor);
+              if (publishDue(streamIndex).more()) {
+                kick(streamIndex);
               }
             } catch (RuntimeException e) {
-              log.warn("publishing the outbox of {} failed: {}", actor, e.toString());
+              log.warn(
+                  "publishing to {} failed: {}", EventStreams.streamName(streamIndex), e.toString());
             }
           });
     }
   }
 
-  /** Runs {@link #publishDue} on the actor's lane and completes with its result (the alarm path). */
-  public CompletableFuture<PublishRun> publishDueOnLane(ActorAddress actor) {
-    Lane lane = lanes.computeIfAbsent(actor, a -> new Lane(pool));
+  /** Runs {@link #publishDue} on the stream's lane and completes with its result (alarm path). */
+  public CompletableFuture<PublishRun> publishDueOnLane(int streamIndex) {
     CompletableFuture<PublishRun> result = new CompletableFuture<>();
-    lane.serial.execute(
+    lanes[streamIndex].serial.execute(
         () -> {
           try {
-            result.complete(publishDue(actor));
+            result.complete(publishDue(streamIndex));
           } catch (RuntimeException e) {
             result.completeExceptionally(e);
           }
@@ -149,111 +154,171 @@ public final class OutboxPublisher {
     return result;
   }
 
-  /** Kicks every actor that has pending or due retry_wait rows (start, reconnect). */
+  /** Kicks every stream that has pending or due retry_wait rows (start, reconnect). */
   public int kickAllWaiting() {
-    List<ActorAddress> actors =
+    List<Integer> streams =
         database.read(
             tx ->
                 tx.query(
-                    "SELECT DISTINCT actor_class, actor_id FROM outbox"
-                        + " WHERE state = 'pending' OR (state = 'retry_wait' AND next_attempt_at_ms <= ?)",
-                    rs -> new ActorAddress(rs.getString(1), rs.getString(2)),
+                    "SELECT DISTINCT stream_index FROM outbox WHERE state = 'pending'"
+                        + " OR (state = 'retry_wait' AND next_attempt_at_ms <= ?)",
+                    rs -> rs.getInt(1),
                     clock.millis()));
-    actors.forEach(this::kick);
-    return actors.size();
+    streams.forEach(this::kick);
+    return streams.size();
   }
 
   /**
-   * One run for one actor. Call it only on the actor's lane ({@link #kick}, {@link
-   * #publishDueOnLane}) so that runs of one actor never overlap.
+   * One run for one stream. Call it only on the stream's lane ({@link #kick}, {@link
+   * #publishDueOnLane}) so that runs of a stream never overlap.
    */
-  PublishRun publishDue(ActorAddress actor) {
+  PublishRun publishDue(int streamIndex) {
     long now = clock.millis();
-    // A read first: the write lock is taken only for the outcome, and for the rare due retry_wait.
-    List<Row> rows =
-        database.read(
-            tx ->
-                tx.query(
-                    "SELECT seq, event_id, stream_index, payload, state, attempts, next_attempt_at_ms"
-                        + " FROM outbox WHERE actor_class = ? AND actor_id = ?"
-                        + " AND state IN ('pending', 'retry_wait') ORDER BY seq LIMIT "
-                        + batch,
-                    rs ->
-                        new Row(
-                            rs.getLong(1),
-                            rs.getString(2),
-                            rs.getInt(3),
-                            rs.getBytes(4),
-                            rs.getString(5),
-                            rs.getInt(6),
-                            rs.getLong(7)),
-                    actor.actorClass(),
-                    actor.actorId()));
-    if (!rows.isEmpty() && rows.get(0).isRetryWait() && rows.get(0).nextAttemptAtMs() <= now) {
-      // retry_wait -> pending: the backoff has passed.
-      database.inTransaction(
-          tx ->
-              tx.update(
-                  "UPDATE outbox SET state = 'pending' WHERE actor_class = ? AND actor_id = ?"
-                      + " AND state = 'retry_wait' AND next_attempt_at_ms <= ?",
-                  actor.actorClass(),
-                  actor.actorId(),
-                  now));
-      rows = rows.stream().map(r -> r.isRetryWait() && r.nextAttemptAtMs() <= now ? r.asPending() : r).toList();
-    }
+    List<Row> rows = waitingRows(streamIndex);
     if (rows.isEmpty()) {
       return PublishRun.NOTHING;
     }
+    Set<ActorAddress> held = new HashSet<>();
+    Map<String, Integer> sentPerProject = new HashMap<>();
+    List<Row> dueRetries = new ArrayList<>();
+    List<Row> unbound = new ArrayList<>();
     List<Row> sent = new ArrayList<>();
     List<CompletableFuture<Long>> acks = new ArrayList<>();
-    List<Row> unbound = new ArrayList<>();
-    boolean stopped = false;
+    boolean disconnected = false;
+    boolean capped = false;
+    boolean bound = transport.boundStreams().contains(streamIndex);
     for (Row row : rows) {
-      if (row.isRetryWait() || !transport.isConnected()) {
-        stopped = true; // head of line waits, or NATS is down: later rows wait behind it
-        break;
+      if (held.contains(row.actor())) {
+        continue; // an earlier row of this actor waits: keep the actor's order
       }
-      if (!transport.boundStreams().contains(row.streamIndex())) {
+      if (row.isRetryWait()) {
+        if (row.nextAttemptAtMs() > now) {
+          held.add(row.actor());
+          continue;
+        }
+        dueRetries.add(row); // retry_wait -> pending: the backoff has passed
+      }
+      if (!bound) {
         unbound.add(row);
         continue;
       }
+      if (!transport.isConnected()) {
+        disconnected = true; // nothing is sent and no attempt counted while NATS is down
+        break;
+      }
+      if (sentPerProject.merge(row.projectId(), 1, Integer::sum) > perProject) {
+        held.add(row.actor());
+        capped = true;
+        continue;
+      }
       sent.add(row);
-      acks.add(transport.publish(row.streamIndex(), row.eventId(), row.payload()));
+      acks.add(transport.publish(streamIndex, row.eventId(), row.payload()));
     }
     Outcome outcome = collect(sent, acks);
-    boolean anyAcked = outcome.ackedSeqs.stream().anyMatch(seq -> seq != null);
-    boolean countFailure = outcome.firstFailure >= 0 && outcome.countAttempt;
-    if (!unbound.isEmpty() || anyAcked || countFailure) {
-      recordOutcome(actor, sent, unbound, outcome);
+    if (!dueRetries.isEmpty() || !unbound.isEmpty() || outcome.anyAcked() || outcome.anyCounted()) {
+      recordOutcome(streamIndex, sent, dueRetries, unbound, outcome);
     }
-    int publishedNow = (int) outcome.ackedSeqs.stream().filter(seq -> seq != null).count();
+    int publishedNow = outcome.publishedCount();
     published.add(publishedNow);
     if (publishedNow > 0) {
-      nudges.nudge(sent.get(0).streamIndex());
+      nudges.nudge(streamIndex);
     }
-    if (outcome.firstFailure >= 0) {
-      failedSends.increment();
+    if (!outcome.failures.isEmpty()) {
+      failedSends.add(outcome.failures.size());
+      Failure first = outcome.failures.values().iterator().next();
       log.warn(
-          "outbox of {}: send of {} failed: {}",
-          actor,
-          sent.get(outcome.firstFailure).eventId(),
-          outcome.error);
+          "{}: {} send(s) failed, first {}: {}",
+          EventStreams.streamName(streamIndex),
+          outcome.failures.size(),
+          sent.get(first.index()).eventId(),
+          first.error());
     }
-    boolean more = rows.size() == batch && !stopped && outcome.firstFailure < 0;
-    return new PublishRun(publishedNow, countFailure ? 1 : 0, unbound.size(), more);
+    boolean more = !disconnected && outcome.failures.isEmpty() && (capped || rows.size() == ROWS_PER_RUN);
+    int retrying = (int) outcome.failures.values().stream().filter(Failure::counted).count();
+    return new PublishRun(publishedNow, retrying, unbound.size(), more);
   }
 
-  /** One write transaction with what the run did: published rows, a failed send, unbound rows. */
-  private void recordOutcome(ActorAddress actor, List<Row> sent, List<Row> unbound, Outcome outcome) {
+  private List<Row> waitingRows(int streamIndex) {
+    return database.read(
+        tx ->
+            tx.query(
+                "SELECT seq, actor_class, actor_id, project_id, event_id, payload, state, attempts,"
+                    + " next_attempt_at_ms FROM outbox WHERE stream_index = ?"
+                    + " AND state IN ('pending', 'retry_wait') ORDER BY seq LIMIT "
+                    + ROWS_PER_RUN,
+                rs ->
+                    new Row(
+                        rs.getLong(1),
+                        new ActorAddress(rs.getString(2), rs.getString(3)),
+                        rs.getString(4),
+                        rs.getString(5),
+                        rs.getBytes(6),
+                        rs.getString(7),
+                        rs.getInt(8),
+                        rs.getLong(9)),
+                streamIndex));
+  }
+
+  /** The first failed send of an actor in a run; later rows of that actor stay pending. */
+  private record Failure(int index, String error, boolean counted) {}
+
+  private static final class Outcome {
+    final List<Long> ackedSeqs = new ArrayList<>();
+    final Map<ActorAddress, Failure> failures = new java.util.LinkedHashMap<>();
+
+    boolean anyAcked() {
+      return ackedSeqs.stream().anyMatch(s -> s != null);
+    }
+
+    boolean anyCounted() {
+      return failures.values().stream().anyMatch(Failure::counted);
+    }
+
+    int publishedCount() {
+      return (int) ackedSeqs.stream().filter(s -> s != null).count();
+    }
+  }
+
+  private Outcome collect(List<Row> sent, List<CompletableFuture<Long>> acks) {
+    Outcome outcome = new Outcome();
+    long deadline = System.nanoTime() + publishTimeout.toNanos();
+    for (int i = 0; i < acks.size(); i++) {
+      Long seq = null;
+      String error = null;
+      try {
+        seq = acks.get(i).get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+      } catch (ExecutionException | TimeoutException e) {
+        Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
+        error = cause.getClass().getSimpleName() + ": " + cause.getMessage();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        error = "interrupted";
+      }
+      outcome.ackedSeqs.add(seq);
+      if (error != null) {
+        // A send that failed because the connection dropped is not the row's fault.
+        boolean counted = transport.isConnected() && !"interrupted".equals(error);
+        outcome.failures.putIfAbsent(sent.get(i).actor(), new Failure(i, error, counted));
+      }
+    }
+    return outcome;
+  }
+
+  /** One write transaction with what the run did. */
+  private void recordOutcome(
+      int streamIndex, List<Row> sent, List<Row> dueRetries, List<Row> unbound, Outcome outcome) {
     long now = clock.millis();
     database.inTransaction(
         tx -> {
+          for (Row row : dueRetries) {
+            tx.update("UPDATE outbox SET state = 'pending' WHERE seq = ?", row.seq());
+          }
           for (Row row : unbound) {
             markFailed(
                 tx,
                 row,
                 row.attempts(),
-                "no producer binding for stream " + EventStreams.streamName(row.streamIndex()));
+                "no producer binding for stream " + EventStreams.streamName(streamIndex));
           }
           try (PreparedStatement ps =
               tx.connection()
@@ -271,62 +336,31 @@ public final class OutboxPublisher {
             }
             ps.executeBatch();
           }
-          if (outcome.firstFailure >= 0 && outcome.countAttempt) {
-            Row row = sent.get(outcome.firstFailure);
-            int attempts = row.attempts() + 1;
-            if (backoff.isLast(attempts)) {
-              markFailed(tx, row, attempts, outcome.error);
-            } else {
-              Instant next = clock.instant().plus(backoff.delayAfter(attempts));
-              tx.update(
-                  "UPDATE outbox SET state = 'retry_wait', attempts = ?, next_attempt_at_ms = ?,"
-                      + " last_error = ? WHERE seq = ?",
-                  attempts,
-                  next.toEpochMilli(),
-                  outcome.error,
-                  row.seq());
-              // retry_wait -> pending is the alarm's job: wake the actor when the backoff ends.
-              alarms.setIfEarlier(tx, actor, next);
+          for (Failure failure : outcome.failures.values()) {
+            if (failure.counted()) {
+              recordFailedSend(tx, sent.get(failure.index()), failure.error());
             }
           }
           return null;
         });
   }
 
-  private static final class Outcome {
-    final List<Long> ackedSeqs = new ArrayList<>();
-    int firstFailure = -1;
-    String error;
-    boolean countAttempt = true;
-  }
-
-  private Outcome collect(List<Row> sent, List<CompletableFuture<Long>> acks) {
-    Outcome outcome = new Outcome();
-    long deadline = System.nanoTime() + publishTimeout.toNanos();
-    for (int i = 0; i < acks.size(); i++) {
-      Long seq = null;
-      try {
-        long wait = Math.max(0, deadline - System.nanoTime());
-        seq = acks.get(i).get(wait, TimeUnit.NANOSECONDS);
-      } catch (ExecutionException | TimeoutException e) {
-        if (outcome.firstFailure < 0) {
-          outcome.firstFailure = i;
-          Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
-          outcome.error = cause.getClass().getSimpleName() + ": " + cause.getMessage();
-          // A send that failed because the connection dropped is not the row's fault.
-          outcome.countAttempt = transport.isConnected();
-        }
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        if (outcome.firstFailure < 0) {
-          outcome.firstFailure = i;
-          outcome.error = "interrupted";
-          outcome.countAttempt = false;
-        }
-      }
-      outcome.ackedSeqs.add(seq);
+  private void recordFailedSend(Tx tx, Row row, String error) throws SQLException {
+    int attempts = row.attempts() + 1;
+    if (backoff.isLast(attempts)) {
+      markFailed(tx, row, attempts, error);
+      return;
     }
-    return outcome;
+    Instant next = clock.instant().plus(backoff.delayAfter(attempts));
+    tx.update(
+        "UPDATE outbox SET state = 'retry_wait', attempts = ?, next_attempt_at_ms = ?,"
+            + " last_error = ? WHERE seq = ?",
+        attempts,
+        next.toEpochMilli(),
+        error,
+        row.seq());
+    // retry_wait -> pending is the alarm's job: wake the actor when the backoff ends.
+    alarms.setIfEarlier(tx, row.actor(), next);
   }
 
   private void markFailed(Tx tx, Row row, int attempts, String error) throws SQLException {

@@ -29,6 +29,7 @@ public final class ProjectRootActor extends OutboxActor {
     return new ActorType<>(ACTOR_CLASS, c -> new ProjectRootActor(c, outbox, publisher));
   }
 
+  @Override
   public String projectId() {
     return address().actorId();
   }

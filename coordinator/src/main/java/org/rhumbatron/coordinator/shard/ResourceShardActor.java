@@ -20,6 +20,12 @@ public final class ResourceShardActor extends OutboxActor {
     super(context, outbox, publisher);
   }
 
+  @Override
+  public String projectId() {
+    String id = address().actorId();
+    return id.substring(0, id.lastIndexOf(':'));
+  }
+
   public static ActorType<ResourceShardActor> type(Outbox outbox, OutboxPublisher publisher) {
     return new ActorType<>(ACTOR_CLASS, c -> new ResourceShardActor(c, outbox, publisher));
   }

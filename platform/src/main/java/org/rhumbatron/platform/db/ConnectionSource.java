@@ -16,6 +16,11 @@ interface ConnectionSource extends AutoCloseable {
 
   void releaseReader(Connection c);
 
+  /** The statement cache of a long-lived connection, or null when connections are pooled. */
+  default StatementCache statements(Connection c) {
+    return null;
+  }
+
   @Override
   void close();
 }

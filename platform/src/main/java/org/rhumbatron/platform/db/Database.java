@@ -118,14 +118,10 @@ public final class Database implements AutoCloseable {
           tx -> {
             for (GroupCommit.Pending<?> p : batch) {
               p.reset();
-              try (Statement st = tx.connection().createStatement()) {
-                st.execute("SAVEPOINT member");
-              }
+              tx.update("SAVEPOINT member");
               try {
                 p.run(tx);
-                try (Statement st = tx.connection().createStatement()) {
-                  st.execute("RELEASE member");
-                }
+                tx.update("RELEASE member");
               } catch (SQLException | RuntimeException e) {
                 SQLException transientCause =
                     e instanceof SQLException s && dialect.isTransient(s) ? s : transientCause(e);
@@ -244,7 +240,7 @@ public final class Database implements AutoCloseable {
       }
       begun = true;
       T result;
-      current.set(new Tx(c, dialect));
+      current.set(new Tx(c, dialect, connections.statements(c)));
       try {
         result = work.run(current.get());
       } finally {

@@ -7,6 +7,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -18,6 +19,8 @@ import java.util.concurrent.locks.ReentrantLock;
 final class GroupCommit {
   /** Enough to amortize a commit; small enough that one batch stays a few milliseconds. */
   static final int MAX_BATCH = 128;
+
+  private static final long PARK_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
 
   private final Database database;
   private final ConcurrentLinkedQueue<Pending<?>> queue = new ConcurrentLinkedQueue<>();
@@ -40,8 +43,18 @@ final class GroupCommit {
         } finally {
           leader.unlock();
         }
+        // Hand leadership on: wake the oldest waiter so that it leads the next batch.
+        Pending<?> next = queue.peek();
+        if (next != null) {
+          LockSupport.unpark(next.waiter);
+        }
       } else {
-        mine.awaitBriefly();
+        // Parked until our batch committed or the leader hands on; the timeout is a safety net.
+        LockSupport.parkNanos(this, PARK_NANOS);
+        if (Thread.interrupted()) {
+          Thread.currentThread().interrupt();
+          throw new DatabaseException("interrupted while waiting for a group commit");
+        }
       }
     }
     return mine.get();
@@ -69,6 +82,7 @@ final class GroupCommit {
   /** One caller's work in a batch, and its outcome once the batch committed (or failed). */
   static final class Pending<T> {
     private final TxWork<T> work;
+    private final Thread waiter = Thread.currentThread();
     private final CountDownLatch done = new CountDownLatch(1);
     private T result;
     private Throwable failure;
@@ -101,6 +115,7 @@ final class GroupCommit {
       }
       failure = e;
       done.countDown();
+      LockSupport.unpark(waiter);
     }
 
     /** The batch committed: members that ran successfully complete with their result. */
@@ -112,19 +127,11 @@ final class GroupCommit {
         failure = new IllegalStateException("work was not run in its batch");
       }
       done.countDown();
+      LockSupport.unpark(waiter);
     }
 
     boolean isDone() {
       return done.getCount() == 0;
-    }
-
-    void awaitBriefly() {
-      try {
-        done.await(200, TimeUnit.MICROSECONDS);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new DatabaseException("interrupted while waiting for a group commit", e);
-      }
     }
 
     T get() {

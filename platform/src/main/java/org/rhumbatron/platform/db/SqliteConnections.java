@@ -32,6 +32,8 @@ final class SqliteConnections implements ConnectionSource {
   private final ReentrantLock writerLock = new ReentrantLock(true);
   private final Connection writer;
   private final BlockingQueue<Connection> readers;
+  private final java.util.Map<Connection, StatementCache> caches =
+      new java.util.concurrent.ConcurrentHashMap<>();
   private volatile boolean closed;
 
   SqliteConnections(DatabaseUrl url, Duration busyTimeout, int readerCount) throws SQLException {
@@ -122,6 +124,11 @@ final class SqliteConnections implements ConnectionSource {
     } else {
       readers.add(c);
     }
+  }
+
+  @Override
+  public StatementCache statements(Connection c) {
+    return caches.computeIfAbsent(c, StatementCache::new);
   }
 
   @Override

@@ -18,10 +18,29 @@ public final class Tx {
 
   private final Connection connection;
   private final Dialect dialect;
+  private final StatementCache cache;
 
-  Tx(Connection connection, Dialect dialect) {
+  Tx(Connection connection, Dialect dialect, StatementCache cache) {
     this.connection = connection;
     this.dialect = dialect;
+    this.cache = cache;
+  }
+
+  /** A statement for {@code sql}: cached on long-lived connections, else prepared now. */
+  private PreparedStatement prepare(String sql) throws SQLException {
+    if (cache == null) {
+      return connection.prepareStatement(sql);
+    }
+    PreparedStatement ps = cache.get(sql);
+    ps.clearParameters();
+    return ps;
+  }
+
+  /** Closes a statement that is not cached; a cached one stays open for the next use. */
+  private void done(PreparedStatement ps) throws SQLException {
+    if (cache == null) {
+      ps.close();
+    }
   }
 
   /** The underlying connection; do not commit, roll back or close it. */
@@ -35,16 +54,21 @@ public final class Tx {
 
   /** Runs an INSERT, UPDATE or DELETE and returns the number of rows changed. */
   public int update(String sql, Object... args) throws SQLException {
-    try (PreparedStatement ps = connection.prepareStatement(sql)) {
+    PreparedStatement ps = prepare(sql);
+    try {
       bind(ps, args);
       return ps.executeUpdate();
+    } finally {
+      done(ps);
     }
   }
 
   /** All rows of a query, mapped. */
   public <T> List<T> query(String sql, RowMapper<T> mapper, Object... args) throws SQLException {
-    try (PreparedStatement ps = connection.prepareStatement(sql)) {
+    PreparedStatement ps = prepare(sql);
+    try {
       bind(ps, args);
+      ps.setMaxRows(0);
       try (ResultSet rs = ps.executeQuery()) {
         List<T> rows = new ArrayList<>();
         while (rs.next()) {
@@ -52,18 +76,23 @@ public final class Tx {
         }
         return rows;
       }
+    } finally {
+      done(ps);
     }
   }
 
   /** The first row of a query, mapped, or empty. */
   public <T> Optional<T> queryFirst(String sql, RowMapper<T> mapper, Object... args)
       throws SQLException {
-    try (PreparedStatement ps = connection.prepareStatement(sql)) {
+    PreparedStatement ps = prepare(sql);
+    try {
       bind(ps, args);
       ps.setMaxRows(1);
       try (ResultSet rs = ps.executeQuery()) {
         return rs.next() ? Optional.ofNullable(mapper.map(rs)) : Optional.empty();
       }
+    } finally {
+      done(ps);
     }
   }
 
