@@ -63,7 +63,10 @@ final class BenchCommand implements Runnable {
         String db =
             common.db != null
                 ? common.db
-                : common.data.resolve("bench-outbox-" + ProcessHandle.current().pid() + ".db").toString();
+                : common
+                    .data
+                    .resolve("bench-outbox-" + ProcessHandle.current().pid() + ".db")
+                    .toString();
         System.out.println(new OutboxBench(url, db, count, actors, latencySeconds).run());
         return 0;
       } finally {

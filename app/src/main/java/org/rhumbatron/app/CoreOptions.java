@@ -15,13 +15,15 @@ final class CoreOptions {
   @Option(
       names = "--data",
       defaultValue = "data",
-      description = "Data directory (SQLite file, private nats-server store). Default: ${DEFAULT-VALUE}")
+      description =
+          "Data directory (SQLite file, private nats-server store). Default: ${DEFAULT-VALUE}")
   Path data;
 
   @Option(
       names = "--http",
       defaultValue = "8080",
-      description = "HTTP port for /healthz and the API (0 = any free port). Default: ${DEFAULT-VALUE}")
+      description =
+          "HTTP port for /healthz and the API (0 = any free port). Default: ${DEFAULT-VALUE}")
   int http;
 
   @Option(

@@ -20,8 +20,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Wires and runs core: NATS (own or private), the JetStream topology, the database, the
- * coordinator (actors, outboxes, publisher) and the HTTP server.
+ * Wires and runs core: NATS (own or private), the JetStream topology, the database, the coordinator
+ * (actors, outboxes, publisher) and the HTTP server.
  */
 final class CoreService implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(CoreService.class);
@@ -82,8 +82,7 @@ final class CoreService implements AutoCloseable {
       database =
           Database.open(config.databaseUrl(), DatabaseOptions.builder().clock(clock).build());
       coordinator =
-          new Coordinator(
-              database, JetStreamEventLog.bind(nats), clock, config.settings(), nudges);
+          new Coordinator(database, JetStreamEventLog.bind(nats), clock, config.settings(), nudges);
       onReconnect.set(coordinator);
       int waiting = coordinator.recover();
       coordinator.startAlarms(ALARM_TICK, UNLOAD_IDLE_AFTER);

@@ -231,7 +231,9 @@ final class OutboxBench {
       NatsMessage m =
           NatsMessage.builder()
               .subject(EventStreams.streamSubject(i % EventStreams.STREAM_COUNT))
-              .headers(new Headers().put(org.rhumbatron.protocol.Headers.MSG_ID, StableIds.randomEventId()))
+              .headers(
+                  new Headers()
+                      .put(org.rhumbatron.protocol.Headers.MSG_ID, StableIds.randomEventId()))
               .data(body)
               .build();
       window.add(js.publishAsync(m));

@@ -23,14 +23,11 @@ class CoreServiceTest {
 
   @Test
   void createsTheTopologyAgainstAGivenServerAndServesHealthz() throws Exception {
-    try (CoreService core =
-        CoreService.start(CoreOptions.config(nats.url(), data, 0, Map.of()))) {
+    try (CoreService core = CoreService.start(CoreOptions.config(nats.url(), data, 0, Map.of()))) {
       assertThat(healthz(core.httpPort())).contains("\"status\":\"ok\"");
       try (Connection c = Nats.connect(nats.url())) {
         JetStreamManagement jsm = c.jetStreamManagement();
-        assertThat(jsm.getStreamNames())
-            .contains("EVENTS_00", "EVENTS_07", "COMMANDS")
-            .hasSize(9);
+        assertThat(jsm.getStreamNames()).contains("EVENTS_00", "EVENTS_07", "COMMANDS").hasSize(9);
       }
     }
   }

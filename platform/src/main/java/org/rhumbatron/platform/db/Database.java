@@ -3,9 +3,9 @@ package org.rhumbatron.platform.db;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.List;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.LongAdder;
 import org.slf4j.Logger;
@@ -107,9 +107,9 @@ public final class Database implements AutoCloseable {
   }
 
   /**
-   * Runs several callers' write work in one transaction: each in its own savepoint, so one
-   * caller's exception rolls back only its own writes. The whole batch commits once (group
-   * commit) and reruns as a whole after a transient error.
+   * Runs several callers' write work in one transaction: each in its own savepoint, so one caller's
+   * exception rolls back only its own writes. The whole batch commits once (group commit) and
+   * reruns as a whole after a transient error.
    */
   void runBatch(List<GroupCommit.Pending<?>> batch) {
     try {

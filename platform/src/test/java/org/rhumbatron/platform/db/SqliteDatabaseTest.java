@@ -165,9 +165,11 @@ class SqliteDatabaseTest extends DatabaseContract {
       }
       assertThat(failed).isEqualTo(20);
       Long committed =
-          db.read(tx -> tx.queryLong("SELECT COUNT(*) FROM processed_events WHERE consumer = 'gc'"));
+          db.read(
+              tx -> tx.queryLong("SELECT COUNT(*) FROM processed_events WHERE consumer = 'gc'"));
       Long failedRow =
-          db.read(tx -> tx.queryLong("SELECT COUNT(*) FROM processed_events WHERE event_id = 'e7'"));
+          db.read(
+              tx -> tx.queryLong("SELECT COUNT(*) FROM processed_events WHERE event_id = 'e7'"));
       assertThat(committed).as("every write but the failing ones committed").isEqualTo(1_980L);
       assertThat(failedRow).isZero();
       assertThat(db.groupCommits()).as("16 concurrent writers shared commits").isPositive();
