@@ -3,6 +3,7 @@ package org.rhumbatron.app;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicReference;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 
@@ -14,16 +15,22 @@ final class CoreCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    CoreService service = CoreService.start(options.toConfig());
+    CoreConfig config = options.toConfig();
+    // The hook is in place before core says it is up, so a SIGTERM right after that stops it.
+    AtomicReference<CoreService> running = new AtomicReference<>();
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime()
         .addShutdownHook(
             new Thread(
                 () -> {
-                  service.close();
+                  CoreService service = running.get();
+                  if (service != null) {
+                    service.close();
+                  }
                   stopped.countDown();
                 },
                 "rhumbatron-shutdown"));
+    CoreService service = CoreService.start(config, running::set);
     service.awaitClose();
     stopped.await();
     return 0;

@@ -50,10 +50,20 @@ final class CoreService implements AutoCloseable {
   }
 
   static CoreService start(CoreConfig config) throws IOException, InterruptedException {
-    return start(config, Clock.systemUTC(), StreamNudges.NONE);
+    return start(config, service -> {});
   }
 
-  static CoreService start(CoreConfig config, Clock clock, StreamNudges nudges)
+  /** Starts core; {@code started} sees the service before core logs that it is up. */
+  static CoreService start(CoreConfig config, java.util.function.Consumer<CoreService> started)
+      throws IOException, InterruptedException {
+    return start(config, Clock.systemUTC(), StreamNudges.NONE, started);
+  }
+
+  static CoreService start(
+      CoreConfig config,
+      Clock clock,
+      StreamNudges nudges,
+      java.util.function.Consumer<CoreService> started)
       throws IOException, InterruptedException {
     Files.createDirectories(config.dataDir());
     PrivateNatsServer privateNats = null;
@@ -87,13 +97,15 @@ final class CoreService implements AutoCloseable {
       int waiting = coordinator.recover();
       coordinator.startAlarms(ALARM_TICK, UNLOAD_IDLE_AFTER);
       http = HttpServer.start(config.httpPort(), nats);
+      CoreService service = new CoreService(privateNats, nats, database, coordinator, http);
+      started.accept(service);
       log.info(
           "core is up: nats {}, http port {}, database {}, {} streams resumed",
           url,
           http.port(),
           database,
           waiting);
-      return new CoreService(privateNats, nats, database, coordinator, http);
+      return service;
     } catch (RuntimeException | IOException | InterruptedException e) {
       closeQuietly(http, coordinator, database, nats, privateNats);
       throw e;

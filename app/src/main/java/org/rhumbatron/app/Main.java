@@ -13,6 +13,9 @@ import picocli.CommandLine.Command;
 public final class Main implements Runnable {
 
   public static void main(String[] args) {
+    // Logback's servlet initializer would stop logging when Jetty shuts down, racing core's own
+    // shutdown hook, whose last lines ("core stopped") would then be lost.
+    System.setProperty("logbackDisableServletContainerInitializer", "true");
     int code = run(args);
     if (code != 0) {
       System.exit(code);

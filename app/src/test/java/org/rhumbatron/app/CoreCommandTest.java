@@ -39,10 +39,11 @@ class CoreCommandTest {
       assertThat(lines).anyMatch(l -> l.contains("started a private nats-server"));
       assertThat(CoreServiceTest.healthz(Integer.parseInt(m.group(2)))).contains("ok");
 
-      core.destroy(); // SIGTERM
+      // SIGTERM through the handle: Process.destroy() would also close our end of its output.
+      core.toHandle().destroy();
       assertThat(core.waitFor(30, TimeUnit.SECONDS)).isTrue();
       reader.join(5_000);
-      assertThat(lines).anyMatch(l -> l.contains("core stopped"));
+      assertThat(lines).as("exit %d", core.exitValue()).anyMatch(l -> l.contains("core stopped"));
       assertThat(PortProbe.accepts(java.net.URI.create(m.group(1).replace("nats", "tcp"))))
           .as("the private nats-server stops with core")
           .isFalse();
