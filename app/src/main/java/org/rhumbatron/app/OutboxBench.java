@@ -177,6 +177,7 @@ final class OutboxBench {
       long k = seq[0]++;
       String projectId = "p-bench-" + (i % writers.size());
       Event event = event(projectId, k);
+      var encoded = writer.encode(event); // as a caller that knows its Event before the commit
       writer
           .change(
               (tx, out) -> {
@@ -190,7 +191,7 @@ final class OutboxBench {
                     writer.address().actorId(),
                     Long.toString(k),
                     clock.millis());
-                out.append(event);
+                out.append(encoded);
                 return null;
               })
           .whenComplete(

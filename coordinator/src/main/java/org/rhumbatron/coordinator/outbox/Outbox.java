@@ -26,8 +26,24 @@ public final class Outbox {
     this.clock = clock;
   }
 
+  /**
+   * An Event already encoded (and validated against its schema). Encoding before the transaction
+   * keeps that CPU work off the database's single writer.
+   */
+  public record Encoded(Event event, byte[] json) {}
+
+  public Encoded encode(Event event) {
+    return new Encoded(event, codec.encodeEvent(event));
+  }
+
   /** Returns true when the row is new, false when the event id was there already. */
   public boolean append(Tx tx, ActorAddress actor, Event event) throws SQLException {
+    return append(tx, actor, encode(event));
+  }
+
+  /** Appends an encoded Event; true when the row is new. */
+  public boolean append(Tx tx, ActorAddress actor, Encoded encoded) throws SQLException {
+    Event event = encoded.event();
     int stream = EventStreams.streamIndex(event.projectId());
     long now = clock.millis();
     return tx.update(
@@ -39,7 +55,7 @@ public final class Outbox {
             event.eventType().wireName(),
             stream,
             EventStreams.streamSubject(stream),
-            codec.encodeEvent(event),
+            encoded.json(),
             now,
             now)
         == 1;

@@ -28,10 +28,17 @@ public abstract class OutboxActor extends Actor {
   }
 
   /** Appends Events to this actor's outbox in the running transaction. */
-  @FunctionalInterface
   public interface Appender {
     /** Returns false when the event id was there already (the repeat is ignored). */
     boolean append(Event event) throws SQLException;
+
+    /** The same for an Event encoded before the transaction ({@link #encode}). */
+    boolean append(Outbox.Encoded event) throws SQLException;
+  }
+
+  /** Encodes an Event outside the transaction, so the writer does less while it holds the lock. */
+  public final Outbox.Encoded encode(Event event) {
+    return outbox.encode(event);
   }
 
   protected OutboxActor(ActorContext context, Outbox outbox, OutboxPublisher publisher) {
@@ -70,10 +77,18 @@ public abstract class OutboxActor extends Actor {
                         T r =
                             work.run(
                                 tx,
-                                event -> {
-                                  boolean fresh = outbox.append(tx, address(), event);
-                                  appended[0] |= fresh;
-                                  return fresh;
+                                new Appender() {
+                                  @Override
+                                  public boolean append(Event event) throws SQLException {
+                                    return append(outbox.encode(event));
+                                  }
+
+                                  @Override
+                                  public boolean append(Outbox.Encoded event) throws SQLException {
+                                    boolean fresh = outbox.append(tx, address(), event);
+                                    appended[0] |= fresh;
+                                    return fresh;
+                                  }
                                 });
                         if (appended[0] && (armedUntil == null || !armedUntil.isAfter(clock().instant()))) {
                           context().alarms().setIfEarlier(tx, address(), backstop);

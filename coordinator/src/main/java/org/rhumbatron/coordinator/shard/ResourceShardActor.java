@@ -41,10 +41,11 @@ public final class ResourceShardActor extends OutboxActor {
    * step adds nothing.
    */
   public CompletableFuture<Integer> appendEvents(List<Event> events) {
+    List<Outbox.Encoded> encoded = events.stream().map(this::encode).toList();
     return transactWithEvents(
         (tx, out) -> {
           int fresh = 0;
-          for (Event e : events) {
+          for (Outbox.Encoded e : encoded) {
             if (out.append(e)) {
               fresh++;
             }
