@@ -53,9 +53,12 @@ public final class Coordinator implements AutoCloseable {
     this.runtime = new ActorRuntime(database, clock, settings, ACTOR_THREADS);
     this.publishPool = Executors.newFixedThreadPool(PUBLISH_THREADS, daemon("outbox-publisher"));
     this.recoveryPool = Executors.newSingleThreadExecutor(daemon("outbox-recovery"));
-    this.publisher = new OutboxPublisher(database, runtime.alarms(), transport, nudges, clock, settings, publishPool);
+    this.publisher =
+        new OutboxPublisher(
+            database, runtime.alarms(), transport, nudges, clock, settings, publishPool);
     this.repair =
-        new LostTailRepair(database, transport, clock, settings.get(Settings.OUTBOX_KEEP_PUBLISHED));
+        new LostTailRepair(
+            database, transport, clock, settings.get(Settings.OUTBOX_KEEP_PUBLISHED));
     Outbox outbox = new Outbox(new EnvelopeCodec(), clock);
     this.roots = ProjectRootActor.type(outbox, publisher);
     this.shards = ResourceShardActor.type(outbox, publisher);

@@ -48,8 +48,8 @@ public final class CoordinatorFixture implements AutoCloseable {
     self[0] = coordinator;
   }
 
-  public static CoordinatorFixture start(String dbUrl, String natsUrl, SettableClock clock, Settings settings)
-      throws Exception {
+  public static CoordinatorFixture start(
+      String dbUrl, String natsUrl, SettableClock clock, Settings settings) throws Exception {
     return new CoordinatorFixture(dbUrl, natsUrl, clock, settings, null);
   }
 

@@ -22,7 +22,8 @@ public final class NumberedEvents {
 
   /** The stable id of event number {@code n} of {@code projectId}. */
   public static String idOf(String projectId, int n) {
-    return StableIds.stableEventId(changeOf(projectId), EventType.TASK_COMPLETED, "task-load", "n" + n);
+    return StableIds.stableEventId(
+        changeOf(projectId), EventType.TASK_COMPLETED, "task-load", "n" + n);
   }
 
   public static Event event(String projectId, int n, Instant at) {

@@ -19,7 +19,9 @@ public final class StreamContents {
 
   private StreamContents() {}
 
-  /** The Events of {@code projectId} on its stream, in stream order, each with its msg id checked. */
+  /**
+   * The Events of {@code projectId} on its stream, in stream order, each with its msg id checked.
+   */
   public static List<Event> eventsOf(Connection nats, String projectId)
       throws IOException, JetStreamApiException {
     int stream = EventStreams.streamIndex(projectId);

@@ -9,8 +9,8 @@ import org.rhumbatron.platform.db.Tx;
 
 /**
  * The persisted alarms ({@code actor_alarms}): one per actor, {@code due_at_ms} NULL when none is
- * set. The row also keeps the day's fire count for {@link AlarmGuard}, so deleting and re-arming
- * an alarm does not reset the cap.
+ * set. The row also keeps the day's fire count for {@link AlarmGuard}, so deleting and re-arming an
+ * alarm does not reset the cap.
  */
 public final class ActorAlarms {
   private final Clock clock;
@@ -66,7 +66,8 @@ public final class ActorAlarms {
   public List<ActorAddress> due(Tx tx, Instant now, int limit) throws SQLException {
     return tx.query(
         "SELECT actor_class, actor_id FROM actor_alarms"
-            + " WHERE due_at_ms IS NOT NULL AND due_at_ms <= ? ORDER BY due_at_ms LIMIT " + limit,
+            + " WHERE due_at_ms IS NOT NULL AND due_at_ms <= ? ORDER BY due_at_ms LIMIT "
+            + limit,
         rs -> new ActorAddress(rs.getString(1), rs.getString(2)),
         now.toEpochMilli());
   }

@@ -84,7 +84,8 @@ public final class ActorRuntime implements AutoCloseable {
               }
               SerialExecutor lane = new SerialExecutor(pool);
               Actor actor =
-                  type.factory().apply(new ActorContext(a, database, clock, settings, lane, alarms));
+                  type.factory()
+                      .apply(new ActorContext(a, database, clock, settings, lane, alarms));
               return new Loaded(actor, lane, new long[] {clock.millis()});
             });
     entry.lastUsedMs()[0] = clock.millis();
@@ -150,7 +151,9 @@ public final class ActorRuntime implements AutoCloseable {
   public int unloadIdle(Duration idleFor) {
     long cutoff = clock.millis() - idleFor.toMillis();
     int before = loaded.size();
-    loaded.entrySet().removeIf(e -> e.getValue().lane().isIdle() && e.getValue().lastUsedMs()[0] <= cutoff);
+    loaded
+        .entrySet()
+        .removeIf(e -> e.getValue().lane().isIdle() && e.getValue().lastUsedMs()[0] <= cutoff);
     return before - loaded.size();
   }
 

@@ -60,8 +60,8 @@ public final class AlarmGuard {
     }
     long firesToday = row.get()[1] == today ? row.get()[2] : 0;
     if (firesToday >= firesPerDay) {
-      long nextDay = LocalDate.ofEpochDay(today + 1).atStartOfDay(ZoneOffset.UTC).toInstant()
-          .toEpochMilli();
+      long nextDay =
+          LocalDate.ofEpochDay(today + 1).atStartOfDay(ZoneOffset.UTC).toInstant().toEpochMilli();
       tx.update(
           "UPDATE actor_alarms SET due_at_ms = ?, updated_at_ms = ?"
               + " WHERE actor_class = ? AND actor_id = ?",

@@ -16,8 +16,8 @@ import org.slf4j.LoggerFactory;
  * DESIGN.md section 5: nats-server acknowledges before its fsync, so a crash can lose an
  * acknowledged tail. Published rows keep their PubAck sequence for a horizon; this finds kept rows
  * whose message is gone (the stream ends before it, or another message now has its sequence) and
- * puts them back to pending, so the publisher sends them again with the same {@code Nats-Msg-Id}.
- * A loss is always a tail, so the walk goes from the newest kept row back to the first intact one.
+ * puts them back to pending, so the publisher sends them again with the same {@code Nats-Msg-Id}. A
+ * loss is always a tail, so the walk goes from the newest kept row back to the first intact one.
  */
 public final class LostTailRepair {
   private static final Logger log = LoggerFactory.getLogger(LostTailRepair.class);
@@ -100,7 +100,10 @@ public final class LostTailRepair {
                 "UPDATE outbox SET state = 'pending', stream_seq = NULL, published_at_ms = NULL,"
                     + " attempts = 0, next_attempt_at_ms = ?, last_error = ? WHERE seq = ?",
                 clock.millis(),
-                "lost from " + EventStreams.streamName(streamIndex) + " at sequence " + k.streamSeq(),
+                "lost from "
+                    + EventStreams.streamName(streamIndex)
+                    + " at sequence "
+                    + k.streamSeq(),
                 k.seq());
           }
           return null;

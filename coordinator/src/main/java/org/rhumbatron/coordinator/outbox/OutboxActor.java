@@ -68,7 +68,8 @@ public abstract class OutboxActor extends Actor {
     return onLane(
         () -> {
           boolean[] appended = new boolean[1];
-          Instant backstop = clock().instant().plus(context().settings().get(Settings.OUTBOX_ALARM_BACKSTOP));
+          Instant backstop =
+              clock().instant().plus(context().settings().get(Settings.OUTBOX_ALARM_BACKSTOP));
           T result =
               database()
                   .inTransaction(
@@ -90,7 +91,8 @@ public abstract class OutboxActor extends Actor {
                                     return fresh;
                                   }
                                 });
-                        if (appended[0] && (armedUntil == null || !armedUntil.isAfter(clock().instant()))) {
+                        if (appended[0]
+                            && (armedUntil == null || !armedUntil.isAfter(clock().instant()))) {
                           context().alarms().setIfEarlier(tx, address(), backstop);
                         }
                         return r;

@@ -134,7 +134,9 @@ public final class OutboxPublisher {
               }
             } catch (RuntimeException e) {
               log.warn(
-                  "publishing to {} failed: {}", EventStreams.streamName(streamIndex), e.toString());
+                  "publishing to {} failed: {}",
+                  EventStreams.streamName(streamIndex),
+                  e.toString());
             }
           });
     }
@@ -233,7 +235,8 @@ public final class OutboxPublisher {
           sent.get(first.index()).eventId(),
           first.error());
     }
-    boolean more = !disconnected && outcome.failures.isEmpty() && (capped || rows.size() == ROWS_PER_RUN);
+    boolean more =
+        !disconnected && outcome.failures.isEmpty() && (capped || rows.size() == ROWS_PER_RUN);
     int retrying = (int) outcome.failures.values().stream().filter(Failure::counted).count();
     return new PublishRun(publishedNow, retrying, unbound.size(), more);
   }

@@ -1,8 +1,8 @@
 package org.rhumbatron.coordinator.outbox;
 
 /**
- * The in-process listener that the publisher calls after a successful send (the seed's
- * {@code EVENT_ROUTER.nudge(streamIndex)}); the event router subscribes to it.
+ * The in-process listener that the publisher calls after a successful send (the seed's {@code
+ * EVENT_ROUTER.nudge(streamIndex)}); the event router subscribes to it.
  */
 @FunctionalInterface
 public interface StreamNudges {

@@ -38,8 +38,16 @@ public final class ChangeEvents {
     for (Event e : events) {
       if (!changeId.equals(e.changeId()) || !projectId.equals(e.projectId())) {
         throw new IllegalArgumentException(
-            "event " + e.eventId() + " belongs to change " + e.changeId() + " of project "
-                + e.projectId() + ", not to change " + changeId + " of project " + projectId);
+            "event "
+                + e.eventId()
+                + " belongs to change "
+                + e.changeId()
+                + " of project "
+                + e.projectId()
+                + ", not to change "
+                + changeId
+                + " of project "
+                + projectId);
       }
     }
     return shardFor(projectId, "change:" + changeId).appendEvents(events);

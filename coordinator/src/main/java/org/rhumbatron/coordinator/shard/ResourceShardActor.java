@@ -54,7 +54,9 @@ public final class ResourceShardActor extends OutboxActor {
         });
   }
 
-  /** A state change of this shard and its Events, in one transaction (the lifecycle code's door). */
+  /**
+   * A state change of this shard and its Events, in one transaction (the lifecycle code's door).
+   */
   public <T> CompletableFuture<T> change(EventWork<T> work) {
     return transactWithEvents(work);
   }

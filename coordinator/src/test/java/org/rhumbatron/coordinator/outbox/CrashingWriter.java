@@ -25,8 +25,8 @@ import org.rhumbatron.protocol.Event;
  * hooks, no finally blocks: as abrupt as SIGKILL for the process) at one crash point.
  *
  * <p>Arguments: {@code <dbUrl> <natsUrl> <AFTER_COMMIT|AFTER_PUBACK> <projectPrefix> <projects>
- * <eventsPerProject> <haltAtAck>}. Each project gets {@code createProject} (root outbox) and
- * {@code eventsPerProject} numbered Change Events, one transaction each (shard outbox).
+ * <eventsPerProject> <haltAtAck>}. Each project gets {@code createProject} (root outbox) and {@code
+ * eventsPerProject} numbered Change Events, one transaction each (shard outbox).
  */
 public final class CrashingWriter {
   public static final int KILLED = 137;
@@ -117,9 +117,9 @@ public final class CrashingWriter {
   }
 
   /**
-   * Delegates to the real event log, with the crash hooks: {@code publish} waits until every
-   * state change has committed (AFTER_COMMIT: forever), and the {@code haltAtAck}-th PubAck kills
-   * the process inside the future's callback, before the publisher sees it.
+   * Delegates to the real event log, with the crash hooks: {@code publish} waits until every state
+   * change has committed (AFTER_COMMIT: forever), and the {@code haltAtAck}-th PubAck kills the
+   * process inside the future's callback, before the publisher sees it.
    */
   static final class GatedTransport implements EventLogTransport {
     private final EventLogTransport real;

@@ -8,7 +8,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.stream.IntStream;
@@ -57,11 +56,21 @@ abstract class OutboxContract {
   }
 
   String project(TestInfo info) {
-    projectId = "p-" + info.getTestMethod().orElseThrow().getName().toLowerCase().replaceAll("[^a-z0-9]", "").substring(0, 12) + "-" + Integer.toHexString(System.identityHashCode(this));
+    projectId =
+        "p-"
+            + info.getTestMethod()
+                .orElseThrow()
+                .getName()
+                .toLowerCase()
+                .replaceAll("[^a-z0-9]", "")
+                .substring(0, 12)
+            + "-"
+            + Integer.toHexString(System.identityHashCode(this));
     return projectId;
   }
 
-  record RowView(String state, int attempts, long nextAttemptAtMs, String lastError, Long streamSeq) {}
+  record RowView(
+      String state, int attempts, long nextAttemptAtMs, String lastError, Long streamSeq) {}
 
   static List<RowView> rows(CoordinatorFixture f, String projectId) {
     return f.db.read(
@@ -72,7 +81,8 @@ abstract class OutboxContract {
                 rs -> {
                   long seq = rs.getLong(5);
                   Long streamSeq = rs.wasNull() ? null : seq;
-                  return new RowView(rs.getString(1), rs.getInt(2), rs.getLong(3), rs.getString(4), streamSeq);
+                  return new RowView(
+                      rs.getString(1), rs.getInt(2), rs.getLong(3), rs.getString(4), streamSeq);
                 },
                 projectId));
   }
@@ -98,15 +108,20 @@ abstract class OutboxContract {
     assertThat(f.coordinator.root(p).createProject("tenant-1", "Demo").join()).isFalse();
     List<Event> events =
         IntStream.range(0, 250).mapToObj(i -> f.changeEvent(p, "c1", "t1", i)).toList();
-    assertThat(f.coordinator.changeEvents().appendChangeEvents(p, "c1", events).join()).isEqualTo(250);
+    assertThat(f.coordinator.changeEvents().appendChangeEvents(p, "c1", events).join())
+        .isEqualTo(250);
     // A retried step writes the same stable ids again: the outbox ignores the repeat.
-    assertThat(f.coordinator.changeEvents().appendChangeEvents(p, "c1", events.subList(0, 10)).join())
+    assertThat(
+            f.coordinator.changeEvents().appendChangeEvents(p, "c1", events.subList(0, 10)).join())
         .isZero();
 
-    await().atMost(Duration.ofSeconds(20)).until(() -> rows(f, p).stream().allMatch(r -> r.state().equals("published")));
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .until(() -> rows(f, p).stream().allMatch(r -> r.state().equals("published")));
     List<String> onStream = StreamContents.eventIdsOf(f.nats, p);
     assertThat(onStream).hasSize(251).doesNotHaveDuplicates();
-    assertThat(onStream.subList(1, 251)).containsExactlyElementsOf(events.stream().map(Event::eventId).toList());
+    assertThat(onStream.subList(1, 251))
+        .containsExactlyElementsOf(events.stream().map(Event::eventId).toList());
     assertThat(rows(f, p)).allSatisfy(r -> assertThat(r.streamSeq()).isNotNull());
     assertThat(f.nudges).contains(EventStreams.streamIndex(p));
   }
@@ -172,15 +187,23 @@ abstract class OutboxContract {
     ProjectRootActor root = f.coordinator.root(p);
     root.advanceCanonical(0, "cand-1", "c1").join();
     root.advanceCanonical(1, "cand-2", "c1").join();
-    assertThat(rows(f, p)).extracting(RowView::state).containsExactly("retry_wait", "pending", "pending", "pending", "pending");
+    assertThat(rows(f, p))
+        .extracting(RowView::state)
+        .containsExactly("retry_wait", "pending", "pending", "pending", "pending");
 
     restoreTopology(f);
     clock.advance(Duration.ofSeconds(1));
     assertThat(f.coordinator.runtime().fireDueAlarms()).isEqualTo(1);
     await().until(() -> rows(f, p).stream().allMatch(r -> r.state().equals("published")));
     List<Event> onStream = StreamContents.eventsOf(f.nats, p);
-    assertThat(onStream).extracting(e -> e.eventType().wireName())
-        .containsExactly("project.created", "artifact.promoted", "canonical.advanced", "artifact.promoted", "canonical.advanced");
+    assertThat(onStream)
+        .extracting(e -> e.eventType().wireName())
+        .containsExactly(
+            "project.created",
+            "artifact.promoted",
+            "canonical.advanced",
+            "artifact.promoted",
+            "canonical.advanced");
     assertThat(onStream).extracting(Event::canonicalGeneration).containsExactly(0L, 1L, 1L, 2L, 2L);
   }
 
@@ -196,7 +219,8 @@ abstract class OutboxContract {
     f.coordinator.root(p).createProject("tenant-1", "Demo").join();
     await().until(() -> rows(f, p).get(0).state().equals("failed"));
     RowView row = rows(f, p).get(0);
-    assertThat(row.lastError()).isEqualTo("no producer binding for stream " + EventStreams.streamName(stream));
+    assertThat(row.lastError())
+        .isEqualTo("no producer binding for stream " + EventStreams.streamName(stream));
     assertThat(StreamContents.eventIdsOf(f.nats, p)).isEmpty();
   }
 
@@ -215,7 +239,9 @@ abstract class OutboxContract {
       assertThat(f.coordinator.runtime().fireDueAlarms()).isEqualTo(1);
     }
     clock.set(Instant.ofEpochMilli(rows(f, p).get(0).nextAttemptAtMs()));
-    assertThat(f.coordinator.runtime().fireDueAlarms()).as("4th fire of the day is capped").isZero();
+    assertThat(f.coordinator.runtime().fireDueAlarms())
+        .as("4th fire of the day is capped")
+        .isZero();
     assertThat(f.coordinator.runtime().guard().cappedCount()).isEqualTo(1);
     assertThat(alarmOf(f, root)).contains(Instant.parse("2026-03-02T00:00:00Z"));
 
@@ -237,7 +263,8 @@ abstract class OutboxContract {
     String p = project(info);
     f.coordinator.root(p).createProject("tenant-1", "Demo").join();
     ActorAddress root = f.coordinator.root(p).address();
-    assertThat(alarmOf(f, root)).contains(clock.instant().plus(Settings.defaults().get(Settings.OUTBOX_ALARM_BACKSTOP)));
+    assertThat(alarmOf(f, root))
+        .contains(clock.instant().plus(Settings.defaults().get(Settings.OUTBOX_ALARM_BACKSTOP)));
     await().until(() -> rows(f, p).get(0).state().equals("published"));
     clock.advance(Duration.ofMinutes(1));
     assertThat(f.coordinator.runtime().fireDueAlarms()).isEqualTo(1);

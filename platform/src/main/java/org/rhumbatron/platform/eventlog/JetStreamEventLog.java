@@ -1,6 +1,7 @@
 package org.rhumbatron.platform.eventlog;
 
 import io.nats.client.Connection;
+import io.nats.client.ConnectionListener;
 import io.nats.client.JetStream;
 import io.nats.client.JetStreamApiException;
 import io.nats.client.JetStreamManagement;
@@ -13,6 +14,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import org.rhumbatron.protocol.EventStreams;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -30,12 +32,21 @@ public final class JetStreamEventLog implements EventLogTransport {
   private final JetStream js;
   private final JetStreamManagement jsm;
   private final Set<Integer> bound;
+  // Publishes still waiting for their PubAck; failed at once when the connection drops.
+  private final Set<CompletableFuture<Long>> awaitingAck = ConcurrentHashMap.newKeySet();
 
   private JetStreamEventLog(Connection connection, Set<Integer> bound) throws IOException {
     this.connection = connection;
     this.js = connection.jetStream();
     this.jsm = connection.jetStreamManagement();
     this.bound = Set.copyOf(bound);
+    connection.addConnectionListener(
+        (c, event) -> {
+          if (event == ConnectionListener.Events.DISCONNECTED
+              || event == ConnectionListener.Events.CLOSED) {
+            failAwaitingAcks(event);
+          }
+        });
   }
 
   /** Binds every stream of {@code EVENTS_00..07} that the server has. */
@@ -78,7 +89,30 @@ public final class JetStreamEventLog implements EventLogTransport {
             .headers(headers)
             .data(body)
             .build();
-    return js.publishAsync(message).thenApply(PublishAck::getSeqno);
+    CompletableFuture<Long> ack = js.publishAsync(message).thenApply(PublishAck::getSeqno);
+    awaitingAck.add(ack);
+    ack.whenComplete((seq, error) -> awaitingAck.remove(ack));
+    if (!isConnected()) { // the connection dropped before the add: the listener missed this one
+      ack.completeExceptionally(connectionLost("the connection is down"));
+    }
+    return ack;
+  }
+
+  /**
+   * The connection dropped: a publish still waiting for its PubAck fails now, while {@link
+   * #isConnected} is false, so the publisher does not count it against the row. Left alone, it
+   * would time out after the reconnect and count as a failed attempt. Its message may still be
+   * stored (sent before the drop, or resent by the client after the reconnect); the publisher sends
+   * it again and the server drops the repeat by its {@code Nats-Msg-Id}.
+   */
+  private void failAwaitingAcks(ConnectionListener.Events event) {
+    for (CompletableFuture<Long> ack : awaitingAck) {
+      ack.completeExceptionally(connectionLost("connection " + event.getEvent()));
+    }
+  }
+
+  private static EventLogException connectionLost(String why) {
+    return new EventLogException("no PubAck: " + why, null);
   }
 
   @Override

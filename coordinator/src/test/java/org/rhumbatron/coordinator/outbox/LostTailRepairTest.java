@@ -1,0 +1,182 @@
+package org.rhumbatron.coordinator.outbox;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.rhumbatron.coordinator.CoordinatorFixture;
+import org.rhumbatron.coordinator.LogCapture;
+import org.rhumbatron.coordinator.NatsStoreDamage;
+import org.rhumbatron.coordinator.NumberedEvents;
+import org.rhumbatron.coordinator.OutboxRows;
+import org.rhumbatron.coordinator.StreamContents;
+import org.rhumbatron.platform.config.Settings;
+import org.rhumbatron.protocol.Event;
+import org.rhumbatron.protocol.EventStreams;
+import org.rhumbatron.testkit.SettableClock;
+import org.rhumbatron.testkit.db.TestDatabase;
+import org.rhumbatron.testkit.db.TestDatabases;
+import org.rhumbatron.testkit.nats.NatsServer;
+import org.rhumbatron.testkit.nats.NatsServerExtension;
+
+/**
+ * DESIGN.md section 5: nats-server acknowledged a tail of a stream that a crash then lost. The test
+ * SIGKILLs the server, cuts the last messages off the stream's newest block file, and restarts it.
+ * Core must find the published rows whose message is gone (the stream ends before them, or another
+ * message now has their sequence) and publish them again with the same {@code Nats-Msg-Id}.
+ */
+class LostTailRepairTest {
+  private static final int EVENTS = 30;
+  private static final int LOST = 8;
+
+  @RegisterExtension final NatsServerExtension nats = NatsServerExtension.perTest();
+
+  final SettableClock clock = CoordinatorFixture.clockAt("2026-03-01T10:00:00Z");
+
+  /**
+   * Cases: the database, and how many Events of another project on the same stream are published
+   * after the restart and before the repair (0: the stream simply ends before the kept rows; fewer
+   * than the lost ones: some lost sequences are reused; more: all are reused).
+   */
+  static Stream<Arguments> cases() {
+    return Stream.of(
+        Arguments.of(TestDatabase.Kind.SQLITE, 0),
+        Arguments.of(TestDatabase.Kind.SQLITE, 3),
+        Arguments.of(TestDatabase.Kind.SQLITE, 12),
+        Arguments.of(TestDatabase.Kind.POSTGRES, 3));
+  }
+
+  @ParameterizedTest(name = "{0}, {1} new events after the restart")
+  @MethodSource("cases")
+  void aLostTailIsPublishedAgainWithTheSameMsgId(TestDatabase.Kind kind, int newEvents)
+      throws Exception {
+    NatsServer server = nats.server();
+    String prefix = "tail-" + kind.name().toLowerCase() + "-" + newEvents;
+    String p = prefix + "-0";
+    int stream = EventStreams.streamIndex(p);
+    String q = NumberedEvents.projectOnStream(prefix + "-other", stream);
+    String streamName = EventStreams.streamName(stream);
+    try (TestDatabase db = TestDatabases.create(kind)) {
+      // Project p publishes 1 + 30 Events and they are confirmed with their stream sequences.
+      try (CoordinatorFixture before = start(db)) {
+        publish(before, p, EVENTS);
+        assertThat(OutboxRows.ofProject(before.db, p))
+            .extracting(OutboxRows.Row::streamSeq)
+            .containsExactlyElementsOf(
+                IntStream.rangeClosed(1, EVENTS + 1).mapToObj(Long::valueOf).toList());
+      }
+
+      // The machine crashes: the server loses the last 8 acknowledged messages.
+      server.kill();
+      List<Long> cut = NatsStoreDamage.cutLastMessages(server.streamDir(streamName), LOST);
+      server.restart();
+      long lastSeq = EVENTS + 1 - LOST;
+      assertThat(cut)
+          .containsExactlyElementsOf(
+              IntStream.rangeClosed((int) lastSeq + 1, EVENTS + 1)
+                  .mapToObj(Long::valueOf)
+                  .toList());
+
+      try (CoordinatorFixture after = start(db)) {
+        assertThat(after.transport.lastSequence(stream))
+            .as("the server came back shorter")
+            .isEqualTo(lastSeq);
+        Set<String> lostIds =
+            IntStream.range(EVENTS - LOST, EVENTS)
+                .mapToObj(n -> NumberedEvents.idOf(p, n))
+                .collect(Collectors.toSet());
+        assertThat(StreamContents.eventIdsOf(after.nats, p)).doesNotContainAnyElementsOf(lostIds);
+
+        // New messages take the lost sequences before core checks the stream.
+        if (newEvents > 0) {
+          clock.advance(Duration.ofMinutes(1));
+          publish(after, q, newEvents - 1);
+          assertThat(OutboxRows.ofProject(after.db, q))
+              .extracting(OutboxRows.Row::streamSeq)
+              .containsExactlyElementsOf(
+                  IntStream.rangeClosed(1, newEvents)
+                      .mapToObj(i -> Long.valueOf(lastSeq + i))
+                      .toList());
+        }
+
+        clock.advance(Duration.ofMinutes(1));
+        long repairedAt = clock.millis();
+        try (LogCapture log = LogCapture.of(LostTailRepair.class)) {
+          after.coordinator.recover();
+          awaitAllPublished(after);
+          assertThat(log.messages())
+              .as("what the repair found")
+              .containsExactly(
+                  streamName
+                      + " lost its tail: "
+                      + LOST
+                      + " published events (sequences "
+                      + (lastSeq + 1)
+                      + ".."
+                      + (EVENTS + 1)
+                      + ") go out again");
+        }
+        List<OutboxRows.Row> rows = OutboxRows.ofProject(after.db, p);
+        assertThat(
+                rows.stream()
+                    .filter(r -> r.publishedAtMs() >= repairedAt)
+                    .map(OutboxRows.Row::eventId))
+            .as("the rows published again: exactly the lost ones")
+            .containsExactlyInAnyOrderElementsOf(lostIds);
+        assertThat(rows)
+            .filteredOn(r -> lostIds.contains(r.eventId()))
+            .allSatisfy(r -> assertThat(r.streamSeq()).isGreaterThan(lastSeq + newEvents));
+
+        // On the stream: every Event of p and q exactly once, with Nats-Msg-Id = eventId
+        // (StreamContents checks it), and p's Change Events in commit order.
+        List<Event> pEvents = StreamContents.eventsOf(after.nats, p);
+        Map<String, Long> counts =
+            pEvents.stream().collect(Collectors.groupingBy(Event::eventId, Collectors.counting()));
+        assertThat(counts.entrySet()).allMatch(e -> e.getValue() == 1);
+        assertThat(counts.keySet())
+            .isEqualTo(rows.stream().map(OutboxRows.Row::eventId).collect(Collectors.toSet()));
+        assertThat(pEvents.stream().map(NumberedEvents::numberOf).filter(n -> n >= 0))
+            .containsExactlyElementsOf(IntStream.range(0, EVENTS).boxed().toList());
+        if (newEvents > 0) {
+          assertThat(StreamContents.eventIdsOf(after.nats, q))
+              .doesNotHaveDuplicates()
+              .hasSize(newEvents);
+        }
+      }
+    }
+  }
+
+  private CoordinatorFixture start(TestDatabase db) throws Exception {
+    return CoordinatorFixture.start(db.url(), nats.url(), clock, Settings.defaults());
+  }
+
+  /** project.created and {@code events} numbered Change Events of {@code projectId}, published. */
+  private void publish(CoordinatorFixture f, String projectId, int events) {
+    assertThat(f.coordinator.root(projectId).createProject("tenant-1", projectId).join()).isTrue();
+    List<Event> batch =
+        IntStream.range(0, events)
+            .mapToObj(n -> NumberedEvents.event(projectId, n, clock.instant()))
+            .toList();
+    for (Event e : batch) { // one transaction each, so the outbox order is the counter's order
+      f.coordinator
+          .changeEvents()
+          .appendChangeEvents(projectId, NumberedEvents.changeOf(projectId), List.of(e))
+          .join();
+    }
+    awaitAllPublished(f);
+  }
+
+  private static void awaitAllPublished(CoordinatorFixture f) {
+    await().atMost(Duration.ofSeconds(20)).until(() -> OutboxRows.unpublished(f.db) == 0);
+  }
+}
