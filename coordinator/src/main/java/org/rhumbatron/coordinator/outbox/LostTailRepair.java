@@ -35,6 +35,23 @@ public final class LostTailRepair {
     this.horizon = horizon;
   }
 
+  /** The lowest stream sequence that two kept rows share (a lost one and a newer one). */
+  private long lowestSharedSequence(int streamIndex, long since) {
+    return database.read(
+        tx ->
+            tx.queryFirst(
+                    "SELECT MIN(stream_seq) FROM (SELECT stream_seq FROM outbox"
+                        + " WHERE stream_index = ? AND state = 'published' AND stream_seq IS NOT NULL"
+                        + " AND published_at_ms >= ? GROUP BY stream_seq HAVING COUNT(*) > 1) shared",
+                    rs -> {
+                      long v = rs.getLong(1);
+                      return rs.wasNull() ? Long.MAX_VALUE : v;
+                    },
+                    streamIndex,
+                    since)
+                .orElse(Long.MAX_VALUE));
+  }
+
   private record Kept(long seq, String eventId, long streamSeq, ActorAddress actor) {}
 
   /** Checks every bound stream; returns the streams that had rows put back to pending. */
@@ -48,24 +65,29 @@ public final class LostTailRepair {
     return streams;
   }
 
-  /** Checks one stream. */
+  /**
+   * Checks one stream. Rows published after a loss reuse the lost sequences, so two kept rows can
+   * hold the same sequence; at and above the lowest such sequence every row is checked, and only
+   * below it does the first intact row end the walk.
+   */
   public List<ActorAddress> repair(int streamIndex) {
     long since = clock.millis() - horizon.toMillis();
     long last = transport.lastSequence(streamIndex);
+    long contestedFrom = lowestSharedSequence(streamIndex, since);
     List<Kept> lost = new ArrayList<>();
     int pageSize = 200;
-    long below = Long.MAX_VALUE;
+    long[] after = {Long.MAX_VALUE, Long.MAX_VALUE}; // (stream_seq, seq) of the last row seen
     walk:
     while (true) {
-      long bound = below;
       List<Kept> page =
           database.read(
               tx ->
                   tx.query(
                       "SELECT seq, event_id, stream_seq, actor_class, actor_id FROM outbox"
                           + " WHERE stream_index = ? AND state = 'published' AND stream_seq IS NOT NULL"
-                          + " AND stream_seq < ? AND published_at_ms >= ?"
-                          + " ORDER BY stream_seq DESC LIMIT "
+                          + " AND published_at_ms >= ?"
+                          + " AND (stream_seq < ? OR (stream_seq = ? AND seq < ?))"
+                          + " ORDER BY stream_seq DESC, seq DESC LIMIT "
                           + pageSize,
                       rs ->
                           new Kept(
@@ -74,21 +96,29 @@ public final class LostTailRepair {
                               rs.getLong(3),
                               new ActorAddress(rs.getString(4), rs.getString(5))),
                       streamIndex,
-                      bound,
-                      since));
+                      since,
+                      after[0],
+                      after[0],
+                      after[1]));
       for (Kept k : page) {
-        if (k.streamSeq() <= last) {
-          Optional<String> there = transport.messageIdAt(streamIndex, k.streamSeq());
-          if (there.isPresent() && there.get().equals(k.eventId())) {
-            break walk; // intact from here back
-          }
+        boolean intact =
+            k.streamSeq() <= last
+                && transport
+                    .messageIdAt(streamIndex, k.streamSeq())
+                    .map(k.eventId()::equals)
+                    .orElse(false);
+        if (!intact) {
+          lost.add(k);
+        } else if (k.streamSeq() < contestedFrom) {
+          break walk; // a loss is a tail: intact from here back
         }
-        lost.add(k);
       }
       if (page.size() < pageSize) {
         break;
       }
-      below = page.get(page.size() - 1).streamSeq();
+      Kept tail = page.get(page.size() - 1);
+      after[0] = tail.streamSeq();
+      after[1] = tail.seq();
     }
     if (lost.isEmpty()) {
       return List.of();
