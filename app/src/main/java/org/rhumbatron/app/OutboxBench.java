@@ -78,9 +78,10 @@ final class OutboxBench {
     }
 
     @Override
-    public CompletableFuture<Long> publish(int streamIndex, String msgId, byte[] body) {
+    public CompletableFuture<Long> publish(
+        int streamIndex, String msgId, byte[] body, String expectedLastMsgId) {
       return inner
-          .publish(streamIndex, msgId, body)
+          .publish(streamIndex, msgId, body, expectedLastMsgId)
           .whenComplete(
               (seq, error) -> {
                 if (error == null) {

@@ -96,6 +96,7 @@ public final class Coordinator implements AutoCloseable {
    * kicks every stream with waiting rows. Returns how many streams were kicked.
    */
   public int recover() {
+    publisher.resync();
     repair.repairAll().forEach(publisher::kick);
     return publisher.kickAllWaiting();
   }

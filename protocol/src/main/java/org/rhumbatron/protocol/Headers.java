@@ -18,6 +18,9 @@ public final class Headers {
   /** JetStream rejects the publish unless the subject belongs to this stream. */
   public static final String EXPECTED_STREAM = "Nats-Expected-Stream";
 
+  /** The publisher chains its sends: stored only right after the message with this id. */
+  public static final String EXPECTED_LAST_MSG_ID = "Nats-Expected-Last-Msg-Id";
+
   public static final String CONTENT_TYPE = "Content-Type";
 
   /** The value of {@link #CONTENT_TYPE} for every envelope. */

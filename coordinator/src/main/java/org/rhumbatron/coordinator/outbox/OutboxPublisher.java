@@ -25,7 +25,9 @@ import org.rhumbatron.coordinator.actor.SerialExecutor;
 import org.rhumbatron.platform.config.Settings;
 import org.rhumbatron.platform.db.Database;
 import org.rhumbatron.platform.db.Tx;
+import org.rhumbatron.platform.eventlog.EventLogException;
 import org.rhumbatron.platform.eventlog.EventLogTransport;
+import org.rhumbatron.platform.eventlog.PredecessorMissingException;
 import org.rhumbatron.protocol.EventStreams;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -82,6 +84,14 @@ public final class OutboxPublisher {
   private static final class Lane {
     final SerialExecutor serial;
     final AtomicBoolean scheduled = new AtomicBoolean();
+    // The msg id of the stream's last message as this lane knows it; the next send expects it.
+    // Touched only on the lane. Cleared when unsure (start, a refused send, a lost tail).
+    String lastMsgId;
+    volatile boolean synced;
+    // True until a send after the last resync succeeded. The server knows its last msg id only
+    // while that message is inside the duplicate window; if it refuses what we read back, the
+    // next run sends its first message without the expectation.
+    boolean justSynced;
 
     Lane(Executor pool) {
       this.serial = new SerialExecutor(pool);
@@ -156,6 +166,16 @@ public final class OutboxPublisher {
     return result;
   }
 
+  /**
+   * Forgets what each lane knows of its stream's last message (after a lost-tail repair or a
+   * reconnect), so the next run reads it from the server first.
+   */
+  public void resync() {
+    for (Lane lane : lanes) {
+      lane.synced = false;
+    }
+  }
+
   /** Kicks every stream that has pending or due retry_wait rows (start, reconnect). */
   public int kickAllWaiting() {
     List<Integer> streams =
@@ -189,6 +209,11 @@ public final class OutboxPublisher {
     boolean disconnected = false;
     boolean capped = false;
     boolean bound = transport.boundStreams().contains(streamIndex);
+    Lane lane = lanes[streamIndex];
+    if (bound && !lane.synced && transport.isConnected()) {
+      resync(streamIndex, lane);
+    }
+    String expected = lane.lastMsgId;
     for (Row row : rows) {
       if (held.contains(row.actor())) {
         continue; // an earlier row of this actor waits: keep the actor's order
@@ -214,9 +239,21 @@ public final class OutboxPublisher {
         continue;
       }
       sent.add(row);
-      acks.add(transport.publish(streamIndex, row.eventId(), row.payload()));
+      acks.add(transport.publish(streamIndex, row.eventId(), row.payload(), expected));
+      expected = row.eventId();
     }
     Outcome outcome = collect(sent, acks);
+    if (outcome.failures.isEmpty()) {
+      if (!sent.isEmpty()) {
+        lane.lastMsgId = sent.get(sent.size() - 1).eventId();
+        lane.justSynced = false;
+      }
+    } else if (lane.justSynced && outcome.firstRefused()) {
+      lane.lastMsgId = null; // the server does not know the id we read back: send without it
+      lane.justSynced = false;
+    } else {
+      lane.synced = false; // read the stream's last message again before the next send
+    }
     if (!dueRetries.isEmpty() || !unbound.isEmpty() || outcome.anyAcked() || outcome.anyCounted()) {
       recordOutcome(streamIndex, sent, dueRetries, unbound, outcome);
     }
@@ -239,6 +276,19 @@ public final class OutboxPublisher {
         !disconnected && outcome.failures.isEmpty() && (capped || rows.size() == ROWS_PER_RUN);
     int retrying = (int) outcome.failures.values().stream().filter(Failure::counted).count();
     return new PublishRun(publishedNow, retrying, unbound.size(), more);
+  }
+
+  /** Reads the stream's last msg id; when the stream cannot be read, sends go out unchained. */
+  private void resync(int streamIndex, Lane lane) {
+    try {
+      long last = transport.lastSequence(streamIndex);
+      lane.lastMsgId = last == 0 ? null : transport.messageIdAt(streamIndex, last).orElse(null);
+      lane.synced = true;
+      lane.justSynced = true;
+    } catch (EventLogException e) {
+      lane.lastMsgId = null; // the sends will fail or succeed on their own; try again next run
+      log.warn("cannot read the tail of {}: {}", EventStreams.streamName(streamIndex), e.getMessage());
+    }
   }
 
   private List<Row> waitingRows(int streamIndex) {
@@ -267,6 +317,12 @@ public final class OutboxPublisher {
 
   private static final class Outcome {
     final List<Long> ackedSeqs = new ArrayList<>();
+    boolean firstWasRefused;
+
+    boolean firstRefused() {
+      return firstWasRefused;
+    }
+
     final Map<ActorAddress, Failure> failures = new java.util.LinkedHashMap<>();
 
     boolean anyAcked() {
@@ -288,10 +344,15 @@ public final class OutboxPublisher {
     for (int i = 0; i < acks.size(); i++) {
       Long seq = null;
       String error = null;
+      boolean refused = false;
       try {
         seq = acks.get(i).get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
       } catch (ExecutionException | TimeoutException e) {
         Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
+        refused = cause instanceof PredecessorMissingException;
+        if (i == 0) {
+          outcome.firstWasRefused = refused;
+        }
         error = cause.getClass().getSimpleName() + ": " + cause.getMessage();
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
@@ -299,8 +360,9 @@ public final class OutboxPublisher {
       }
       outcome.ackedSeqs.add(seq);
       if (error != null) {
-        // A send that failed because the connection dropped is not the row's fault.
-        boolean counted = transport.isConnected() && !"interrupted".equals(error);
+        // A send that failed because the connection dropped, or because its predecessor is
+        // missing on the stream, is not the row's fault.
+        boolean counted = transport.isConnected() && !"interrupted".equals(error) && !refused;
         outcome.failures.putIfAbsent(sent.get(i).actor(), new Failure(i, error, counted));
       }
     }

@@ -147,7 +147,8 @@ public final class CrashingWriter {
     }
 
     @Override
-    public CompletableFuture<Long> publish(int streamIndex, String msgId, byte[] body) {
+    public CompletableFuture<Long> publish(
+        int streamIndex, String msgId, byte[] body, String expectedLastMsgId) {
       calls.incrementAndGet();
       try {
         gate.await();
@@ -158,7 +159,7 @@ public final class CrashingWriter {
       if (point == CrashPoint.AFTER_COMMIT) {
         die("publish called after the gate"); // unreachable: the gate never opens
       }
-      return real.publish(streamIndex, msgId, body)
+      return real.publish(streamIndex, msgId, body, expectedLastMsgId)
           .thenApply(
               seq -> {
                 if (acks.incrementAndGet() == haltAtAck) {

@@ -3,7 +3,7 @@ package org.rhumbatron.platform.eventlog;
 import org.rhumbatron.protocol.RhumbatronException;
 
 /** The event log could not be read or written; the message names the stream. */
-public final class EventLogException extends RhumbatronException {
+public class EventLogException extends RhumbatronException {
   public EventLogException(String message, Throwable cause) {
     super(message, cause);
   }

@@ -18,9 +18,13 @@ public interface EventLogTransport {
 
   /**
    * Publishes {@code body} to stream {@code streamIndex} with {@code Nats-Msg-Id} = {@code msgId}.
-   * Completes with the stream sequence of the PubAck (the original's on a duplicate).
+   * Completes with the stream sequence of the PubAck (the original's on a duplicate). With {@code
+   * expectedLastMsgId} the server stores the message only right after that one, else the future
+   * fails with {@link PredecessorMissingException}: the publisher chains its sends with it so that
+   * a client's resend after a reconnect cannot overtake a message lost in the drop.
    */
-  CompletableFuture<Long> publish(int streamIndex, String msgId, byte[] body);
+  CompletableFuture<Long> publish(
+      int streamIndex, String msgId, byte[] body, String expectedLastMsgId);
 
   /** The stream's last sequence (0 when empty). */
   long lastSequence(int streamIndex);

@@ -6,7 +6,6 @@ import io.nats.client.JetStream;
 import io.nats.client.JetStreamApiException;
 import io.nats.client.JetStreamManagement;
 import io.nats.client.api.MessageInfo;
-import io.nats.client.api.PublishAck;
 import io.nats.client.impl.Headers;
 import io.nats.client.impl.NatsMessage;
 import java.io.IOException;
@@ -27,6 +26,9 @@ import org.slf4j.LoggerFactory;
 public final class JetStreamEventLog implements EventLogTransport {
   private static final Logger log = LoggerFactory.getLogger(JetStreamEventLog.class);
   private static final int NO_MESSAGE = 10037;
+  /** nats-server's JSStreamWrongLastMsgIDErrF. */
+  private static final int WRONG_LAST_MSG_ID = 10070;
+
 
   private final Connection connection;
   private final JetStream js;
@@ -81,15 +83,28 @@ public final class JetStreamEventLog implements EventLogTransport {
   }
 
   @Override
-  public CompletableFuture<Long> publish(int streamIndex, String msgId, byte[] body) {
+  public CompletableFuture<Long> publish(
+      int streamIndex, String msgId, byte[] body, String expectedLastMsgId) {
     Headers headers = new Headers().put(org.rhumbatron.protocol.Headers.MSG_ID, msgId);
+    if (expectedLastMsgId != null) {
+      headers.put(org.rhumbatron.protocol.Headers.EXPECTED_LAST_MSG_ID, expectedLastMsgId);
+    }
     NatsMessage message =
         NatsMessage.builder()
             .subject(EventStreams.streamSubject(streamIndex))
             .headers(headers)
             .data(body)
             .build();
-    CompletableFuture<Long> ack = js.publishAsync(message).thenApply(PublishAck::getSeqno);
+    CompletableFuture<Long> ack = new CompletableFuture<>();
+    js.publishAsync(message)
+        .whenComplete(
+            (pubAck, error) -> {
+              if (error == null) {
+                ack.complete(pubAck.getSeqno());
+              } else {
+                ack.completeExceptionally(translate(error));
+              }
+            });
     awaitingAck.add(ack);
     ack.whenComplete((seq, error) -> awaitingAck.remove(ack));
     if (!isConnected()) { // the connection dropped before the add: the listener missed this one
@@ -109,6 +124,20 @@ public final class JetStreamEventLog implements EventLogTransport {
     for (CompletableFuture<Long> ack : awaitingAck) {
       ack.completeExceptionally(connectionLost("connection " + event.getEvent()));
     }
+  }
+
+  /** A refused expectation becomes {@link PredecessorMissingException}; the rest stays as is. */
+  private static Throwable translate(Throwable error) {
+    Throwable cause =
+        error instanceof java.util.concurrent.CompletionException && error.getCause() != null
+            ? error.getCause()
+            : error;
+    if (cause instanceof JetStreamApiException api
+        && (api.getApiErrorCode() == WRONG_LAST_MSG_ID
+            || String.valueOf(api.getMessage()).contains("wrong last msg"))) {
+      return new PredecessorMissingException(api.getMessage(), api);
+    }
+    return cause;
   }
 
   private static EventLogException connectionLost(String why) {
