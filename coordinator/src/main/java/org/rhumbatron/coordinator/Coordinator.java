@@ -10,6 +10,7 @@ import org.rhumbatron.coordinator.actor.ActorRuntime;
 import org.rhumbatron.coordinator.actor.ActorType;
 import org.rhumbatron.coordinator.outbox.LostTailRepair;
 import org.rhumbatron.coordinator.outbox.Outbox;
+import org.rhumbatron.coordinator.outbox.OutboxJanitor;
 import org.rhumbatron.coordinator.outbox.OutboxPublisher;
 import org.rhumbatron.coordinator.outbox.StreamNudges;
 import org.rhumbatron.coordinator.project.ProjectRootActor;
@@ -36,8 +37,11 @@ public final class Coordinator implements AutoCloseable {
   private final ActorRuntime runtime;
   private final ExecutorService publishPool;
   private final ExecutorService recoveryPool;
+  private final java.util.concurrent.ScheduledExecutorService purgeTicker =
+      Executors.newSingleThreadScheduledExecutor(daemon("outbox-janitor"));
   private final OutboxPublisher publisher;
   private final LostTailRepair repair;
+  private final OutboxJanitor janitor;
   private final ActorType<ProjectRootActor> roots;
   private final ActorType<ResourceShardActor> shards;
   private final ChangeEvents changeEvents;
@@ -59,6 +63,8 @@ public final class Coordinator implements AutoCloseable {
     this.repair =
         new LostTailRepair(
             database, transport, clock, settings.get(Settings.OUTBOX_KEEP_PUBLISHED));
+    this.janitor =
+        new OutboxJanitor(database, clock, settings.get(Settings.OUTBOX_KEEP_PUBLISHED));
     Outbox outbox = new Outbox(new EnvelopeCodec(), clock);
     this.roots = ProjectRootActor.type(outbox, publisher);
     this.shards = ResourceShardActor.type(outbox, publisher);
@@ -114,14 +120,36 @@ public final class Coordinator implements AutoCloseable {
         });
   }
 
-  /** Starts the alarm ticker (production; tests call {@code runtime().fireDueAlarms()}). */
+  public OutboxJanitor janitor() {
+    return janitor;
+  }
+
+  /**
+   * Starts the alarm ticker and the hourly purge of old published rows (production; tests call
+   * {@code runtime().fireDueAlarms()} and {@code janitor().purgePublished()}).
+   */
   public void startAlarms(Duration tick, Duration unloadIdleAfter) {
     runtime.startTicker(tick, unloadIdleAfter);
+    purgeTicker.scheduleWithFixedDelay(
+        () -> {
+          try {
+            int deleted = janitor.purgePublished();
+            if (deleted > 0) {
+              log.info("deleted {} published outbox rows past the lost-tail horizon", deleted);
+            }
+          } catch (RuntimeException e) {
+            log.warn("outbox purge failed: {}", e.toString());
+          }
+        },
+        1,
+        60,
+        TimeUnit.MINUTES);
   }
 
   @Override
   public void close() {
     runtime.close();
+    purgeTicker.shutdownNow();
     recoveryPool.shutdownNow();
     publishPool.shutdown();
     try {

@@ -291,4 +291,19 @@ abstract class OutboxContract {
     assertThat(again.advanceCanonical(0, "cand-1", "c1").join()).isEqualTo(1L);
     assertThat(again.advanceCanonical(0, "cand-1", "c1").join()).as("stale base").isEqualTo(-1L);
   }
+
+  @Test
+  void theJanitorDeletesOnlyPublishedRowsPastTheHorizon(TestInfo info) throws Exception {
+    CoordinatorFixture f = start();
+    String p = project(info);
+    f.coordinator.root(p).createProject("tenant-1", "Demo").join();
+    await().until(() -> rows(f, p).get(0).state().equals("published"));
+    f.coordinator.root(p).advanceCanonical(0, "cand-1", "c1").join();
+    await().until(() -> rows(f, p).stream().allMatch(r -> r.state().equals("published")));
+    clock.advance(Settings.defaults().get(Settings.OUTBOX_KEEP_PUBLISHED).minusSeconds(1));
+    assertThat(f.coordinator.janitor().purgePublished()).as("inside the horizon").isZero();
+    clock.advance(Duration.ofSeconds(2));
+    assertThat(f.coordinator.janitor().purgePublished()).isEqualTo(3);
+    assertThat(rows(f, p)).isEmpty();
+  }
 }
