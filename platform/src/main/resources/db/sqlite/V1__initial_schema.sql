@@ -30,7 +30,9 @@ CREATE TABLE actor_state (
 
 -- Transactional outbox of ProjectRoot and ResourceShard actors (seed: "Outbox row states").
 CREATE TABLE outbox (
-  seq                INTEGER PRIMARY KEY AUTOINCREMENT,
+  -- A rowid, not AUTOINCREMENT (which writes sqlite_sequence on every insert): new rows always
+  -- get a higher seq than every row there, which is all the publisher's order needs.
+  seq                INTEGER PRIMARY KEY,
   actor_class        TEXT    NOT NULL,
   actor_id           TEXT    NOT NULL,
   project_id         TEXT    NOT NULL,
@@ -48,12 +50,15 @@ CREATE TABLE outbox (
   published_at_ms    BIGINT,
   created_at_ms      BIGINT  NOT NULL
 );
--- publishDue reads a project's due rows in seq order (an actor's rows are a subset of them);
--- every index here costs each commit, so add one only for a measured query.
--- The publisher reads one actor's waiting rows in outbox order.
-CREATE INDEX ix_outbox_actor_state_seq ON outbox (actor_class, actor_id, state, seq);
--- ... and one stream's waiting rows, across its projects.
-CREATE INDEX ix_outbox_stream_state_seq ON outbox (stream_index, state, seq);
+-- Every index here costs each commit. The two on waiting rows are partial: a row leaves them when
+-- it is published, so they stay as small as the backlog.
+-- The publisher reads one stream's waiting rows in outbox order, across its projects ...
+CREATE INDEX ix_outbox_stream_waiting ON outbox (stream_index, seq)
+  WHERE state IN ('pending', 'retry_wait');
+-- ... and an actor's alarm asks for its own next due row.
+CREATE INDEX ix_outbox_actor_waiting ON outbox (actor_class, actor_id, seq)
+  WHERE state IN ('pending', 'retry_wait');
+-- The lost-tail check walks published rows by stream sequence.
 CREATE INDEX ix_outbox_stream_seq ON outbox (stream_index, stream_seq) WHERE stream_seq IS NOT NULL;
 
 -- Event router ---------------------------------------------------------------
