@@ -25,6 +25,7 @@ import org.rhumbatron.coordinator.actor.SerialExecutor;
 import org.rhumbatron.platform.config.Settings;
 import org.rhumbatron.platform.db.Database;
 import org.rhumbatron.platform.db.Tx;
+import org.rhumbatron.platform.eventlog.ConnectionLostException;
 import org.rhumbatron.platform.eventlog.EventLogException;
 import org.rhumbatron.platform.eventlog.EventLogTransport;
 import org.rhumbatron.platform.eventlog.PredecessorMissingException;
@@ -353,6 +354,8 @@ public final class OutboxPublisher {
         if (i == 0) {
           outcome.firstWasRefused = refused;
         }
+        // A drop fails the PubAck while disconnected; by now the connection may be back.
+        refused |= cause instanceof ConnectionLostException;
         error = cause.getClass().getSimpleName() + ": " + cause.getMessage();
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();

@@ -141,7 +141,7 @@ public final class JetStreamEventLog implements EventLogTransport {
   }
 
   private static EventLogException connectionLost(String why) {
-    return new EventLogException("no PubAck: " + why, null);
+    return new ConnectionLostException("no PubAck: " + why);
   }
 
   @Override
