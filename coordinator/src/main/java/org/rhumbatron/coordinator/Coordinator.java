@@ -2,6 +2,7 @@ package org.rhumbatron.coordinator;
 
 import java.time.Clock;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -31,6 +32,7 @@ public final class Coordinator implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(Coordinator.class);
   private static final int ACTOR_THREADS = 16;
   private static final int PUBLISH_THREADS = 4;
+  private static final Duration RECOVERY_RETRY = Duration.ofMillis(250);
 
   private final Database database;
   private final Clock clock;
@@ -103,19 +105,37 @@ public final class Coordinator implements AutoCloseable {
    */
   public int recover() {
     publisher.resync();
-    repair.repairAll().forEach(publisher::kick);
+    List<Integer> repaired = repair.repairAll(); // throws while JetStream does not answer yet
+    publisher.resume();
+    repaired.forEach(publisher::kick);
     return publisher.kickAllWaiting();
   }
 
-  /** {@link #recover} on a background thread (the NATS client calls this from its own thread). */
+  /**
+   * After a reconnect (the NATS client calls this from its own thread): holds the publisher, then
+   * on a background thread retries {@link #recover} until JetStream answers, and lets the
+   * publisher go on. Sends in that window would be refused and counted against their rows.
+   */
   public void recoverLater() {
+    publisher.pause();
     recoveryPool.execute(
         () -> {
-          try {
-            int kicked = recover();
-            log.info("event log reconnected: {} streams resume publishing", kicked);
-          } catch (RuntimeException e) {
-            log.warn("recovery after reconnect failed: {}", e.toString());
+          for (int attempt = 1; ; attempt++) {
+            try {
+              int kicked = recover();
+              log.info("event log reconnected: {} streams resume publishing", kicked);
+              return;
+            } catch (RuntimeException e) {
+              if (attempt % 10 == 1) {
+                log.warn("event log not ready after reconnect (attempt {}): {}", attempt, e.toString());
+              }
+              try {
+                Thread.sleep(RECOVERY_RETRY.toMillis());
+              } catch (InterruptedException stop) {
+                Thread.currentThread().interrupt();
+                return;
+              }
+            }
           }
         });
   }

@@ -61,6 +61,9 @@ public final class OutboxPublisher {
   private final OutboxBackoff backoff;
   private final Lane[] lanes = new Lane[EventStreams.STREAM_COUNT];
   private final LongAdder published = new LongAdder();
+  // Set while the event log recovers after a reconnect: JetStream may not answer yet, and a send
+  // it refuses then is not the row's fault.
+  private volatile boolean paused;
   private final LongAdder failedSends = new LongAdder();
 
   /** What one run did. */
@@ -167,6 +170,15 @@ public final class OutboxPublisher {
     return result;
   }
 
+  /** Holds every send (no attempt counted) until {@link #resume}. */
+  public void pause() {
+    paused = true;
+  }
+
+  public void resume() {
+    paused = false;
+  }
+
   /**
    * Forgets what each lane knows of its stream's last message (after a lost-tail repair or a
    * reconnect), so the next run reads it from the server first.
@@ -230,7 +242,7 @@ public final class OutboxPublisher {
         unbound.add(row);
         continue;
       }
-      if (!transport.isConnected()) {
+      if (paused || !transport.isConnected()) {
         disconnected = true; // nothing is sent and no attempt counted while NATS is down
         break;
       }
