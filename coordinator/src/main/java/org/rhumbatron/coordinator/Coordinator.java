@@ -65,8 +65,7 @@ public final class Coordinator implements AutoCloseable {
     this.repair =
         new LostTailRepair(
             database, transport, clock, settings.get(Settings.OUTBOX_KEEP_PUBLISHED));
-    this.janitor =
-        new OutboxJanitor(database, clock, settings.get(Settings.OUTBOX_KEEP_PUBLISHED));
+    this.janitor = new OutboxJanitor(database, clock, settings.get(Settings.OUTBOX_KEEP_PUBLISHED));
     Outbox outbox = new Outbox(new EnvelopeCodec(), clock);
     this.roots = ProjectRootActor.type(outbox, publisher);
     this.shards = ResourceShardActor.type(outbox, publisher);
@@ -113,8 +112,8 @@ public final class Coordinator implements AutoCloseable {
 
   /**
    * After a reconnect (the NATS client calls this from its own thread): holds the publisher, then
-   * on a background thread retries {@link #recover} until JetStream answers, and lets the
-   * publisher go on. Sends in that window would be refused and counted against their rows.
+   * on a background thread retries {@link #recover} until JetStream answers, and lets the publisher
+   * go on. Sends in that window would be refused and counted against their rows.
    */
   public void recoverLater() {
     publisher.pause();
@@ -127,7 +126,8 @@ public final class Coordinator implements AutoCloseable {
               return;
             } catch (RuntimeException e) {
               if (attempt % 10 == 1) {
-                log.warn("event log not ready after reconnect (attempt {}): {}", attempt, e.toString());
+                log.warn(
+                    "event log not ready after reconnect (attempt {}): {}", attempt, e.toString());
               }
               try {
                 Thread.sleep(RECOVERY_RETRY.toMillis());

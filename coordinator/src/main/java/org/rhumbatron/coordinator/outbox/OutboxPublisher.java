@@ -300,7 +300,8 @@ public final class OutboxPublisher {
       lane.justSynced = true;
     } catch (EventLogException e) {
       lane.lastMsgId = null; // the sends will fail or succeed on their own; try again next run
-      log.warn("cannot read the tail of {}: {}", EventStreams.streamName(streamIndex), e.getMessage());
+      log.warn(
+          "cannot read the tail of {}: {}", EventStreams.streamName(streamIndex), e.getMessage());
     }
   }
 

@@ -26,9 +26,9 @@ import org.slf4j.LoggerFactory;
 public final class JetStreamEventLog implements EventLogTransport {
   private static final Logger log = LoggerFactory.getLogger(JetStreamEventLog.class);
   private static final int NO_MESSAGE = 10037;
+
   /** nats-server's JSStreamWrongLastMsgIDErrF. */
   private static final int WRONG_LAST_MSG_ID = 10070;
-
 
   private final Connection connection;
   private final JetStream js;
