@@ -143,6 +143,8 @@ final class OutboxBench {
         latency.put("offered_per_s", round(halfRate));
         latency.put("samples", sorted.length);
         latency.put("p50", millis(percentile(sorted, 50)));
+        latency.put("p90", millis(percentile(sorted, 90)));
+        latency.put("p95", millis(percentile(sorted, 95)));
         latency.put("p99", millis(percentile(sorted, 99)));
         latency.put("max", millis(sorted.length == 0 ? 0 : sorted[sorted.length - 1]));
         return json.writerWithDefaultPrettyPrinter().writeValueAsString(out);
