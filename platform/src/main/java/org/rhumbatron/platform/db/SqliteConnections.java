@@ -35,6 +35,7 @@ final class SqliteConnections implements ConnectionSource {
   private final java.util.Map<Connection, StatementCache> caches =
       new java.util.concurrent.ConcurrentHashMap<>();
   private volatile boolean closed;
+  private final WalCheckpointer checkpointer;
 
   SqliteConnections(DatabaseUrl url, Duration busyTimeout, int readerCount) throws SQLException {
     this.jdbcUrl = url.jdbcUrl();
@@ -42,8 +43,11 @@ final class SqliteConnections implements ConnectionSource {
     this.readers = new ArrayBlockingQueue<>(readerCount);
     this.writer = DriverManager.getConnection(jdbcUrl);
     List<Connection> allReaders = new ArrayList<>();
+    WalCheckpointer started = null;
     try {
       configure(writer, busyTimeout, false);
+      WalCheckpointer.disableAutoCheckpoint(writer);
+      started = new WalCheckpointer(jdbcUrl);
       for (int i = 0; i < readerCount; i++) {
         Connection r = DriverManager.getConnection(jdbcUrl);
         allReaders.add(r);
@@ -51,10 +55,14 @@ final class SqliteConnections implements ConnectionSource {
         readers.add(r);
       }
     } catch (SQLException | RuntimeException e) {
+      if (started != null) {
+        started.close();
+      }
       closeQuietly(writer);
       allReaders.forEach(SqliteConnections::closeQuietly);
       throw e;
     }
+    this.checkpointer = started;
   }
 
   private static void createParentDirectory(Path file) throws SQLException {
@@ -145,6 +153,7 @@ final class SqliteConnections implements ConnectionSource {
     while ((r = readers.poll()) != null) {
       closeQuietly(r);
     }
+    checkpointer.close();
   }
 
   private static void closeQuietly(Connection c) {

@@ -177,4 +177,30 @@ class SqliteDatabaseTest extends DatabaseContract {
       pool.shutdownNow();
     }
   }
+
+  @Test
+  void checkpointsRunOffTheCommitPathAndCloseEmptiesTheWal() throws Exception {
+    String url = db().url();
+    java.nio.file.Path file = java.nio.file.Path.of(url.replaceFirst("^jdbc:sqlite:", ""));
+    try (Database db = Database.open(url, options().build())) {
+      Long auto = db.inTransaction(tx -> tx.queryLong("PRAGMA wal_autocheckpoint"));
+      assertThat(auto).as("the writer does not checkpoint in its commits").isZero();
+      for (int i = 0; i < 200; i++) {
+        int n = i;
+        db.inTransaction(
+            tx ->
+                tx.update(
+                    "INSERT INTO processed_events (consumer, event_id, processed_at_ms)"
+                        + " VALUES ('wal', ?, 0)",
+                    "e" + n));
+      }
+      assertThat(java.nio.file.Files.size(file.resolveSibling(file.getFileName() + "-wal")))
+          .as("the WAL is in use while open")
+          .isPositive();
+    }
+    java.nio.file.Path wal = file.resolveSibling(file.getFileName() + "-wal");
+    assertThat(!java.nio.file.Files.exists(wal) || java.nio.file.Files.size(wal) == 0)
+        .as("close checkpoints the WAL into the database")
+        .isTrue();
+  }
 }
