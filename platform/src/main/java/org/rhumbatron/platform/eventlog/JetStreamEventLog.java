@@ -126,18 +126,22 @@ public final class JetStreamEventLog implements EventLogTransport {
     }
   }
 
-  /** A refused expectation becomes {@link PredecessorMissingException}; the rest stays as is. */
-  private static Throwable translate(Throwable error) {
-    Throwable cause =
-        error instanceof java.util.concurrent.CompletionException && error.getCause() != null
-            ? error.getCause()
-            : error;
-    if (cause instanceof JetStreamApiException api
-        && (api.getApiErrorCode() == WRONG_LAST_MSG_ID
-            || String.valueOf(api.getMessage()).contains("wrong last msg"))) {
-      return new PredecessorMissingException(api.getMessage(), api);
+  /**
+   * A refused expectation becomes {@link PredecessorMissingException}; the rest stays as is. jnats
+   * wraps the server's error (a {@code JetStreamApiException}) in other exceptions, so the whole
+   * cause chain is searched.
+   */
+  static Throwable translate(Throwable error) {
+    for (Throwable t = error; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      if (t instanceof JetStreamApiException api
+          && (api.getApiErrorCode() == WRONG_LAST_MSG_ID
+              || String.valueOf(api.getMessage()).contains("wrong last msg ID"))) {
+        return new PredecessorMissingException(api.getMessage(), api);
+      }
     }
-    return cause;
+    return error instanceof java.util.concurrent.CompletionException && error.getCause() != null
+        ? error.getCause()
+        : error;
   }
 
   private static EventLogException connectionLost(String why) {
