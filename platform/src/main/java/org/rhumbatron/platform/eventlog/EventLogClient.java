@@ -1,0 +1,109 @@
+package org.rhumbatron.platform.eventlog;
+
+import io.nats.client.Connection;
+import io.nats.client.JetStreamApiException;
+import io.nats.client.JetStreamManagement;
+import io.nats.client.JetStreamSubscription;
+import io.nats.client.Message;
+import io.nats.client.PullSubscribeOptions;
+import io.nats.client.api.AckPolicy;
+import io.nats.client.api.ConsumerConfiguration;
+import io.nats.client.api.DeliverPolicy;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import org.rhumbatron.platform.config.Settings;
+import org.rhumbatron.protocol.EnvelopeCodec;
+import org.rhumbatron.protocol.EnvelopeException;
+import org.rhumbatron.protocol.Event;
+import org.rhumbatron.protocol.EventStreams;
+
+/**
+ * Reads the event log for the event router: per stream and {@link Subscription}, a durable pull
+ * consumer with explicit ack and the seed's ack wait (5 min), created at its first read. One {@link
+ * #fetch} returns at most the seed's 100 records.
+ */
+public final class EventLogClient {
+  private static final Duration FETCH_EXPIRES = Duration.ofMillis(200);
+
+  private final Connection connection;
+  private final JetStreamManagement jsm;
+  private final EnvelopeCodec codec;
+  private final int fetchBatch;
+  private final Duration ackWait;
+  private final Map<String, JetStreamSubscription> consumers = new ConcurrentHashMap<>();
+
+  public EventLogClient(Connection connection, EnvelopeCodec codec, Settings settings)
+      throws IOException {
+    this.connection = connection;
+    this.jsm = connection.jetStreamManagement();
+    this.codec = codec;
+    this.fetchBatch = settings.get(Settings.ROUTER_FETCH_BATCH);
+    this.ackWait = settings.get(Settings.ROUTER_ACK_WAIT);
+  }
+
+  /** The consumer's configuration: durable, explicit ack, all of the stream's subject. */
+  public ConsumerConfiguration consumerConfiguration(int streamIndex, Subscription subscription) {
+    return ConsumerConfiguration.builder()
+        .durable(subscription.durableName())
+        .ackPolicy(AckPolicy.Explicit)
+        .ackWait(ackWait)
+        .deliverPolicy(DeliverPolicy.All)
+        .filterSubject(EventStreams.streamSubject(streamIndex))
+        .build();
+  }
+
+  /** Fetches up to {@code max} (at most the seed's 100) records, waiting briefly when none. */
+  public List<EventRecord> fetch(int streamIndex, Subscription subscription, int max) {
+    int wanted = Math.min(max, fetchBatch);
+    List<EventRecord> records = new ArrayList<>();
+    try {
+      for (Message m : consumer(streamIndex, subscription).fetch(wanted, FETCH_EXPIRES)) {
+        records.add(record(m));
+      }
+    } catch (IOException | JetStreamApiException e) {
+      throw new EventLogException(
+          "cannot fetch "
+              + subscription.durableName()
+              + " from "
+              + EventStreams.streamName(streamIndex)
+              + ": "
+              + e.getMessage(),
+          e);
+    } catch (IllegalStateException e) {
+      throw new EventLogException("cannot fetch: " + e.getMessage(), e);
+    }
+    return records;
+  }
+
+  private EventRecord record(Message m) {
+    try {
+      Event event = codec.decodeEvent(m.getData());
+      return new EventRecord(m, event, null);
+    } catch (EnvelopeException e) {
+      return new EventRecord(m, null, e);
+    }
+  }
+
+  private synchronized JetStreamSubscription consumer(int streamIndex, Subscription subscription)
+      throws IOException, JetStreamApiException {
+    String key = streamIndex + "/" + subscription.durableName();
+    JetStreamSubscription existing = consumers.get(key);
+    if (existing != null) {
+      return existing;
+    }
+    String stream = EventStreams.streamName(streamIndex);
+    jsm.addOrUpdateConsumer(stream, consumerConfiguration(streamIndex, subscription));
+    JetStreamSubscription created =
+        connection
+            .jetStream()
+            .subscribe(
+                EventStreams.streamSubject(streamIndex),
+                PullSubscribeOptions.bind(stream, subscription.durableName()));
+    consumers.put(key, created);
+    return created;
+  }
+}

@@ -1,0 +1,60 @@
+package org.rhumbatron.platform.eventlog;
+
+import io.nats.client.Message;
+import java.time.Duration;
+import org.rhumbatron.protocol.EnvelopeException;
+import org.rhumbatron.protocol.Event;
+
+/**
+ * One record of a fetched batch: the decoded Event, or the reason it does not decode (a malformed
+ * envelope is handed to the consumer as a failed record, never dropped and never a crash).
+ */
+public final class EventRecord {
+  private final Message message;
+  private final Event event;
+  private final EnvelopeException decodeError;
+
+  EventRecord(Message message, Event event, EnvelopeException decodeError) {
+    this.message = message;
+    this.event = event;
+    this.decodeError = decodeError;
+  }
+
+  /** The Event, or null when the envelope did not decode ({@link #decodeError}). */
+  public Event event() {
+    return event;
+  }
+
+  public EnvelopeException decodeError() {
+    return decodeError;
+  }
+
+  public boolean decoded() {
+    return event != null;
+  }
+
+  /** The {@code Nats-Msg-Id} header (the event id as published), or null. */
+  public String messageId() {
+    return message.getHeaders() == null
+        ? null
+        : message.getHeaders().getFirst(org.rhumbatron.protocol.Headers.MSG_ID);
+  }
+
+  public long streamSequence() {
+    return message.metaData().streamSequence();
+  }
+
+  /** 1 on the first delivery. */
+  public long deliveredCount() {
+    return message.metaData().deliveredCount();
+  }
+
+  public void ack() {
+    message.ack();
+  }
+
+  /** Asks for a redelivery after {@code delay} (the seed: a nack redelivers after 30 s). */
+  public void nak(Duration delay) {
+    message.nakWithDelay(delay);
+  }
+}

@@ -1,0 +1,159 @@
+package org.rhumbatron.platform.eventlog;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.nats.client.Connection;
+import io.nats.client.api.AckPolicy;
+import io.nats.client.api.ConsumerInfo;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.rhumbatron.platform.config.Settings;
+import org.rhumbatron.platform.jetstream.JetStreamConnections;
+import org.rhumbatron.platform.jetstream.JetStreamTopology;
+import org.rhumbatron.protocol.EnvelopeCodec;
+import org.rhumbatron.protocol.Event;
+import org.rhumbatron.protocol.EventStreams;
+import org.rhumbatron.protocol.EventType;
+import org.rhumbatron.protocol.StableIds;
+import org.rhumbatron.testkit.nats.NatsServerExtension;
+
+/** The router's read side on a real nats-server; each test gets its own server. */
+class EventLogClientTest {
+  @RegisterExtension final NatsServerExtension nats = NatsServerExtension.perTest();
+
+  private static final int STREAM = 2;
+  private final EnvelopeCodec codec = new EnvelopeCodec();
+  private Connection connection;
+  private JetStreamEventLog log;
+
+  @BeforeEach
+  void topology() throws Exception {
+    connection = JetStreamConnections.connect(nats.url(), "test");
+    new JetStreamTopology(connection.jetStreamManagement(), Settings.defaults()).ensure();
+    log = JetStreamEventLog.bind(connection);
+  }
+
+  @AfterEach
+  void close() throws Exception {
+    connection.close();
+  }
+
+  private List<String> publish(int n) throws Exception {
+    List<String> ids = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      Event e =
+          Event.builder()
+              .eventId(StableIds.randomEventId())
+              .eventType(EventType.TASK_COMPLETED)
+              .tenantId("t")
+              .projectId("p-log")
+              .changeId("c1")
+              .taskId("t" + i)
+              .actor("test")
+              .correlationId("c1")
+              .timestamp(Instant.parse("2026-01-01T00:00:00Z"))
+              .build();
+      log.publish(STREAM, e.eventId(), codec.encodeEvent(e), null).get();
+      ids.add(e.eventId());
+    }
+    return ids;
+  }
+
+  @Test
+  void theFirstReadCreatesADurableExplicitAckConsumerWithTheSeedsAckWait() throws Exception {
+    EventLogClient client = new EventLogClient(connection, codec, Settings.defaults());
+    publish(1);
+    assertThat(client.fetch(STREAM, Subscription.PROJECT_VIEW_PROJECTOR, 100)).hasSize(1);
+    ConsumerInfo info =
+        connection
+            .jetStreamManagement()
+            .getConsumerInfo(EventStreams.streamName(STREAM), "project-view-projector");
+    assertThat(info.getConsumerConfiguration().getDurable()).isEqualTo("project-view-projector");
+    assertThat(info.getConsumerConfiguration().getAckPolicy()).isEqualTo(AckPolicy.Explicit);
+    assertThat(info.getConsumerConfiguration().getAckWait()).isEqualTo(Duration.ofMinutes(5));
+    assertThat(info.getConsumerConfiguration().getFilterSubject())
+        .isEqualTo(EventStreams.streamSubject(STREAM));
+  }
+
+  @Test
+  void oneFetchReturnsAtMostOneHundredRecordsInStreamOrder() throws Exception {
+    EventLogClient client = new EventLogClient(connection, codec, Settings.defaults());
+    List<String> ids = publish(150);
+    List<EventRecord> first = client.fetch(STREAM, Subscription.CAUSAL_ROUTER, 500);
+    assertThat(first).hasSize(100);
+    assertThat(first)
+        .extracting(r -> r.event().eventId())
+        .containsExactlyElementsOf(ids.subList(0, 100));
+    first.forEach(EventRecord::ack);
+    List<EventRecord> second = client.fetch(STREAM, Subscription.CAUSAL_ROUTER, 500);
+    assertThat(second)
+        .extracting(r -> r.event().eventId())
+        .containsExactlyElementsOf(ids.subList(100, 150));
+    // The subscriptions are independent: another one reads from the start.
+    assertThat(client.fetch(STREAM, Subscription.AUDIT_ARCHIVER, 100)).hasSize(100);
+  }
+
+  @Test
+  void aNakRedeliversAfterItsDelayAndNotBefore() throws Exception {
+    EventLogClient client = new EventLogClient(connection, codec, Settings.defaults());
+    publish(3);
+    List<EventRecord> batch = client.fetch(STREAM, Subscription.CAUSAL_ROUTER, 100);
+    batch.forEach(r -> r.nak(Duration.ofSeconds(2)));
+    assertThat(client.fetch(STREAM, Subscription.CAUSAL_ROUTER, 100))
+        .as("inside the delay")
+        .isEmpty();
+    List<EventRecord> again = new ArrayList<>();
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(
+            () -> {
+              again.addAll(client.fetch(STREAM, Subscription.CAUSAL_ROUTER, 100));
+              return again.size() == 3;
+            });
+    assertThat(again).allSatisfy(r -> assertThat(r.deliveredCount()).isEqualTo(2));
+  }
+
+  @Test
+  void anUnacknowledgedBatchComesBackAfterTheAckWait() throws Exception {
+    Settings shortWait = Settings.defaults().with(Settings.ROUTER_ACK_WAIT, Duration.ofSeconds(1));
+    EventLogClient client = new EventLogClient(connection, codec, shortWait);
+    publish(2);
+    assertThat(client.fetch(STREAM, Subscription.ANALYTICS_PROJECTOR, 100)).hasSize(2);
+    List<EventRecord> again = new ArrayList<>();
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(
+            () -> {
+              again.addAll(client.fetch(STREAM, Subscription.ANALYTICS_PROJECTOR, 100));
+              return again.size() == 2;
+            });
+    assertThat(again).allSatisfy(r -> assertThat(r.deliveredCount()).isEqualTo(2));
+  }
+
+  @Test
+  void aMalformedEnvelopeIsAFailedRecordNotACrash() throws Exception {
+    EventLogClient client = new EventLogClient(connection, codec, Settings.defaults());
+    List<String> ids = publish(1);
+    log.publish(
+            STREAM,
+            "evt_0000000000000000000000000000beef",
+            "{\"eventId\": 42}".getBytes(StandardCharsets.UTF_8),
+            null)
+        .get();
+    List<EventRecord> batch = client.fetch(STREAM, Subscription.PROJECT_VIEW_PROJECTOR, 100);
+    assertThat(batch).hasSize(2);
+    assertThat(batch.get(0).decoded()).isTrue();
+    assertThat(batch.get(0).event().eventId()).isEqualTo(ids.get(0));
+    assertThat(batch.get(1).decoded()).isFalse();
+    assertThat(batch.get(1).decodeError().field()).isNotBlank();
+    assertThat(batch.get(1).messageId()).isEqualTo("evt_0000000000000000000000000000beef");
+  }
+}
