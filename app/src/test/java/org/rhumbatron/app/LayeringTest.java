@@ -30,6 +30,7 @@ class LayeringTest {
         .resideInAnyPackage(
             "org.rhumbatron.platform..",
             "org.rhumbatron.coordinator..",
+            "org.rhumbatron.router..",
             "org.rhumbatron.app..",
             "io.nats..",
             "java.sql..",
@@ -45,7 +46,19 @@ class LayeringTest {
         .resideInAPackage("org.rhumbatron.platform..")
         .should()
         .dependOnClassesThat()
-        .resideInAnyPackage("org.rhumbatron.coordinator..", "org.rhumbatron.app..")
+        .resideInAnyPackage(
+            "org.rhumbatron.coordinator..", "org.rhumbatron.router..", "org.rhumbatron.app..")
+        .check(classes);
+  }
+
+  @Test
+  void routerDoesNotReachUp() {
+    noClasses()
+        .that()
+        .resideInAPackage("org.rhumbatron.router..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAnyPackage("org.rhumbatron.app..")
         .check(classes);
   }
 

@@ -1,0 +1,49 @@
+package org.rhumbatron.router.claims;
+
+import java.sql.SQLException;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import org.rhumbatron.platform.db.Tx;
+
+/**
+ * The seed's {@code claimEvents}: {@code INSERT OR IGNORE processed_events (consumer, event_id)}. A
+ * claim is written in the same transaction as the effect it guards, so a redelivered event finds
+ * its claim and applies nothing; {@link #release} gives an unapplied event back before a nack.
+ */
+public final class EventClaims {
+  private static final String CLAIM =
+      "INSERT INTO processed_events (consumer, event_id, processed_at_ms) VALUES (?, ?, ?)"
+          + " ON CONFLICT DO NOTHING";
+
+  private final Clock clock;
+
+  public EventClaims(Clock clock) {
+    this.clock = clock;
+  }
+
+  /** Claims each id for {@code consumer}; returns the fresh ones, in the order given. */
+  public List<String> claimEvents(Tx tx, String consumer, Collection<String> eventIds)
+      throws SQLException {
+    long now = clock.millis();
+    List<String> fresh = new ArrayList<>();
+    for (String id : eventIds) {
+      if (tx.update(CLAIM, consumer, id, now) == 1) {
+        fresh.add(id);
+      }
+    }
+    return fresh;
+  }
+
+  /** Releases claims of events that were not applied, so their next delivery applies them. */
+  public int release(Tx tx, String consumer, Collection<String> eventIds) throws SQLException {
+    int released = 0;
+    for (String id : eventIds) {
+      released +=
+          tx.update(
+              "DELETE FROM processed_events WHERE consumer = ? AND event_id = ?", consumer, id);
+    }
+    return released;
+  }
+}
