@@ -6,7 +6,6 @@ import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.rhumbatron.coordinator.actor.ActorRuntime;
 import org.rhumbatron.coordinator.actor.ActorType;
 import org.rhumbatron.coordinator.outbox.LostTailRepair;
@@ -17,6 +16,7 @@ import org.rhumbatron.coordinator.outbox.StreamNudges;
 import org.rhumbatron.coordinator.project.ProjectRootActor;
 import org.rhumbatron.coordinator.shard.ChangeEvents;
 import org.rhumbatron.coordinator.shard.ResourceShardActor;
+import org.rhumbatron.platform.concurrent.DaemonThreads;
 import org.rhumbatron.platform.config.Settings;
 import org.rhumbatron.platform.db.Database;
 import org.rhumbatron.platform.eventlog.EventLogTransport;
@@ -40,7 +40,7 @@ public final class Coordinator implements AutoCloseable {
   private final ExecutorService publishPool;
   private final ExecutorService recoveryPool;
   private final java.util.concurrent.ScheduledExecutorService purgeTicker =
-      Executors.newSingleThreadScheduledExecutor(daemon("outbox-janitor"));
+      Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("outbox-janitor"));
   private final OutboxPublisher publisher;
   private final LostTailRepair repair;
   private final OutboxJanitor janitor;
@@ -57,8 +57,9 @@ public final class Coordinator implements AutoCloseable {
     this.database = database;
     this.clock = clock;
     this.runtime = new ActorRuntime(database, clock, settings, ACTOR_THREADS);
-    this.publishPool = Executors.newFixedThreadPool(PUBLISH_THREADS, daemon("outbox-publisher"));
-    this.recoveryPool = Executors.newSingleThreadExecutor(daemon("outbox-recovery"));
+    this.publishPool =
+        Executors.newFixedThreadPool(PUBLISH_THREADS, DaemonThreads.named("outbox-publisher"));
+    this.recoveryPool = Executors.newSingleThreadExecutor(DaemonThreads.named("outbox-recovery"));
     this.publisher =
         new OutboxPublisher(
             database, runtime.alarms(), transport, nudges, clock, settings, publishPool);
@@ -178,14 +179,5 @@ public final class Coordinator implements AutoCloseable {
       Thread.currentThread().interrupt();
     }
     publishPool.shutdownNow();
-  }
-
-  private static java.util.concurrent.ThreadFactory daemon(String name) {
-    AtomicInteger n = new AtomicInteger();
-    return r -> {
-      Thread t = new Thread(r, name + "-" + n.incrementAndGet());
-      t.setDaemon(true);
-      return t;
-    };
   }
 }

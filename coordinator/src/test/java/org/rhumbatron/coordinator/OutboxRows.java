@@ -16,6 +16,7 @@ public final class OutboxRows {
       String eventId,
       String state,
       int attempts,
+      long nextAttemptAtMs,
       Long streamSeq,
       Long publishedAtMs,
       String lastError) {}
@@ -25,7 +26,8 @@ public final class OutboxRows {
         tx ->
             tx.query(
                 "SELECT seq, actor_class, actor_id, project_id, event_id, state, attempts,"
-                    + " stream_seq, published_at_ms, last_error FROM outbox ORDER BY seq",
+                    + " stream_seq, published_at_ms, last_error, next_attempt_at_ms"
+                    + " FROM outbox ORDER BY seq",
                 rs -> {
                   long streamSeq = rs.getLong(8);
                   Long s = rs.wasNull() ? null : streamSeq;
@@ -39,6 +41,7 @@ public final class OutboxRows {
                       rs.getString(5),
                       rs.getString(6),
                       rs.getInt(7),
+                      rs.getLong(11),
                       s,
                       p,
                       rs.getString(10));

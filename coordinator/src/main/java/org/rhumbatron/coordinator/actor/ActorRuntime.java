@@ -12,8 +12,8 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
+import org.rhumbatron.platform.concurrent.DaemonThreads;
 import org.rhumbatron.platform.config.Settings;
 import org.rhumbatron.platform.db.Database;
 import org.slf4j.Logger;
@@ -45,15 +45,7 @@ public final class ActorRuntime implements AutoCloseable {
     this.database = database;
     this.clock = clock;
     this.settings = settings;
-    AtomicInteger n = new AtomicInteger();
-    this.pool =
-        Executors.newFixedThreadPool(
-            threads,
-            r -> {
-              Thread t = new Thread(r, "actor-" + n.incrementAndGet());
-              t.setDaemon(true);
-              return t;
-            });
+    this.pool = Executors.newFixedThreadPool(threads, DaemonThreads.named("actor"));
     this.alarms = new ActorAlarms(clock);
     this.guard = new AlarmGuard(clock, settings.get(Settings.ALARM_FIRES_PER_DAY));
   }
@@ -171,13 +163,7 @@ public final class ActorRuntime implements AutoCloseable {
 
   /** Starts the ticker that fires due alarms and unloads idle actors (production). */
   public void startTicker(Duration every, Duration idleFor) {
-    ticker =
-        Executors.newSingleThreadScheduledExecutor(
-            r -> {
-              Thread t = new Thread(r, "actor-alarms");
-              t.setDaemon(true);
-              return t;
-            });
+    ticker = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("actor-alarms"));
     ticker.scheduleWithFixedDelay(
         () -> {
           try {

@@ -127,10 +127,6 @@ public final class OutboxPublisher {
     }
   }
 
-  public OutboxBackoff backoff() {
-    return backoff;
-  }
-
   /**
    * Asks for a run of {@code streamIndex} soon, in process (after a commit, on reconnect). Kicks
    * coalesce: while a run is queued, more kicks add nothing; a run that starts after a kick sees

@@ -16,6 +16,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.rhumbatron.coordinator.CoordinatorFixture;
+import org.rhumbatron.coordinator.OutboxRows;
 import org.rhumbatron.coordinator.StreamContents;
 import org.rhumbatron.coordinator.actor.ActorAddress;
 import org.rhumbatron.coordinator.project.ProjectRootActor;
@@ -69,22 +70,8 @@ abstract class OutboxContract {
     return projectId;
   }
 
-  record RowView(
-      String state, int attempts, long nextAttemptAtMs, String lastError, Long streamSeq) {}
-
-  static List<RowView> rows(CoordinatorFixture f, String projectId) {
-    return f.db.read(
-        tx ->
-            tx.query(
-                "SELECT state, attempts, next_attempt_at_ms, last_error, stream_seq FROM outbox"
-                    + " WHERE project_id = ? ORDER BY seq",
-                rs -> {
-                  long seq = rs.getLong(5);
-                  Long streamSeq = rs.wasNull() ? null : seq;
-                  return new RowView(
-                      rs.getString(1), rs.getInt(2), rs.getLong(3), rs.getString(4), streamSeq);
-                },
-                projectId));
+  static List<OutboxRows.Row> rows(CoordinatorFixture f, String projectId) {
+    return OutboxRows.ofProject(f.db, projectId);
   }
 
   static Optional<Instant> alarmOf(CoordinatorFixture f, ActorAddress a) {
@@ -137,7 +124,7 @@ abstract class OutboxContract {
     long[] expectedDelays = {1, 2, 4, 8, 16, 32, 64, 128, 256};
     await().until(() -> rows(f, p).get(0).state().equals("retry_wait"));
     for (int attempt = 1; attempt <= 9; attempt++) {
-      RowView row = rows(f, p).get(0);
+      OutboxRows.Row row = rows(f, p).get(0);
       assertThat(row.state()).isEqualTo("retry_wait");
       assertThat(row.attempts()).isEqualTo(attempt);
       assertThat(row.nextAttemptAtMs() - clock.millis())
@@ -150,7 +137,7 @@ abstract class OutboxContract {
       clock.set(Instant.ofEpochMilli(row.nextAttemptAtMs()));
       assertThat(f.coordinator.runtime().fireDueAlarms()).isEqualTo(1);
     }
-    RowView last = rows(f, p).get(0);
+    OutboxRows.Row last = rows(f, p).get(0);
     assertThat(last.state()).isEqualTo("failed");
     assertThat(last.attempts()).isEqualTo(10);
     assertThat(last.lastError()).isNotBlank();
@@ -166,7 +153,7 @@ abstract class OutboxContract {
     await().until(() -> rows(f, p).get(0).state().equals("retry_wait"));
     List<Long> delays = new ArrayList<>();
     for (int attempt = 1; attempt <= 11; attempt++) {
-      RowView row = rows(f, p).get(0);
+      OutboxRows.Row row = rows(f, p).get(0);
       delays.add((row.nextAttemptAtMs() - clock.millis()) / 1000);
       clock.set(Instant.ofEpochMilli(row.nextAttemptAtMs()));
       f.coordinator.runtime().fireDueAlarms();
@@ -188,7 +175,7 @@ abstract class OutboxContract {
     root.advanceCanonical(0, "cand-1", "c1").join();
     root.advanceCanonical(1, "cand-2", "c1").join();
     assertThat(rows(f, p))
-        .extracting(RowView::state)
+        .extracting(OutboxRows.Row::state)
         .containsExactly("retry_wait", "pending", "pending", "pending", "pending");
 
     restoreTopology(f);
@@ -218,7 +205,7 @@ abstract class OutboxContract {
     fixtures.add(f);
     f.coordinator.root(p).createProject("tenant-1", "Demo").join();
     await().until(() -> rows(f, p).get(0).state().equals("failed"));
-    RowView row = rows(f, p).get(0);
+    OutboxRows.Row row = rows(f, p).get(0);
     assertThat(row.lastError())
         .isEqualTo("no producer binding for stream " + EventStreams.streamName(stream));
     assertThat(StreamContents.eventIdsOf(f.nats, p)).isEmpty();

@@ -7,6 +7,7 @@ import java.sql.Statement;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import org.rhumbatron.platform.concurrent.DaemonThreads;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -27,12 +28,7 @@ final class WalCheckpointer implements AutoCloseable {
   WalCheckpointer(String jdbcUrl) throws SQLException {
     this.connection = DriverManager.getConnection(jdbcUrl);
     this.ticker =
-        Executors.newSingleThreadScheduledExecutor(
-            r -> {
-              Thread t = new Thread(r, "sqlite-checkpoint");
-              t.setDaemon(true);
-              return t;
-            });
+        Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("sqlite-checkpoint"));
     ticker.scheduleWithFixedDelay(
         () -> checkpoint("PASSIVE"), EVERY_MS, EVERY_MS, TimeUnit.MILLISECONDS);
   }
