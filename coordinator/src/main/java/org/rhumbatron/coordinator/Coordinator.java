@@ -16,6 +16,7 @@ import org.rhumbatron.coordinator.outbox.StreamNudges;
 import org.rhumbatron.coordinator.project.ProjectRootActor;
 import org.rhumbatron.coordinator.shard.ChangeEvents;
 import org.rhumbatron.coordinator.shard.ResourceShardActor;
+import org.rhumbatron.coordinator.view.ProjectViewActor;
 import org.rhumbatron.platform.concurrent.DaemonThreads;
 import org.rhumbatron.platform.config.Settings;
 import org.rhumbatron.platform.db.Database;
@@ -25,8 +26,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The coordinator wired together: the actor runtime with ProjectRoot and ResourceShard actors,
- * their outboxes, the publisher and the lost-tail repair. Core and the tests build it the same way.
+ * The coordinator wired together: the actor runtime with ProjectRoot, ResourceShard and ProjectView
+ * actors, their outboxes, the publisher and the lost-tail repair. Core and the tests build it the
+ * same way.
  */
 public final class Coordinator implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(Coordinator.class);
@@ -46,6 +48,7 @@ public final class Coordinator implements AutoCloseable {
   private final OutboxJanitor janitor;
   private final ActorType<ProjectRootActor> roots;
   private final ActorType<ResourceShardActor> shards;
+  private final ActorType<ProjectViewActor> views = ProjectViewActor.type();
   private final ChangeEvents changeEvents;
 
   public Coordinator(
@@ -72,6 +75,7 @@ public final class Coordinator implements AutoCloseable {
     this.shards = ResourceShardActor.type(outbox, publisher);
     runtime.register(roots);
     runtime.register(shards);
+    runtime.register(views);
     this.changeEvents = new ChangeEvents(runtime, shards, settings.get(Settings.SHARD_COUNT));
   }
 
@@ -81,6 +85,11 @@ public final class Coordinator implements AutoCloseable {
 
   public ResourceShardActor shard(String projectId, int shard) {
     return runtime.actor(shards, ResourceShardActor.actorId(projectId, shard));
+  }
+
+  /** The read model of {@code projectId} (the seed's ProjectViewDO). */
+  public ProjectViewActor view(String projectId) {
+    return runtime.actor(views, projectId);
   }
 
   public ChangeEvents changeEvents() {

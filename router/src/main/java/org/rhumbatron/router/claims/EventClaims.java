@@ -4,7 +4,10 @@ import java.sql.SQLException;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
+import org.rhumbatron.platform.db.Database;
 import org.rhumbatron.platform.db.Tx;
 
 /**
@@ -16,6 +19,8 @@ public final class EventClaims {
   private static final String CLAIM =
       "INSERT INTO processed_events (consumer, event_id, processed_at_ms) VALUES (?, ?, ?)"
           + " ON CONFLICT DO NOTHING";
+
+  private static final int LOOKUP_CHUNK = 100;
 
   private final Clock clock;
 
@@ -34,6 +39,28 @@ public final class EventClaims {
       }
     }
     return fresh;
+  }
+
+  /**
+   * The ids among {@code eventIds} that {@code consumer} already claimed, read outside any write
+   * transaction (the projector skips duplicate-only projects without spending a call on them).
+   */
+  public Set<String> claimedAmong(Database database, String consumer, List<String> eventIds) {
+    Set<String> claimed = new HashSet<>();
+    for (int from = 0; from < eventIds.size(); from += LOOKUP_CHUNK) {
+      List<String> chunk = eventIds.subList(from, Math.min(eventIds.size(), from + LOOKUP_CHUNK));
+      Object[] args = new Object[chunk.size() + 1];
+      args[0] = consumer;
+      for (int i = 0; i < chunk.size(); i++) {
+        args[i + 1] = chunk.get(i);
+      }
+      String sql =
+          "SELECT event_id FROM processed_events WHERE consumer = ? AND event_id IN ("
+              + String.join(", ", java.util.Collections.nCopies(chunk.size(), "?"))
+              + ")";
+      claimed.addAll(database.read(tx -> tx.query(sql, rs -> rs.getString(1), args)));
+    }
+    return claimed;
   }
 
   /** Releases claims of events that were not applied, so their next delivery applies them. */

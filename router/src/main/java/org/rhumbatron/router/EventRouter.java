@@ -1,0 +1,187 @@
+package org.rhumbatron.router;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import org.rhumbatron.coordinator.actor.SerialExecutor;
+import org.rhumbatron.coordinator.outbox.StreamNudges;
+import org.rhumbatron.platform.concurrent.DaemonThreads;
+import org.rhumbatron.platform.config.Settings;
+import org.rhumbatron.protocol.EventStreams;
+import org.rhumbatron.router.maintenance.Maintenance;
+import org.rhumbatron.router.maintenance.MaintenanceReport;
+import org.rhumbatron.router.projector.ProjectViewProjector;
+import org.rhumbatron.router.run.SubscriptionHandler;
+import org.rhumbatron.router.run.SubscriptionRun;
+import org.rhumbatron.router.sweep.SweepTick;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The event router in core. {@link #nudge} (the outbox publisher's in-process call) runs
+ * project-view-projector then causal-router on that stream, at most 2 consumes each; the tick at
+ * the start of each minute ({@link #sweepTick}) sweeps one stream with the same two, plus one
+ * audit-archiver batch, plus one analytics-projector batch when the tick runs neither maintenance
+ * nor the release sweep. Each stream has one lane, so runs of a stream never overlap; nudges
+ * coalesce (DESIGN.md 4a): at most one run in flight and one more pending per stream.
+ */
+public final class EventRouter implements StreamNudges, AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(EventRouter.class);
+
+  /** The router's parts; the archiver and analytics are the sweep's own batches. */
+  public record Parts(
+      SubscriptionRun run,
+      ProjectViewProjector.Factory projector,
+      SubscriptionHandler causalRouter,
+      SubscriptionHandler auditArchiver,
+      SubscriptionHandler analyticsProjector,
+      Maintenance maintenance) {}
+
+  /** What a sweep tick did (for the log and the tests). */
+  public record SweepReport(SweepTick tick, int fetched, List<MaintenanceReport> maintenance) {}
+
+  private final Parts parts;
+  private final Clock clock;
+  private final Settings settings;
+  private final int consumesPerRun;
+  private final ExecutorService pool;
+  private final SerialExecutor[] lanes = new SerialExecutor[EventStreams.STREAM_COUNT];
+  private final AtomicBoolean[] nudgePending = new AtomicBoolean[EventStreams.STREAM_COUNT];
+  private final AtomicLong nudgeRuns = new AtomicLong();
+  private final ScheduledExecutorService ticker =
+      Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("router-sweep"));
+
+  public EventRouter(Parts parts, Clock clock, Settings settings) {
+    this.parts = parts;
+    this.clock = clock;
+    this.settings = settings;
+    this.consumesPerRun = settings.get(Settings.ROUTER_CONSUMES_PER_RUN);
+    this.pool = Executors.newFixedThreadPool(2, DaemonThreads.named("event-router"));
+    for (int i = 0; i < lanes.length; i++) {
+      lanes[i] = new SerialExecutor(pool);
+      nudgePending[i] = new AtomicBoolean();
+    }
+  }
+
+  /**
+   * The seed's {@code EVENT_ROUTER.nudge(streamIndex)}: queues one run of the stream unless one is
+   * already queued (a nudge that arrives while a run is in flight queues the next one).
+   */
+  @Override
+  public void nudge(int streamIndex) {
+    if (nudgePending[streamIndex].compareAndSet(false, true)) {
+      lanes[streamIndex].execute(
+          () -> {
+            nudgePending[streamIndex].set(false);
+            nudgeRuns.incrementAndGet();
+            runGuarded(streamIndex, "nudge", () -> runProjectorAndRouter(streamIndex));
+          });
+    }
+  }
+
+  /** How many nudge runs started (a burst of nudges coalesces into few). */
+  public long nudgeRuns() {
+    return nudgeRuns.get();
+  }
+
+  /** Completes when every run queued on {@code streamIndex} before this call has finished. */
+  public CompletableFuture<Void> drained(int streamIndex) {
+    CompletableFuture<Void> done = new CompletableFuture<>();
+    lanes[streamIndex].execute(() -> done.complete(null));
+    return done;
+  }
+
+  /** The sweep of the minute holding {@code at}, on the swept stream's lane; waits for it. */
+  public SweepReport sweepTick(Instant at) {
+    SweepTick tick = SweepTick.at(at, settings);
+    CompletableFuture<Integer> fetched = new CompletableFuture<>();
+    int stream = tick.streamIndex();
+    lanes[stream].execute(
+        () -> {
+          int n = 0;
+          try {
+            n += runProjectorAndRouter(stream);
+            n += parts.run().consume(stream, parts.auditArchiver(), Integer.MAX_VALUE).fetched();
+            if (tick.runsAnalytics()) {
+              n +=
+                  parts
+                      .run()
+                      .consume(stream, parts.analyticsProjector(), Integer.MAX_VALUE)
+                      .fetched();
+            }
+          } catch (RuntimeException e) {
+            log.warn("sweep of {} failed: {}", EventStreams.streamName(stream), e.toString());
+          }
+          fetched.complete(n);
+        });
+    List<MaintenanceReport> maintenance = new ArrayList<>();
+    try {
+      if (tick.daily()) {
+        maintenance.add(parts.maintenance().runDaily(tick.minute()));
+      }
+      if (tick.releaseSweep()) {
+        maintenance.add(parts.maintenance().runReleaseSweep(tick.minute()));
+      }
+    } catch (RuntimeException e) {
+      log.warn("maintenance of the {} tick failed: {}", tick.minute(), e.toString());
+    }
+    return new SweepReport(tick, fetched.join(), maintenance);
+  }
+
+  /** Schedules {@link #sweepTick} at the start of each minute of {@code clock}. */
+  public void startSweeps() {
+    scheduleNextTick();
+  }
+
+  private void scheduleNextTick() {
+    long now = clock.millis();
+    long delay = 60_000 - Math.floorMod(now, 60_000L);
+    ticker.schedule(
+        () -> {
+          try {
+            // A timer may fire a little early: half a second of slack keeps the tick in its minute.
+            sweepTick(clock.instant().plusMillis(500));
+          } catch (RuntimeException e) {
+            log.warn("sweep tick failed: {}", e.toString());
+          } finally {
+            scheduleNextTick();
+          }
+        },
+        delay,
+        TimeUnit.MILLISECONDS);
+  }
+
+  private int runProjectorAndRouter(int streamIndex) {
+    int n = parts.run().run(streamIndex, parts.projector().forRun(), consumesPerRun);
+    return n + parts.run().run(streamIndex, parts.causalRouter(), consumesPerRun);
+  }
+
+  private static void runGuarded(int streamIndex, String what, Runnable body) {
+    try {
+      body.run();
+    } catch (RuntimeException e) {
+      log.warn("{} run of {} failed: {}", what, EventStreams.streamName(streamIndex), e.toString());
+    }
+  }
+
+  @Override
+  public void close() {
+    ticker.shutdownNow();
+    pool.shutdown();
+    try {
+      pool.awaitTermination(Duration.ofSeconds(10).toMillis(), TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    pool.shutdownNow();
+  }
+}

@@ -1,0 +1,18 @@
+package org.rhumbatron.router.causal;
+
+import java.sql.SQLException;
+import java.util.List;
+import org.rhumbatron.platform.db.Tx;
+import org.rhumbatron.protocol.Event;
+
+/**
+ * The seed's {@code routeCausalBatch}: what the fresh Events of one batch cause. It runs inside the
+ * transaction that claims them, so a throw releases the claims and the batch counts as failed.
+ */
+@FunctionalInterface
+public interface CausalBatchRouter {
+  /** Routes nothing: core's wiring until the causal rules (their own issue) are plugged in. */
+  CausalBatchRouter NO_RULES = (tx, fresh) -> {};
+
+  void routeCausalBatch(Tx tx, List<Event> fresh) throws SQLException;
+}

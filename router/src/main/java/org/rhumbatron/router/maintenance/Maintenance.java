@@ -1,0 +1,198 @@
+package org.rhumbatron.router.maintenance;
+
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import org.rhumbatron.platform.config.Settings;
+import org.rhumbatron.platform.db.Database;
+import org.rhumbatron.protocol.Command;
+import org.rhumbatron.protocol.CommandType;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The seed's "Sweep housekeeping" table. Each job queries with its cap and sends one Command per
+ * row; command ids are stable per day (daily tick) or per tick minute, so a tick that runs twice (a
+ * restart within the minute) is dropped by the queue's duplicate window.
+ */
+public final class Maintenance {
+  private static final Logger log = LoggerFactory.getLogger(Maintenance.class);
+
+  /** Change states that end a Change; their dead letters close (seed: the 5-minute sweep). */
+  public static final List<String> ENDED_CHANGE_STATES =
+      List.of("completed", "failed", "cancelled", "not_selected", "declined");
+
+  private static final String ENDED_IN =
+      ENDED_CHANGE_STATES.stream()
+          .map(s -> "'" + s + "'")
+          .collect(java.util.stream.Collectors.joining(", ", "(", ")"));
+
+  private final Database database;
+  private final CommandSink commands;
+  private final Settings settings;
+
+  public Maintenance(Database database, CommandSink commands, Settings settings) {
+    this.database = database;
+    this.commands = commands;
+    this.settings = settings;
+  }
+
+  /**
+   * 04:17 UTC, once a day: one forks.sweep; project.cleanup and index.purge for up to 10 archived
+   * Projects; an index.build backfill for up to 10 active Projects without a ready index; deletes
+   * at most 5,000 processed_events rows older than 14 days.
+   */
+  public MaintenanceReport runDaily(Instant tick) {
+    String day = LocalDate.ofInstant(tick, ZoneOffset.UTC).toString();
+    int projects = settings.get(Settings.DAILY_PROJECTS_MAX);
+    List<Command> due = new ArrayList<>();
+    due.add(command("cmd_forks.sweep_" + day, CommandType.FORKS_SWEEP, null, null, tick));
+    for (String p :
+        projectIds(
+            "SELECT project_id FROM projects WHERE status = 'archived'"
+                + " ORDER BY archived_at_ms, project_id LIMIT "
+                + projects)) {
+      due.add(
+          command(
+              "cmd_project.cleanup_" + p + "_" + day, CommandType.PROJECT_CLEANUP, p, null, tick));
+      due.add(command("cmd_index.purge_" + p + "_" + day, CommandType.INDEX_PURGE, p, null, tick));
+    }
+    for (String p :
+        projectIds(
+            "SELECT project_id FROM projects p WHERE status = 'active' AND NOT EXISTS"
+                + " (SELECT 1 FROM project_indexes i WHERE i.project_id = p.project_id"
+                + " AND i.state = 'ready') ORDER BY created_at_ms, project_id LIMIT "
+                + projects)) {
+      due.add(
+          command(
+              "cmd_index.build_" + p + "_backfill_" + day, CommandType.INDEX_BUILD, p, null, tick));
+    }
+    long before = tick.minus(settings.get(Settings.PROCESSED_EVENTS_KEEP)).toEpochMilli();
+    int deleted =
+        database.inTransaction(
+            tx ->
+                tx.update(
+                    tx.dialect()
+                        .deleteLimited(
+                            "processed_events",
+                            "processed_at_ms < ?",
+                            "processed_at_ms",
+                            settings.get(Settings.PROCESSED_EVENTS_PURGE_MAX)),
+                    before));
+    return send(due, deleted, 0);
+  }
+
+  /**
+   * Minute 4, 9, 14 ...: release.recover for Changes still releasing 45 minutes after promotion
+   * (max 10); change.settle for open Changes quiet 3 minutes to 6 hours that cannot move on their
+   * own (max 10); closes the dead letters of ended Changes; index.purge for deleted Projects that
+   * still have index rows (max 10).
+   */
+  public MaintenanceReport runReleaseSweep(Instant tick) {
+    long now = tick.toEpochMilli();
+    long minute = tick.getEpochSecond() / 60;
+    List<Command> due = new ArrayList<>();
+    long promotedBefore = now - settings.get(Settings.RELEASE_RECOVER_AFTER).toMillis();
+    for (String[] c :
+        changes(
+            "SELECT change_id, project_id FROM changes WHERE state = 'releasing'"
+                + " AND promoted_at_ms <= ? ORDER BY promoted_at_ms, change_id LIMIT "
+                + settings.get(Settings.RELEASE_RECOVER_MAX),
+            promotedBefore)) {
+      due.add(
+          command(
+              "cmd_release.recover_" + c[0] + "_" + minute,
+              CommandType.RELEASE_RECOVER,
+              c[1],
+              c[0],
+              tick));
+    }
+    for (String[] c : settleCandidates(now)) {
+      due.add(
+          command(
+              "cmd_" + c[0] + "_settle_" + minute, CommandType.CHANGE_SETTLE, c[1], c[0], tick));
+    }
+    int closed = closeDeadLettersOfEndedChanges(now);
+    for (String p :
+        projectIds(
+            "SELECT project_id FROM projects p WHERE status = 'deleted' AND EXISTS"
+                + " (SELECT 1 FROM project_indexes i WHERE i.project_id = p.project_id)"
+                + " ORDER BY deleted_at_ms, project_id LIMIT "
+                + settings.get(Settings.INDEX_PURGE_MAX))) {
+      due.add(
+          command("cmd_index.purge_" + p + "_" + minute, CommandType.INDEX_PURGE, p, null, tick));
+    }
+    return send(due, 0, closed);
+  }
+
+  /**
+   * Open Changes (open or verifying) whose last activity is 3 minutes to 6 hours old and that no
+   * Agent moves: none of their Tasks is assigned or running.
+   */
+  private List<String[]> settleCandidates(long now) {
+    Duration min = settings.get(Settings.SETTLE_QUIET_MIN);
+    Duration max = settings.get(Settings.SETTLE_QUIET_MAX);
+    return changes(
+        "SELECT change_id, project_id FROM changes c WHERE state IN ('open', 'verifying')"
+            + " AND last_activity_at_ms <= ? AND last_activity_at_ms >= ? AND NOT EXISTS"
+            + " (SELECT 1 FROM tasks t WHERE t.change_id = c.change_id"
+            + " AND t.state IN ('assigned', 'running'))"
+            + " ORDER BY last_activity_at_ms, change_id LIMIT "
+            + settings.get(Settings.SETTLE_MAX),
+        now - min.toMillis(),
+        now - max.toMillis());
+  }
+
+  private int closeDeadLettersOfEndedChanges(long now) {
+    return database.inTransaction(
+        tx ->
+            tx.update(
+                "UPDATE dead_letters SET status = 'closed', resolution = 'change_ended',"
+                    + " resolved_by = 'maintenance', resolved_at_ms = ?"
+                    + " WHERE status = 'open' AND change_id IN"
+                    + " (SELECT change_id FROM changes WHERE state IN "
+                    + ENDED_IN
+                    + ")",
+                now));
+  }
+
+  private MaintenanceReport send(List<Command> due, int deleted, int closed) {
+    List<Command> sent = new ArrayList<>();
+    List<Command> failed = new ArrayList<>();
+    for (Command c : due) {
+      try {
+        commands.send(c);
+        sent.add(c);
+      } catch (RuntimeException e) {
+        failed.add(c);
+        log.warn(
+            "maintenance could not send {} {}: {}",
+            c.commandType().wireName(),
+            c.commandId(),
+            e.toString());
+      }
+    }
+    return new MaintenanceReport(sent, failed, deleted, closed);
+  }
+
+  private List<String> projectIds(String sql) {
+    return database.read(tx -> tx.query(sql, rs -> rs.getString(1)));
+  }
+
+  private List<String[]> changes(String sql, Object... args) {
+    return database.read(
+        tx -> tx.query(sql, rs -> new String[] {rs.getString(1), rs.getString(2)}, args));
+  }
+
+  private static Command command(
+      String id, CommandType type, String projectId, String changeId, Instant tick) {
+    ObjectNode payload = JsonNodeFactory.instance.objectNode();
+    payload.put("reason", "maintenance");
+    return new Command(id, type, projectId, changeId, null, 1, tick, null, payload);
+  }
+}

@@ -1,0 +1,5 @@
+/**
+ * The two bounded housekeeping jobs of the every-minute sweep (the seed's {@code maintenance.ts}):
+ * the daily 04:17 UTC tick and the minute 4, 9, 14 ... tick, each with its caps.
+ */
+package org.rhumbatron.router.maintenance;

@@ -1,0 +1,118 @@
+package org.rhumbatron.router.run;
+
+import java.time.Duration;
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Set;
+import org.rhumbatron.platform.eventlog.EventLogClient;
+import org.rhumbatron.platform.eventlog.EventRecord;
+import org.rhumbatron.protocol.EventStreams;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One consume of one subscription on one stream: fetch at most 100 records, hand them to the
+ * handler, then settle each record. Applied records are acked; deferred ones are nacked for an
+ * immediate redelivery (a deferral is not a failure); failed ones count in {@code
+ * k2_batch_failures} and are nacked for 30 s, or at the 5th failure dead-lettered and acked.
+ */
+public final class SubscriptionRun {
+  private static final Logger log = LoggerFactory.getLogger(SubscriptionRun.class);
+
+  private final EventLogClient eventLog;
+  private final BatchFailures failures;
+  private final Duration nackDelay;
+
+  public SubscriptionRun(EventLogClient eventLog, BatchFailures failures, Duration nackDelay) {
+    this.eventLog = eventLog;
+    this.failures = failures;
+    this.nackDelay = nackDelay;
+  }
+
+  /** What one consume did, for the caller's loop and the tests. */
+  public record Consumed(int fetched, int deferred, int failed, boolean deadLettered) {
+    static final Consumed NOTHING = new Consumed(0, 0, 0, false);
+  }
+
+  /**
+   * Runs up to {@code maxConsumes} consumes of {@code handler} on {@code streamIndex}; stops early
+   * when a fetch comes back empty. Returns the records fetched in all.
+   */
+  public int run(int streamIndex, SubscriptionHandler handler, int maxConsumes) {
+    int fetched = 0;
+    for (int i = 0; i < maxConsumes; i++) {
+      Consumed c = consume(streamIndex, handler, Integer.MAX_VALUE);
+      fetched += c.fetched();
+      if (c.fetched() == 0) {
+        break;
+      }
+    }
+    return fetched;
+  }
+
+  /** One consume of at most {@code max} records (the fetch caps it at the seed's 100). */
+  public Consumed consume(int streamIndex, SubscriptionHandler handler, int max) {
+    List<EventRecord> batch = eventLog.fetch(streamIndex, handler.subscription(), max);
+    if (batch.isEmpty()) {
+      return Consumed.NOTHING;
+    }
+    BatchOutcome outcome;
+    try {
+      outcome = handler.handle(streamIndex, batch);
+    } catch (RuntimeException e) {
+      // A handler that throws failed the whole batch; its transactions rolled back their claims.
+      outcome = BatchOutcome.failed(batch, describe(e));
+    }
+    Set<EventRecord> unapplied = Collections.newSetFromMap(new IdentityHashMap<>());
+    unapplied.addAll(outcome.deferred());
+    unapplied.addAll(outcome.failed());
+    boolean deadLettered = false;
+    if (!outcome.failed().isEmpty()) {
+      deadLettered = settleFailed(streamIndex, handler, batch.size(), outcome);
+    }
+    outcome.deferred().forEach(r -> r.nak(Duration.ZERO));
+    for (EventRecord r : batch) {
+      if (!unapplied.contains(r)) {
+        r.ack();
+      }
+    }
+    return new Consumed(
+        batch.size(), outcome.deferred().size(), outcome.failed().size(), deadLettered);
+  }
+
+  /** Counts the failure; nacks the failed records, or acks them once they are dead-lettered. */
+  private boolean settleFailed(
+      int streamIndex, SubscriptionHandler handler, int batchSize, BatchOutcome outcome) {
+    String consumer = handler.subscription().durableName();
+    String stream = EventStreams.streamName(streamIndex);
+    BatchFailures.Verdict verdict =
+        failures.recordFailure(
+            handler.subscription(), streamIndex, outcome.failed(), outcome.error());
+    if (verdict == BatchFailures.Verdict.DEAD_LETTERED) {
+      log.error(
+          "{} on {}: batch {} reached the failure limit and is dead-lettered: {}",
+          consumer,
+          stream,
+          BatchFailures.batchKey(streamIndex, outcome.failed()),
+          outcome.error());
+      outcome.failed().forEach(EventRecord::ack);
+      return true;
+    }
+    log.warn(
+        "{} on {}: {} of {} records failed, redelivery in {}: {}",
+        consumer,
+        stream,
+        outcome.failed().size(),
+        batchSize,
+        nackDelay,
+        outcome.error());
+    outcome.failed().forEach(r -> r.nak(nackDelay));
+    return false;
+  }
+
+  private static String describe(RuntimeException e) {
+    String message = e.getMessage();
+    return e.getClass().getSimpleName() + (message == null ? "" : ": " + message);
+  }
+}

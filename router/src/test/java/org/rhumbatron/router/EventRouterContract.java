@@ -1,0 +1,249 @@
+package org.rhumbatron.router;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.rhumbatron.coordinator.view.ProjectView;
+import org.rhumbatron.platform.eventlog.EventRecord;
+import org.rhumbatron.platform.eventlog.Subscription;
+import org.rhumbatron.protocol.Event;
+import org.rhumbatron.protocol.EventStreams;
+import org.rhumbatron.protocol.EventType;
+import org.rhumbatron.router.projector.ProjectViewProjector;
+import org.rhumbatron.router.run.BatchOutcome;
+import org.rhumbatron.testkit.db.TestDatabase;
+import org.rhumbatron.testkit.nats.NatsServerExtension;
+
+/** The event router on a real nats-server; run against SQLite and PostgreSQL. */
+abstract class EventRouterContract {
+  @RegisterExtension final NatsServerExtension nats = NatsServerExtension.perTest();
+
+  abstract TestDatabase db();
+
+  private RouterFixture f;
+
+  RouterFixture fixture(Map<String, String> overrides) throws Exception {
+    f = new RouterFixture(nats.url(), db().url(), overrides);
+    return f;
+  }
+
+  @AfterEach
+  void close() throws Exception {
+    if (f != null) {
+      f.close();
+    }
+  }
+
+  private void runOnce(int stream) {
+    f.router.nudge(stream);
+    f.router.drained(stream).join();
+  }
+
+  private long applied(String projectId) {
+    return ProjectView.read(f.database, projectId).map(ProjectView::eventsApplied).orElse(0L);
+  }
+
+  @Test
+  void aNudgeProjectsTheEventsIntoTheViewAndTheFeedAndRoutesThem() throws Exception {
+    fixture(Map.of());
+    List<Event> routed = new java.util.concurrent.CopyOnWriteArrayList<>();
+    f.causalRules = (tx, fresh) -> routed.addAll(fresh);
+    List<Event> events = RouterEvents.changeWithTasks("p-view", "c-view", 3);
+    f.publish(events);
+    int stream = EventStreams.streamIndex("p-view");
+    runOnce(stream);
+
+    ProjectView view = ProjectView.read(f.database, "p-view").orElseThrow();
+    assertThat(view.eventsApplied()).isEqualTo(7);
+    assertThat(view.counts().get("change")).containsEntry("open", 1L);
+    assertThat(view.counts().get("task")).containsEntry("completed", 3L);
+    assertThat(view.lastEventId()).isEqualTo(events.get(6).eventId());
+    assertThat(f.count("SELECT COUNT(*) FROM project_events WHERE project_id = ?", "p-view"))
+        .isEqualTo(7);
+    assertThat(routed)
+        .extracting(Event::eventId)
+        .containsExactlyElementsOf(events.stream().map(Event::eventId).toList());
+  }
+
+  @Test
+  void theSameBatchDeliveredTwiceAppliesEachEventOnce() throws Exception {
+    fixture(Map.of());
+    f.publish(RouterEvents.changeWithTasks("p-twice", "c-twice", 2));
+    int stream = EventStreams.streamIndex("p-twice");
+    List<EventRecord> batch = f.eventLog.fetch(stream, Subscription.PROJECT_VIEW_PROJECTOR, 100);
+    assertThat(batch).hasSize(5);
+
+    ProjectViewProjector projector = f.projector.forRun();
+    assertThat(projector.handle(stream, batch).allRecordsApplied()).isTrue();
+    assertThat(projector.handle(stream, batch).allRecordsApplied()).isTrue();
+
+    assertThat(applied("p-twice")).isEqualTo(5);
+    assertThat(projector.callsLeft()).as("a duplicate-only project costs no call").isEqualTo(14);
+    assertThat(f.count("SELECT COUNT(*) FROM project_events WHERE project_id = ?", "p-twice"))
+        .isEqualTo(5);
+  }
+
+  @Test
+  void aRedeliveryAfterACrashBeforeTheAckAppliesNothingTwice() throws Exception {
+    fixture(Map.of("router.ack-wait", "1s"));
+    f.publish(RouterEvents.changeWithTasks("p-crash", "c-crash", 2));
+    int stream = EventStreams.streamIndex("p-crash");
+    List<EventRecord> first = f.eventLog.fetch(stream, Subscription.PROJECT_VIEW_PROJECTOR, 100);
+    // The projector commits, then core dies before it acks: nothing settles the batch.
+    assertThat(f.projector.forRun().handle(stream, first).allRecordsApplied()).isTrue();
+    assertThat(applied("p-crash")).isEqualTo(5);
+
+    List<EventRecord> again = new ArrayList<>();
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .until(
+            () -> {
+              again.addAll(f.eventLog.fetch(stream, Subscription.PROJECT_VIEW_PROJECTOR, 100));
+              return again.size() >= 5;
+            });
+    assertThat(again).allSatisfy(r -> assertThat(r.deliveredCount()).isEqualTo(2));
+    BatchOutcome outcome = f.projector.forRun().handle(stream, again);
+    assertThat(outcome.allRecordsApplied()).isTrue();
+    again.forEach(EventRecord::ack);
+    assertThat(applied("p-crash")).isEqualTo(5);
+  }
+
+  @Test
+  void poisonEventsFailFiveTimesThenBecomeOneDeadLetterWhileOtherProjectsFlow() throws Exception {
+    fixture(Map.of("router.nack-delay", "100ms"));
+    List<String> projects = RouterEvents.projectsOnStream(4, 2, "p-poison");
+    String poisoned = projects.get(0);
+    String healthy = projects.get(1);
+    // Valid JSON and a valid envelope that the projector cannot apply: a task.ready without Task.
+    Event poison = RouterEvents.event(poisoned, "c-poison", null, EventType.TASK_READY, null);
+    f.publish(List.of(poison));
+    f.publishRaw(4, "not-an-envelope", "{\"eventId\": 42}".getBytes(StandardCharsets.UTF_8));
+    f.publish(RouterEvents.changeWithTasks(healthy, "c-healthy", 1));
+
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(
+            () -> {
+              runOnce(4);
+              return f.count(
+                          "SELECT COUNT(*) FROM dead_letters WHERE kind = 'event_batch'"
+                              + " AND command_id LIKE 'batch:project-view-projector:%'")
+                      >= 1
+                  && f.count("SELECT COUNT(*) FROM k2_batch_failures WHERE failures >= 5") >= 1;
+            });
+    // The healthy project flowed from the first run on; later events of it flow too.
+    assertThat(applied(healthy)).isEqualTo(3);
+    f.publish(
+        List.of(RouterEvents.event(healthy, "c-later", null, EventType.CHANGE_CREATED, null)));
+    runOnce(4);
+    assertThat(applied(healthy)).isEqualTo(4);
+
+    // Run until the failed records are settled everywhere, then look at the dead letters.
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(
+            () -> {
+              runOnce(4);
+              return f.count("SELECT COUNT(*) FROM k2_batch_failures WHERE failures < 5") == 0;
+            });
+    List<String> described =
+        f.database.read(
+            tx ->
+                tx.query(
+                    "SELECT command FROM dead_letters WHERE command_id LIKE"
+                        + " 'batch:project-view-projector:%'",
+                    rs -> rs.getString(1)));
+    String all = String.join("\n", described);
+    assertThat(all).contains(poison.eventId()).contains("not-an-envelope");
+    assertThat(all.split("\"eventId\":\"" + poison.eventId(), -1))
+        .as("the poison is in one dead letter")
+        .hasSize(2);
+    ObjectMapper json = new ObjectMapper();
+    for (String d : described) {
+      assertThat(json.readTree(d).get("consumer").asText()).isEqualTo("project-view-projector");
+    }
+    assertThat(
+            f.count(
+                "SELECT COUNT(*) FROM dead_letters WHERE command_id LIKE"
+                    + " 'batch:project-view-projector:%' AND delivery_count <> 5"))
+        .isZero();
+    assertThat(
+            f.count(
+                "SELECT COUNT(*) FROM processed_events WHERE consumer = 'project-view-projector'"
+                    + " AND event_id = ?",
+                poison.eventId()))
+        .as("the dead-lettered event is marked processed")
+        .isEqualTo(1);
+    assertThat(applied(poisoned)).isZero();
+  }
+
+  @Test
+  void theApplyDeltaCapDefersProjectsToTheNextDelivery() throws Exception {
+    fixture(Map.of());
+    List<String> projects = RouterEvents.projectsOnStream(3, 20, "p-cap");
+    List<Event> events = new ArrayList<>();
+    for (String p : projects) {
+      events.add(RouterEvents.event(p, "c-" + p, null, EventType.CHANGE_CREATED, null));
+    }
+    f.publish(events);
+
+    runOnce(3);
+    assertThat(f.count("SELECT COUNT(*) FROM project_views")).isEqualTo(15);
+    assertThat(f.count("SELECT COUNT(*) FROM k2_batch_failures"))
+        .as("a deferral is not a failure")
+        .isZero();
+
+    runOnce(3);
+    assertThat(f.count("SELECT COUNT(*) FROM project_views")).isEqualTo(20);
+    assertThat(f.count("SELECT SUM(events_applied) FROM project_views")).isEqualTo(20);
+  }
+
+  @Test
+  void aBurstOfNudgesCoalescesAndLosesNone() throws Exception {
+    fixture(Map.of());
+    List<Event> events = RouterEvents.changeWithTasks("p-burst", "c-burst", 20);
+    int stream = EventStreams.streamIndex("p-burst");
+    f.publish(events);
+    for (int i = 0; i < 1_000; i++) {
+      f.router.nudge(stream);
+    }
+    f.router.drained(stream).join();
+    assertThat(applied("p-burst")).isEqualTo(41);
+    assertThat(f.router.nudgeRuns()).isBetween(1L, 999L);
+  }
+
+  @Test
+  void eightSweepTicksVisitEveryStreamOnceWithTheSweepsOwnBatches() throws Exception {
+    fixture(Map.of());
+    List<Event> events = new ArrayList<>();
+    for (int s = 0; s < EventStreams.STREAM_COUNT; s++) {
+      String p = RouterEvents.projectsOnStream(s, 1, "p-sweep").get(0);
+      events.add(RouterEvents.event(p, "c-" + p, null, EventType.CHANGE_CREATED, null));
+    }
+    f.publish(events);
+    java.util.Set<Integer> swept = new java.util.TreeSet<>();
+    java.time.Instant tick = java.time.Instant.parse("2026-12-02T10:00:00Z");
+    int analyticsTicks = 0;
+    for (int i = 0; i < 8; i++) {
+      EventRouter.SweepReport report = f.router.sweepTick(tick.plusSeconds(60L * i));
+      swept.add(report.tick().streamIndex());
+      analyticsTicks += report.tick().runsAnalytics() ? 1 : 0;
+      assertThat(report.maintenance()).hasSize(report.tick().releaseSweep() ? 1 : 0);
+    }
+    assertThat(swept).containsExactly(0, 1, 2, 3, 4, 5, 6, 7);
+    assertThat(f.count("SELECT COUNT(*) FROM project_views")).isEqualTo(8);
+    assertThat(f.archiver.records.get()).as("one archive batch per stream").isEqualTo(8);
+    // 10:00..10:07 holds one release sweep tick (10:04): the other 7 run analytics.
+    assertThat(analyticsTicks).isEqualTo(7);
+    assertThat(f.analytics.records.get()).isEqualTo(7);
+  }
+}

@@ -1,0 +1,147 @@
+package org.rhumbatron.router;
+
+import io.nats.client.Connection;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.rhumbatron.coordinator.actor.ActorRuntime;
+import org.rhumbatron.coordinator.actor.ActorType;
+import org.rhumbatron.coordinator.view.ProjectViewActor;
+import org.rhumbatron.platform.config.Settings;
+import org.rhumbatron.platform.db.Database;
+import org.rhumbatron.platform.db.DatabaseOptions;
+import org.rhumbatron.platform.eventlog.EventLogClient;
+import org.rhumbatron.platform.eventlog.EventRecord;
+import org.rhumbatron.platform.eventlog.JetStreamEventLog;
+import org.rhumbatron.platform.eventlog.Subscription;
+import org.rhumbatron.platform.jetstream.JetStreamConnections;
+import org.rhumbatron.platform.jetstream.JetStreamTopology;
+import org.rhumbatron.protocol.Command;
+import org.rhumbatron.protocol.EnvelopeCodec;
+import org.rhumbatron.protocol.Event;
+import org.rhumbatron.protocol.EventStreams;
+import org.rhumbatron.router.causal.CausalBatchRouter;
+import org.rhumbatron.router.causal.CausalRouterSubscription;
+import org.rhumbatron.router.claims.EventClaims;
+import org.rhumbatron.router.maintenance.Maintenance;
+import org.rhumbatron.router.projector.ProjectViewProjector;
+import org.rhumbatron.router.run.BatchFailures;
+import org.rhumbatron.router.run.BatchOutcome;
+import org.rhumbatron.router.run.SubscriptionHandler;
+import org.rhumbatron.router.run.SubscriptionRun;
+import org.rhumbatron.testkit.SettableClock;
+
+/**
+ * The event router on a real nats-server and database, as core wires it, with a recording command
+ * sink and simple sweep batches (the archiver and analytics have tests of their own).
+ */
+final class RouterFixture implements AutoCloseable {
+  static final Instant START = Instant.parse("2026-12-02T10:00:30Z");
+
+  final SettableClock clock = new SettableClock(START);
+  final Settings settings;
+  final Connection connection;
+  final Database database;
+  final ActorRuntime runtime;
+  final ActorType<ProjectViewActor> views = ProjectViewActor.type();
+  final EventLogClient eventLog;
+  final JetStreamEventLog publisher;
+  final EnvelopeCodec codec = new EnvelopeCodec();
+  final EventClaims claims = new EventClaims(clock);
+  final SubscriptionRun run;
+  final ProjectViewProjector.Factory projector;
+  final List<Command> sentCommands = new CopyOnWriteArrayList<>();
+  final CountingHandler archiver = new CountingHandler(Subscription.AUDIT_ARCHIVER);
+  final CountingHandler analytics = new CountingHandler(Subscription.ANALYTICS_PROJECTOR);
+  final Maintenance maintenance;
+  final EventRouter router;
+  volatile CausalBatchRouter causalRules = CausalBatchRouter.NO_RULES;
+
+  RouterFixture(String natsUrl, String databaseUrl, Map<String, String> overrides)
+      throws Exception {
+    settings = Settings.defaults().with(overrides);
+    connection = JetStreamConnections.connect(natsUrl, "router-test");
+    new JetStreamTopology(connection.jetStreamManagement(), settings).ensure();
+    publisher = JetStreamEventLog.bind(connection);
+    database = Database.open(databaseUrl, DatabaseOptions.builder().clock(clock).build());
+    runtime = new ActorRuntime(database, clock, settings, 4);
+    runtime.register(views);
+    eventLog = new EventLogClient(connection, codec, settings);
+    run =
+        new SubscriptionRun(
+            eventLog,
+            new BatchFailures(database, claims, clock, settings.get(Settings.BATCH_FAILURE_LIMIT)),
+            settings.get(Settings.ROUTER_NACK_DELAY));
+    projector =
+        new ProjectViewProjector.Factory(
+            database,
+            claims,
+            p -> runtime.actor(views, p),
+            clock,
+            settings.get(Settings.APPLY_DELTA_CALLS_PER_RUN));
+    maintenance = new Maintenance(database, sentCommands::add, settings);
+    router =
+        new EventRouter(
+            new EventRouter.Parts(
+                run,
+                projector,
+                new CausalRouterSubscription(
+                    database, claims, (tx, fresh) -> causalRules.routeCausalBatch(tx, fresh)),
+                archiver,
+                analytics,
+                maintenance),
+            clock,
+            settings);
+  }
+
+  /** Publishes {@code events} to their projects' streams, as the outbox publisher would. */
+  void publish(List<Event> events) throws Exception {
+    for (Event e : events) {
+      publisher
+          .publish(EventStreams.streamIndex(e.projectId()), e.eventId(), codec.encodeEvent(e), null)
+          .get();
+    }
+  }
+
+  /** Publishes raw bytes (a malformed envelope) to a stream. */
+  void publishRaw(int stream, String messageId, byte[] body) throws Exception {
+    publisher.publish(stream, messageId, body, null).get();
+  }
+
+  long count(String sql, Object... args) {
+    return database.read(tx -> tx.queryLong(sql, args));
+  }
+
+  /** A sweep batch that acks what it gets and counts it. */
+  static final class CountingHandler implements SubscriptionHandler {
+    private final Subscription subscription;
+    final AtomicInteger batches = new AtomicInteger();
+    final AtomicInteger records = new AtomicInteger();
+
+    CountingHandler(Subscription subscription) {
+      this.subscription = subscription;
+    }
+
+    @Override
+    public Subscription subscription() {
+      return subscription;
+    }
+
+    @Override
+    public BatchOutcome handle(int streamIndex, List<EventRecord> batch) {
+      batches.incrementAndGet();
+      records.addAndGet(batch.size());
+      return BatchOutcome.allApplied();
+    }
+  }
+
+  @Override
+  public void close() throws Exception {
+    router.close();
+    runtime.close();
+    database.close();
+    connection.close();
+  }
+}
