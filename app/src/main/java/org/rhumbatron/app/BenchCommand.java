@@ -12,7 +12,7 @@ import picocli.CommandLine.Option;
     name = "bench",
     mixinStandardHelpOptions = true,
     description = "Load benchmarks; each prints JSON with a top-level ratio.",
-    subcommands = {BenchCommand.Outbox.class})
+    subcommands = {BenchCommand.Outbox.class, BenchCommand.Router.class})
 final class BenchCommand implements Runnable {
 
   @Override
@@ -68,6 +68,52 @@ final class BenchCommand implements Runnable {
                     .resolve("bench-outbox-" + ProcessHandle.current().pid() + ".db")
                     .toString();
         System.out.println(new OutboxBench(url, db, count, actors, latencySeconds).run());
+        return 0;
+      } finally {
+        if (server != null) {
+          server.close();
+        }
+      }
+    }
+  }
+
+  @Command(
+      name = "router",
+      mixinStandardHelpOptions = true,
+      description =
+          "Events per second from the stream to the applied projection on one stream and on 8,"
+              + " beside raw fetch + ack of a bare pull consumer in the same run, and"
+              + " publish-to-applied latency on the nudge path. Purges the 8 event streams.")
+  static final class Router implements Callable<Integer> {
+    @picocli.CommandLine.Mixin Common common = new Common();
+
+    @Option(names = "--count", defaultValue = "20000", description = "Events per phase.")
+    int count;
+
+    @Option(names = "--projects", defaultValue = "8", description = "Projects per stream.")
+    int projects;
+
+    @Option(names = "--latency-seconds", defaultValue = "5", description = "Latency phase length.")
+    int latencySeconds;
+
+    @Override
+    public Integer call() throws Exception {
+      Files.createDirectories(common.data);
+      PrivateNatsServer server = null;
+      String url = common.nats;
+      if (url == null) {
+        server = PrivateNatsServer.start(common.data, 0);
+        url = server.url();
+      }
+      try {
+        String db =
+            common.db != null
+                ? common.db
+                : common
+                    .data
+                    .resolve("bench-router-" + ProcessHandle.current().pid() + ".db")
+                    .toString();
+        System.out.println(new RouterBench(url, db, count, projects, latencySeconds).run());
         return 0;
       } finally {
         if (server != null) {

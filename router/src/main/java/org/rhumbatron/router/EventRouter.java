@@ -12,14 +12,22 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
-import org.rhumbatron.coordinator.actor.SerialExecutor;
+import java.util.function.Function;
 import org.rhumbatron.coordinator.outbox.StreamNudges;
+import org.rhumbatron.coordinator.view.ProjectViewActor;
 import org.rhumbatron.platform.concurrent.DaemonThreads;
 import org.rhumbatron.platform.config.Settings;
+import org.rhumbatron.platform.db.Database;
+import org.rhumbatron.platform.eventlog.EventLogClient;
 import org.rhumbatron.protocol.EventStreams;
+import org.rhumbatron.router.causal.CausalBatchRouter;
+import org.rhumbatron.router.causal.CausalRouterSubscription;
+import org.rhumbatron.router.claims.EventClaims;
+import org.rhumbatron.router.maintenance.CommandSink;
 import org.rhumbatron.router.maintenance.Maintenance;
 import org.rhumbatron.router.maintenance.MaintenanceReport;
 import org.rhumbatron.router.projector.ProjectViewProjector;
+import org.rhumbatron.router.run.BatchFailures;
 import org.rhumbatron.router.run.SubscriptionHandler;
 import org.rhumbatron.router.run.SubscriptionRun;
 import org.rhumbatron.router.sweep.SweepTick;
@@ -36,6 +44,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class EventRouter implements StreamNudges, AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(EventRouter.class);
+  private static final Duration CLOSE_WAIT = Duration.ofSeconds(10);
 
   /** The router's parts; the archiver and analytics are the sweep's own batches. */
   public record Parts(
@@ -46,6 +55,41 @@ public final class EventRouter implements StreamNudges, AutoCloseable {
       SubscriptionHandler analyticsProjector,
       Maintenance maintenance) {}
 
+  /**
+   * The router as core wires it: the projector with its 15-call cap, the causal-router running
+   * {@code rules}, the sweep's archiver and analytics batches, and maintenance sending to {@code
+   * commands}.
+   */
+  public static EventRouter wire(
+      EventLogClient eventLog,
+      Database database,
+      Function<String, ProjectViewActor> views,
+      CausalBatchRouter rules,
+      SubscriptionHandler auditArchiver,
+      SubscriptionHandler analyticsProjector,
+      CommandSink commands,
+      Clock clock,
+      Settings settings) {
+    EventClaims claims = new EventClaims(clock);
+    SubscriptionRun run =
+        new SubscriptionRun(
+            eventLog,
+            new BatchFailures(database, claims, clock, settings.get(Settings.BATCH_FAILURE_LIMIT)),
+            settings.get(Settings.ROUTER_NACK_DELAY));
+    ProjectViewProjector.Factory projector =
+        new ProjectViewProjector.Factory(
+            database, claims, views, clock, settings.get(Settings.APPLY_DELTA_CALLS_PER_RUN));
+    Parts parts =
+        new Parts(
+            run,
+            projector,
+            new CausalRouterSubscription(database, claims, rules),
+            auditArchiver,
+            analyticsProjector,
+            new Maintenance(database, commands, settings));
+    return new EventRouter(parts, clock, settings);
+  }
+
   /** What a sweep tick did (for the log and the tests). */
   public record SweepReport(SweepTick tick, int fetched, List<MaintenanceReport> maintenance) {}
 
@@ -53,8 +97,10 @@ public final class EventRouter implements StreamNudges, AutoCloseable {
   private final Clock clock;
   private final Settings settings;
   private final int consumesPerRun;
-  private final ExecutorService pool;
-  private final SerialExecutor[] lanes = new SerialExecutor[EventStreams.STREAM_COUNT];
+  // One thread per stream: a busy stream keeps its lane full, and a shared pool's serial lanes
+  // would
+  // let it starve the other streams (seen in bench router).
+  private final ExecutorService[] lanes = new ExecutorService[EventStreams.STREAM_COUNT];
   private final AtomicBoolean[] nudgePending = new AtomicBoolean[EventStreams.STREAM_COUNT];
   private final AtomicLong nudgeRuns = new AtomicLong();
   private final ScheduledExecutorService ticker =
@@ -65,9 +111,10 @@ public final class EventRouter implements StreamNudges, AutoCloseable {
     this.clock = clock;
     this.settings = settings;
     this.consumesPerRun = settings.get(Settings.ROUTER_CONSUMES_PER_RUN);
-    this.pool = Executors.newFixedThreadPool(2, DaemonThreads.named("event-router"));
     for (int i = 0; i < lanes.length; i++) {
-      lanes[i] = new SerialExecutor(pool);
+      lanes[i] =
+          Executors.newSingleThreadExecutor(
+              DaemonThreads.named("event-router-" + EventStreams.streamName(i)));
       nudgePending[i] = new AtomicBoolean();
     }
   }
@@ -86,6 +133,11 @@ public final class EventRouter implements StreamNudges, AutoCloseable {
             runGuarded(streamIndex, "nudge", () -> runProjectorAndRouter(streamIndex));
           });
     }
+  }
+
+  /** The projector factory, for tests that drive one run by hand. */
+  public ProjectViewProjector.Factory projector() {
+    return parts.projector();
   }
 
   /** How many nudge runs started (a burst of nudges coalesces into few). */
@@ -176,12 +228,18 @@ public final class EventRouter implements StreamNudges, AutoCloseable {
   @Override
   public void close() {
     ticker.shutdownNow();
-    pool.shutdown();
+    for (ExecutorService lane : lanes) {
+      lane.shutdown();
+    }
     try {
-      pool.awaitTermination(Duration.ofSeconds(10).toMillis(), TimeUnit.MILLISECONDS);
+      for (ExecutorService lane : lanes) {
+        lane.awaitTermination(CLOSE_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+      }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
-    pool.shutdownNow();
+    for (ExecutorService lane : lanes) {
+      lane.shutdownNow();
+    }
   }
 }

@@ -23,14 +23,9 @@ import org.rhumbatron.protocol.EnvelopeCodec;
 import org.rhumbatron.protocol.Event;
 import org.rhumbatron.protocol.EventStreams;
 import org.rhumbatron.router.causal.CausalBatchRouter;
-import org.rhumbatron.router.causal.CausalRouterSubscription;
-import org.rhumbatron.router.claims.EventClaims;
-import org.rhumbatron.router.maintenance.Maintenance;
 import org.rhumbatron.router.projector.ProjectViewProjector;
-import org.rhumbatron.router.run.BatchFailures;
 import org.rhumbatron.router.run.BatchOutcome;
 import org.rhumbatron.router.run.SubscriptionHandler;
-import org.rhumbatron.router.run.SubscriptionRun;
 import org.rhumbatron.testkit.SettableClock;
 
 /**
@@ -49,13 +44,10 @@ final class RouterFixture implements AutoCloseable {
   final EventLogClient eventLog;
   final JetStreamEventLog publisher;
   final EnvelopeCodec codec = new EnvelopeCodec();
-  final EventClaims claims = new EventClaims(clock);
-  final SubscriptionRun run;
   final ProjectViewProjector.Factory projector;
   final List<Command> sentCommands = new CopyOnWriteArrayList<>();
   final CountingHandler archiver = new CountingHandler(Subscription.AUDIT_ARCHIVER);
   final CountingHandler analytics = new CountingHandler(Subscription.ANALYTICS_PROJECTOR);
-  final Maintenance maintenance;
   final EventRouter router;
   volatile CausalBatchRouter causalRules = CausalBatchRouter.NO_RULES;
 
@@ -69,31 +61,18 @@ final class RouterFixture implements AutoCloseable {
     runtime = new ActorRuntime(database, clock, settings, 4);
     runtime.register(views);
     eventLog = new EventLogClient(connection, codec, settings);
-    run =
-        new SubscriptionRun(
-            eventLog,
-            new BatchFailures(database, claims, clock, settings.get(Settings.BATCH_FAILURE_LIMIT)),
-            settings.get(Settings.ROUTER_NACK_DELAY));
-    projector =
-        new ProjectViewProjector.Factory(
-            database,
-            claims,
-            p -> runtime.actor(views, p),
-            clock,
-            settings.get(Settings.APPLY_DELTA_CALLS_PER_RUN));
-    maintenance = new Maintenance(database, sentCommands::add, settings);
     router =
-        new EventRouter(
-            new EventRouter.Parts(
-                run,
-                projector,
-                new CausalRouterSubscription(
-                    database, claims, (tx, fresh) -> causalRules.routeCausalBatch(tx, fresh)),
-                archiver,
-                analytics,
-                maintenance),
+        EventRouter.wire(
+            eventLog,
+            database,
+            p -> runtime.actor(views, p),
+            (tx, fresh) -> causalRules.routeCausalBatch(tx, fresh),
+            archiver,
+            analytics,
+            sentCommands::add,
             clock,
             settings);
+    projector = router.projector();
   }
 
   /** Publishes {@code events} to their projects' streams, as the outbox publisher would. */

@@ -1,11 +1,12 @@
 package org.rhumbatron.platform.eventlog;
 
 import io.nats.client.Connection;
+import io.nats.client.ConsumerContext;
+import io.nats.client.FetchConsumeOptions;
+import io.nats.client.FetchConsumer;
 import io.nats.client.JetStreamApiException;
 import io.nats.client.JetStreamManagement;
-import io.nats.client.JetStreamSubscription;
 import io.nats.client.Message;
-import io.nats.client.PullSubscribeOptions;
 import io.nats.client.api.AckPolicy;
 import io.nats.client.api.ConsumerConfiguration;
 import io.nats.client.api.DeliverPolicy;
@@ -27,14 +28,12 @@ import org.rhumbatron.protocol.EventStreams;
  * #fetch} returns at most the seed's 100 records.
  */
 public final class EventLogClient {
-  private static final Duration FETCH_EXPIRES = Duration.ofMillis(200);
-
   private final Connection connection;
   private final JetStreamManagement jsm;
   private final EnvelopeCodec codec;
   private final int fetchBatch;
   private final Duration ackWait;
-  private final Map<String, JetStreamSubscription> consumers = new ConcurrentHashMap<>();
+  private final Map<String, ConsumerContext> consumers = new ConcurrentHashMap<>();
 
   public EventLogClient(Connection connection, EnvelopeCodec codec, Settings settings)
       throws IOException {
@@ -56,15 +55,23 @@ public final class EventLogClient {
         .build();
   }
 
-  /** Fetches up to {@code max} (at most the seed's 100) records, waiting briefly when none. */
+  /**
+   * Fetches up to {@code max} (at most the seed's 100) records that the consumer has now, without
+   * waiting for more (a nudge or sweep reads what is there; an empty fetch must not hold the run).
+   */
   public List<EventRecord> fetch(int streamIndex, Subscription subscription, int max) {
     int wanted = Math.min(max, fetchBatch);
     List<EventRecord> records = new ArrayList<>();
-    try {
-      for (Message m : consumer(streamIndex, subscription).fetch(wanted, FETCH_EXPIRES)) {
+    FetchConsumeOptions options =
+        FetchConsumeOptions.builder().maxMessages(wanted).noWait().build();
+    try (FetchConsumer fetch = consumer(streamIndex, subscription).fetch(options)) {
+      for (Message m = fetch.nextMessage(); m != null; m = fetch.nextMessage()) {
         records.add(record(m));
       }
-    } catch (IOException | JetStreamApiException e) {
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new EventLogException("interrupted while fetching " + subscription.durableName(), e);
+    } catch (Exception e) {
       throw new EventLogException(
           "cannot fetch "
               + subscription.durableName()
@@ -73,8 +80,6 @@ public final class EventLogClient {
               + ": "
               + e.getMessage(),
           e);
-    } catch (IllegalStateException e) {
-      throw new EventLogException("cannot fetch: " + e.getMessage(), e);
     }
     return records;
   }
@@ -88,21 +93,17 @@ public final class EventLogClient {
     }
   }
 
-  private synchronized JetStreamSubscription consumer(int streamIndex, Subscription subscription)
+  private synchronized ConsumerContext consumer(int streamIndex, Subscription subscription)
       throws IOException, JetStreamApiException {
     String key = streamIndex + "/" + subscription.durableName();
-    JetStreamSubscription existing = consumers.get(key);
+    ConsumerContext existing = consumers.get(key);
     if (existing != null) {
       return existing;
     }
     String stream = EventStreams.streamName(streamIndex);
     jsm.addOrUpdateConsumer(stream, consumerConfiguration(streamIndex, subscription));
-    JetStreamSubscription created =
-        connection
-            .jetStream()
-            .subscribe(
-                EventStreams.streamSubject(streamIndex),
-                PullSubscribeOptions.bind(stream, subscription.durableName()));
+    ConsumerContext created =
+        connection.jetStream().getConsumerContext(stream, subscription.durableName());
     consumers.put(key, created);
     return created;
   }

@@ -79,6 +79,22 @@ abstract class DatabaseContract {
     opened.forEach(Database::close);
   }
 
+  @Test
+  void aReadSeesEveryWriteCommittedBeforeIt() {
+    Database db = open();
+    for (int i = 1; i <= 20; i++) {
+      String id = "e" + i;
+      db.inTransaction(
+          tx ->
+              tx.update(
+                  "INSERT INTO processed_events (consumer, event_id, processed_at_ms)"
+                      + " VALUES ('c', ?, 0)",
+                  id));
+      long seen = db.read(tx -> tx.queryLong("SELECT COUNT(*) FROM processed_events"));
+      assertThat(seen).as("read after commit %d", i).isEqualTo(i);
+    }
+  }
+
   // Migrations ------------------------------------------------------------------------------
 
   @Test

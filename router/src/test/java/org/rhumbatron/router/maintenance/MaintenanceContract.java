@@ -61,7 +61,8 @@ abstract class MaintenanceContract {
                 state));
   }
 
-  private void change(String id, String project, String state, Instant lastActivity, Instant promoted) {
+  private void change(
+      String id, String project, String state, Instant lastActivity, Instant promoted) {
     database.inTransaction(
         tx ->
             tx.update(
@@ -122,8 +123,7 @@ abstract class MaintenanceContract {
         .doesNotContain("cmd_index.build_act-0_backfill_2026-12-02")
         .contains("cmd_index.build_act-1_backfill_2026-12-02");
     assertThat(report.processedEventsDeleted()).isEqualTo(5_000);
-    long left =
-        database.read(tx -> tx.queryLong("SELECT COUNT(*) FROM processed_events"));
+    long left = database.read(tx -> tx.queryLong("SELECT COUNT(*) FROM processed_events"));
     assertThat(left).as("10 old rows wait for tomorrow, the fresh one stays").isEqualTo(11);
   }
 
@@ -161,7 +161,8 @@ abstract class MaintenanceContract {
     MaintenanceReport report = maintenance.runReleaseSweep(SWEEP);
 
     assertThat(sentIds("release.recover")).hasSize(10).noneMatch(id -> id.contains("rel-recent"));
-    assertThat(sentIds("change.settle")).containsExactly("cmd_quiet-ok_settle_" + SWEEP.getEpochSecond() / 60);
+    assertThat(sentIds("change.settle"))
+        .containsExactly("cmd_quiet-ok_settle_" + SWEEP.getEpochSecond() / 60);
     assertThat(report.deadLettersClosed()).isEqualTo(2);
     List<String> open =
         database.read(
@@ -170,7 +171,8 @@ abstract class MaintenanceContract {
                     "SELECT command_id FROM dead_letters WHERE status = 'open'",
                     rs -> rs.getString(1)));
     assertThat(open).containsExactly("cmd_b");
-    assertThat(sentIds("index.purge")).containsExactly("cmd_index.purge_gone_" + SWEEP.getEpochSecond() / 60);
+    assertThat(sentIds("index.purge"))
+        .containsExactly("cmd_index.purge_gone_" + SWEEP.getEpochSecond() / 60);
     assertThat(report.failedSends()).isEmpty();
   }
 
@@ -188,7 +190,8 @@ abstract class MaintenanceContract {
             },
             Settings.defaults());
     MaintenanceReport report = failing.runDaily(DAILY);
-    assertThat(report.failedSends()).extracting(Command::commandId)
+    assertThat(report.failedSends())
+        .extracting(Command::commandId)
         .containsExactly("cmd_forks.sweep_2026-12-02");
     assertThat(report.sentTypes()).containsExactly("project.cleanup", "index.purge");
   }

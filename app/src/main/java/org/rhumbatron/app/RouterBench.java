@@ -1,0 +1,327 @@
+package org.rhumbatron.app;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.nats.client.Connection;
+import io.nats.client.JetStreamApiException;
+import io.nats.client.JetStreamManagement;
+import io.nats.client.JetStreamSubscription;
+import io.nats.client.Message;
+import io.nats.client.PullSubscribeOptions;
+import io.nats.client.api.AckPolicy;
+import io.nats.client.api.ConsumerConfiguration;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.LockSupport;
+import org.rhumbatron.coordinator.actor.ActorRuntime;
+import org.rhumbatron.coordinator.actor.ActorType;
+import org.rhumbatron.coordinator.view.ProjectViewActor;
+import org.rhumbatron.platform.config.Settings;
+import org.rhumbatron.platform.db.Database;
+import org.rhumbatron.platform.eventlog.EventLogClient;
+import org.rhumbatron.platform.eventlog.JetStreamEventLog;
+import org.rhumbatron.platform.eventlog.Subscription;
+import org.rhumbatron.platform.jetstream.JetStreamConnections;
+import org.rhumbatron.platform.jetstream.JetStreamTopology;
+import org.rhumbatron.protocol.EnvelopeCodec;
+import org.rhumbatron.protocol.Event;
+import org.rhumbatron.protocol.EventStreams;
+import org.rhumbatron.protocol.EventType;
+import org.rhumbatron.protocol.StableIds;
+import org.rhumbatron.router.EventRouter;
+import org.rhumbatron.router.run.BatchOutcome;
+import org.rhumbatron.router.run.SubscriptionHandler;
+
+/**
+ * The router benchmark of issue 4: events per second from the stream to the applied projection
+ * (project-view-projector, then causal-router, driven by nudges) on one stream and on 8, beside the
+ * raw fetch + ack rate of a bare pull consumer on the same messages in the same run, and the
+ * publish-to-applied latency on the nudge path. It purges the 8 event streams first.
+ */
+final class RouterBench {
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final Duration FETCH_WAIT = Duration.ofMillis(200);
+
+  private final String natsUrl;
+  private final String dbUrl;
+  private final int count;
+  private final int projectsPerStream;
+  private final int latencySeconds;
+  private final Clock clock = Clock.systemUTC();
+  private final EnvelopeCodec codec = new EnvelopeCodec();
+  private final Map<String, Long> appliedAtNanos = new ConcurrentHashMap<>();
+
+  RouterBench(String natsUrl, String dbUrl, int count, int projectsPerStream, int latencySeconds) {
+    this.natsUrl = natsUrl;
+    this.dbUrl = dbUrl;
+    this.count = count;
+    this.projectsPerStream = projectsPerStream;
+    this.latencySeconds = latencySeconds;
+  }
+
+  String run() throws Exception {
+    Settings settings = Settings.defaults();
+    try (Connection nats = JetStreamConnections.connect(natsUrl, "rhumbatron-bench-router");
+        Database db = Database.open(dbUrl)) {
+      JetStreamManagement jsm = nats.jetStreamManagement();
+      new JetStreamTopology(jsm, settings).ensure();
+      for (int s = 0; s < EventStreams.STREAM_COUNT; s++) {
+        jsm.purgeStream(EventStreams.streamName(s));
+        for (Subscription sub : Subscription.values()) {
+          deleteConsumer(jsm, EventStreams.streamName(s), sub.durableName());
+        }
+      }
+      deleteConsumer(jsm, EventStreams.streamName(0), "bench-raw");
+      JetStreamEventLog log = JetStreamEventLog.bind(nats);
+      ActorRuntime runtime = new ActorRuntime(db, clock, settings, 4);
+      ActorType<ProjectViewActor> views = ProjectViewActor.type();
+      runtime.register(views);
+      SubscriptionHandler idle = new AckAll();
+      try (EventRouter router =
+          EventRouter.wire(
+              new EventLogClient(nats, codec, settings),
+              db,
+              p -> runtime.actor(views, p),
+              (tx, fresh) -> {
+                long now = System.nanoTime();
+                for (Event e : fresh) {
+                  appliedAtNanos.putIfAbsent(e.eventId(), now);
+                }
+              },
+              idle,
+              idle,
+              c -> {},
+              clock,
+              settings)) {
+        List<List<String>> projects = projects();
+        int payloadBytes = codec.encodeEvent(event(projects.get(0).get(0), 0)).length;
+
+        // One stream: the same messages for the bare consumer and for the router.
+        long before = routed(db);
+        publish(log, eventsOn(List.of(0), projects, count, 0));
+        double raw = rawFetchAck(nats, count);
+        double oneStream = drive(router, db, List.of(0), before + count, count);
+
+        List<Integer> all = new ArrayList<>();
+        for (int s = 0; s < EventStreams.STREAM_COUNT; s++) {
+          all.add(s);
+        }
+        before = routed(db);
+        publish(log, eventsOn(all, projects, count, count));
+        double eightStreams = drive(router, db, all, before + count, count);
+
+        long[] latencies = latency(router, log, projects, Math.max(50, oneStream / 2));
+
+        ObjectNode out = JSON.createObjectNode();
+        out.put("bench", "router");
+        out.put("database", db.dialect().name());
+        out.put("nats", natsUrl);
+        out.put("events", count);
+        out.put("projects_per_stream", projectsPerStream);
+        out.put("payload_bytes", payloadBytes);
+        out.put("raw_fetch_ack_per_s", Math.round(raw));
+        out.put("router_one_stream_per_s", Math.round(oneStream));
+        out.put("router_eight_streams_per_s", Math.round(eightStreams));
+        out.put("ratio", Math.round(oneStream / raw * 1000) / 1000.0);
+        out.put("ratio_eight_streams", Math.round(eightStreams / raw * 1000) / 1000.0);
+        ObjectNode latency = out.putObject("publish_to_applied_ms");
+        latency.put("offered_per_s", Math.round(Math.max(50, oneStream / 2)));
+        latency.put("samples", latencies.length);
+        latency.put("p50", millis(percentile(latencies, 50)));
+        latency.put("p99", millis(percentile(latencies, 99)));
+        latency.put("max", millis(latencies.length == 0 ? 0 : latencies[latencies.length - 1]));
+        return JSON.writerWithDefaultPrettyPrinter().writeValueAsString(out);
+      } finally {
+        runtime.close();
+      }
+    }
+  }
+
+  /** Raw rate: a bare durable pull consumer fetching 100 at a time and acking each message. */
+  private double rawFetchAck(Connection nats, int n) throws Exception {
+    String stream = EventStreams.streamName(0);
+    nats.jetStreamManagement()
+        .addOrUpdateConsumer(
+            stream,
+            ConsumerConfiguration.builder()
+                .durable("bench-raw")
+                .ackPolicy(AckPolicy.Explicit)
+                .filterSubject(EventStreams.streamSubject(0))
+                .build());
+    JetStreamSubscription sub =
+        nats.jetStream()
+            .subscribe(
+                EventStreams.streamSubject(0), PullSubscribeOptions.bind(stream, "bench-raw"));
+    long start = System.nanoTime();
+    int got = 0;
+    while (got < n) {
+      for (Message m : sub.fetch(100, FETCH_WAIT)) {
+        m.ack();
+        got++;
+      }
+    }
+    double rate = n / ((System.nanoTime() - start) / 1e9);
+    sub.unsubscribe();
+    return rate;
+  }
+
+  /**
+   * Nudges {@code streams} (as the publisher does after each send) until the causal-router, which
+   * runs after the projector in each run, has claimed {@code target} events in all (the {@code n}
+   * of this phase; a run still queued from the phase before may already have taken some). Counted
+   * in the database: a transaction body may run twice (TxWork), so a counter in it would
+   * over-count.
+   */
+  private double drive(EventRouter router, Database db, List<Integer> streams, long target, int n) {
+    long start = System.nanoTime();
+    while (routed(db) < target) {
+      streams.forEach(router::nudge);
+      LockSupport.parkNanos(1_000_000);
+    }
+    return n / ((System.nanoTime() - start) / 1e9);
+  }
+
+  private static long routed(Database db) {
+    return db.read(
+        tx ->
+            tx.queryLong("SELECT COUNT(*) FROM processed_events WHERE consumer = 'causal-router'"));
+  }
+
+  /** One event at a time at {@code rate}, nudged after its PubAck; publish-to-applied times. */
+  private long[] latency(
+      EventRouter router, JetStreamEventLog log, List<List<String>> projects, double rate)
+      throws Exception {
+    int n = (int) Math.max(100, rate * latencySeconds);
+    Map<String, Long> publishedAt = new ConcurrentHashMap<>();
+    long interval = (long) (1e9 / rate);
+    long next = System.nanoTime();
+    List<CompletableFuture<?>> acks = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      int stream = i % EventStreams.STREAM_COUNT;
+      List<String> ps = projects.get(stream);
+      Event e = event(ps.get(i % ps.size()), 3L * count + i);
+      long now;
+      while ((now = System.nanoTime()) < next) {
+        LockSupport.parkNanos(next - now);
+      }
+      next += interval;
+      publishedAt.put(e.eventId(), System.nanoTime());
+      acks.add(
+          log.publish(stream, e.eventId(), codec.encodeEvent(e), null)
+              .thenRun(() -> router.nudge(stream)));
+    }
+    CompletableFuture.allOf(acks.toArray(CompletableFuture[]::new)).join();
+    long waitUntil = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+    while (publishedAt.keySet().stream().anyMatch(id -> !appliedAtNanos.containsKey(id))
+        && System.nanoTime() < waitUntil) {
+      LockSupport.parkNanos(1_000_000);
+    }
+    long[] out =
+        publishedAt.entrySet().stream()
+            .filter(en -> appliedAtNanos.containsKey(en.getKey()))
+            .mapToLong(en -> appliedAtNanos.get(en.getKey()) - en.getValue())
+            .toArray();
+    Arrays.sort(out);
+    return out;
+  }
+
+  private void publish(JetStreamEventLog log, List<Event> events) {
+    List<CompletableFuture<Long>> window = new ArrayList<>();
+    for (Event e : events) {
+      window.add(
+          log.publish(
+              EventStreams.streamIndex(e.projectId()), e.eventId(), codec.encodeEvent(e), null));
+      if (window.size() == 100) {
+        window.forEach(CompletableFuture::join);
+        window.clear();
+      }
+    }
+    window.forEach(CompletableFuture::join);
+  }
+
+  /** {@code projectsPerStream} project ids per stream. */
+  private List<List<String>> projects() {
+    List<List<String>> out = new ArrayList<>();
+    for (int s = 0; s < EventStreams.STREAM_COUNT; s++) {
+      out.add(new ArrayList<>());
+    }
+    for (int i = 0; out.stream().anyMatch(l -> l.size() < projectsPerStream); i++) {
+      String id = "p-bench-router-" + i;
+      List<String> l = out.get(EventStreams.streamIndex(id));
+      if (l.size() < projectsPerStream) {
+        l.add(id);
+      }
+    }
+    return out;
+  }
+
+  private List<Event> eventsOn(
+      List<Integer> streams, List<List<String>> projects, int n, long from) {
+    List<Event> events = new ArrayList<>(n);
+    for (int i = 0; i < n; i++) {
+      List<String> ps = projects.get(streams.get(i % streams.size()));
+      events.add(event(ps.get((i / streams.size()) % ps.size()), from + i));
+    }
+    return events;
+  }
+
+  /** A task.ready of its own Task: each one moves one item of the project view. */
+  private static Event event(String projectId, long n) {
+    String change = "c-" + projectId;
+    String task = "t-" + n;
+    return Event.builder()
+        .eventId(StableIds.stableEventId(change, EventType.TASK_READY, task))
+        .eventType(EventType.TASK_READY)
+        .tenantId("tenant-bench")
+        .projectId(projectId)
+        .changeId(change)
+        .taskId(task)
+        .actor(projectId + ":0")
+        .correlationId(change)
+        .timestamp(Instant.parse("2026-12-02T10:00:00Z"))
+        .payload(JsonNodeFactory.instance.objectNode().put("agentId", "agent-" + (n % 8)))
+        .build();
+  }
+
+  private static void deleteConsumer(JetStreamManagement jsm, String stream, String durable)
+      throws java.io.IOException {
+    try {
+      jsm.deleteConsumer(stream, durable);
+    } catch (JetStreamApiException absent) {
+      // Not there yet: nothing to delete.
+    }
+  }
+
+  /** The sweep-only batches are not part of this benchmark. */
+  private static final class AckAll implements SubscriptionHandler {
+    @Override
+    public Subscription subscription() {
+      return Subscription.AUDIT_ARCHIVER;
+    }
+
+    @Override
+    public BatchOutcome handle(
+        int streamIndex, List<org.rhumbatron.platform.eventlog.EventRecord> r) {
+      return BatchOutcome.allApplied();
+    }
+  }
+
+  private static long percentile(long[] sorted, int p) {
+    if (sorted.length == 0) {
+      return 0;
+    }
+    return sorted[Math.min(sorted.length - 1, (int) Math.ceil(p / 100.0 * sorted.length) - 1)];
+  }
+
+  private static double millis(long nanos) {
+    return Math.round(nanos / 10_000.0) / 100.0;
+  }
+}
