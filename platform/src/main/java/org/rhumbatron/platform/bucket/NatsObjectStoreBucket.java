@@ -24,7 +24,8 @@ import java.util.Optional;
  * The bucket as a NATS JetStream object store of the same name (file storage), for core against a
  * NATS cluster. Object names are the keys as they are ({@code /} works, DESIGN.md 5a). The server
  * stamps an object with its own wall clock, so the upload time read from the injected clock is kept
- * in the object's metadata under {@link #UPLOADED_AT_MS} and preferred by {@link #list}.
+ * in the object's metadata under {@link #UPLOADED_AT_MS} and preferred by {@link #list}. A closed
+ * connection (jnats: {@link IllegalStateException}) is a {@link BucketException} like any failure.
  */
 public final class NatsObjectStoreBucket implements Bucket {
   /** Metadata entry: the upload time in epoch milliseconds, from the injected clock. */
@@ -72,7 +73,10 @@ public final class NatsObjectStoreBucket implements Bucket {
             .build();
     try {
       store.put(meta, new ByteArrayInputStream(bytes));
-    } catch (IOException | JetStreamApiException | NoSuchAlgorithmException e) {
+    } catch (IOException
+        | JetStreamApiException
+        | NoSuchAlgorithmException
+        | IllegalStateException e) {
       throw failure("cannot write", key, e);
     }
   }
@@ -88,7 +92,10 @@ public final class NatsObjectStoreBucket implements Bucket {
       ByteArrayOutputStream out = new ByteArrayOutputStream((int) Math.max(0, info.getSize()));
       store.get(key, out);
       return Optional.of(out.toByteArray());
-    } catch (IOException | JetStreamApiException | NoSuchAlgorithmException e) {
+    } catch (IOException
+        | JetStreamApiException
+        | NoSuchAlgorithmException
+        | IllegalStateException e) {
       throw failure("cannot read", key, e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -102,7 +109,7 @@ public final class NatsObjectStoreBucket implements Bucket {
     List<ObjectInfo> infos;
     try {
       infos = store.getList();
-    } catch (IOException | JetStreamApiException e) {
+    } catch (IOException | JetStreamApiException | IllegalStateException e) {
       throw new BucketException("cannot list object store bucket " + name + ": " + e, e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -128,7 +135,7 @@ public final class NatsObjectStoreBucket implements Bucket {
       }
       store.delete(key);
       return true;
-    } catch (IOException | JetStreamApiException e) {
+    } catch (IOException | JetStreamApiException | IllegalStateException e) {
       throw failure("cannot delete", key, e);
     }
   }
