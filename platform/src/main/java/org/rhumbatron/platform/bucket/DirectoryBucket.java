@@ -25,7 +25,9 @@ import java.util.stream.Stream;
  * The default bucket: one directory per bucket name under the data directory, one file per object,
  * the key's segments as subdirectories. A put writes a staging file, syncs it, stamps its
  * modification time from the injected clock (that is the upload time a listing reports) and moves
- * it over the object atomically, so a crash leaves the old object or the new one, never a part.
+ * it over the object atomically, so a crash leaves the old object or the new one, never a part;
+ * opening the bucket deletes staging files such a crash left. A delete prunes the directories it
+ * empties.
  */
 public final class DirectoryBucket implements Bucket {
   /** Staging files live here, inside the bucket so the move stays on one file system. */
@@ -65,7 +67,20 @@ public final class DirectoryBucket implements Bucket {
     if (!Files.isWritable(root) || !Files.isWritable(bucket.staging)) {
       throw new BucketException("cannot open bucket " + name + ": " + root + " is not writable");
     }
+    bucket.clearStaging();
     return bucket;
+  }
+
+  /** Deletes staging files a crash left; one core owns a data directory, so none is in flight. */
+  private void clearStaging() {
+    try (Stream<Path> leftovers = Files.list(staging)) {
+      for (Path p : (Iterable<Path>) leftovers::iterator) {
+        Files.deleteIfExists(p);
+      }
+    } catch (IOException | UncheckedIOException e) {
+      throw new BucketException(
+          "cannot clear staging files of bucket " + name + " in " + staging + ": " + e, e);
+    }
   }
 
   @Override
@@ -92,8 +107,11 @@ public final class DirectoryBucket implements Bucket {
         out.force(true); // the bytes are on disk before the rename makes them the object
       }
       Files.setLastModifiedTime(temp, FileTime.from(clock.instant()));
-      Files.createDirectories(target.getParent());
-      Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+      try {
+        moveIntoPlace(temp, target);
+      } catch (NoSuchFileException e) {
+        moveIntoPlace(temp, target); // a delete pruned the directory between; make it again
+      }
     } catch (IOException e) {
       deleteQuietly(temp);
       throw failure("cannot write", key, target, e);
@@ -149,9 +167,27 @@ public final class DirectoryBucket implements Bucket {
       return false; // a key prefix, not an object
     }
     try {
-      return Files.deleteIfExists(target);
+      boolean deleted = Files.deleteIfExists(target);
+      pruneEmptyParents(target.getParent());
+      return deleted;
     } catch (IOException e) {
       throw failure("cannot delete", key, target, e);
+    }
+  }
+
+  private static void moveIntoPlace(Path temp, Path target) throws IOException {
+    Files.createDirectories(target.getParent());
+    Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+  }
+
+  /** Removes directories the delete left empty, so a year of expiry leaves no empty tree. */
+  private void pruneEmptyParents(Path dir) {
+    for (Path d = dir; d != null && d.startsWith(root) && !d.equals(root); d = d.getParent()) {
+      try {
+        Files.delete(d);
+      } catch (IOException e) {
+        return; // not empty (or already gone): the directories above are not empty either
+      }
     }
   }
 

@@ -30,9 +30,24 @@ class DirectoryBucketTest extends BucketContract {
     Files.writeString(dataDir.resolve("rhumbatron-evidence/.staging/0000.partial"), "half an obj");
     assertThat(bucket.list("")).extracting(BucketObject::key).containsExactly("events/kept");
     assertThat(open(clock).list("")).extracting(BucketObject::key).containsExactly("events/kept");
+    assertThat(dataDir.resolve("rhumbatron-evidence/.staging")).isEmptyDirectory();
     assertThatThrownBy(() -> bucket.get(".staging/0000.partial"))
         .isInstanceOf(BucketException.class)
         .hasMessageContaining("reserved");
+  }
+
+  @Test
+  void aDeletePrunesTheDirectoriesItEmptiesAndALaterPutMakesThemAgain() {
+    bucket.put("events/2025/01/01/stream-00/p1", bytes("1"));
+    bucket.put("events/2025/01/02/stream-00/p2", bytes("2"));
+    bucket.delete("events/2025/01/01/stream-00/p1");
+    assertThat(dataDir.resolve("rhumbatron-evidence/events/2025/01/01")).doesNotExist();
+    assertThat(dataDir.resolve("rhumbatron-evidence/events/2025/01/02/stream-00/p2")).exists();
+    bucket.delete("events/2025/01/02/stream-00/p2");
+    assertThat(dataDir.resolve("rhumbatron-evidence/events")).doesNotExist();
+    assertThat(dataDir.resolve("rhumbatron-evidence")).isDirectory();
+    bucket.put("events/2025/01/01/stream-00/p1", bytes("again"));
+    assertThat(bucket.get("events/2025/01/01/stream-00/p1")).isPresent();
   }
 
   @Test
