@@ -1,6 +1,7 @@
 package org.rhumbatron.platform.metrics;
 
 import java.time.Instant;
+import java.util.Collections;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.regex.Pattern;
@@ -42,6 +43,6 @@ public record DataPoint(
             throw new MetricsException("labels of " + name + " must not hold null keys or values");
           }
         });
-    labels = java.util.Collections.unmodifiableMap(labels);
+    labels = Collections.unmodifiableMap(labels);
   }
 }

@@ -34,6 +34,7 @@ public final class AnalyticsProjector implements SubscriptionHandler {
   public static final String CONSUMER = Subscription.ANALYTICS_PROJECTOR.durableName();
 
   private static final Logger log = LoggerFactory.getLogger(AnalyticsProjector.class);
+  private static final int MAX_REASONS = 3;
 
   private final Database db;
   private final EventClaims claims;
@@ -60,30 +61,38 @@ public final class AnalyticsProjector implements SubscriptionHandler {
   @Override
   public BatchOutcome handle(int streamIndex, List<EventRecord> records) {
     int taken = Math.min(records.size(), pointsPerTick);
+    List<EventRecord> handled = records.subList(0, taken);
     List<EventRecord> deferred = records.subList(taken, records.size());
-    List<EventRecord> malformed = new ArrayList<>();
+    List<EventRecord> malformed = handled.stream().filter(r -> !r.decoded()).toList();
     Map<String, Event> events = new LinkedHashMap<>(); // by id: a repeated Event counts once
-    for (EventRecord r : records.subList(0, taken)) {
-      if (r.decoded()) {
-        events.putIfAbsent(r.event().eventId(), r.event());
-      } else {
-        malformed.add(r);
-      }
-    }
-    List<EventRecord> failed = new ArrayList<>(malformed);
+    handled.stream()
+        .filter(EventRecord::decoded)
+        .forEach(r -> events.putIfAbsent(r.event().eventId(), r.event()));
     List<String> errors = new ArrayList<>(malformed.stream().map(AnalyticsProjector::why).toList());
+    List<EventRecord> failed = malformed;
     if (!events.isEmpty()) {
       try {
         int points = project(streamIndex, events);
         log.debug(
             "analytics: {} points from {} events of stream {}", points, events.size(), streamIndex);
       } catch (DatabaseException e) {
-        // The transaction rolled back with its claims: the whole decoded part comes back.
-        records.subList(0, taken).stream().filter(EventRecord::decoded).forEach(failed::add);
-        errors.add("cannot write analytics points: " + e.getMessage());
+        // The transaction rolled back with its claims: every handled record comes back.
+        failed = handled;
+        errors.add(0, "cannot write analytics points: " + e.getMessage());
       }
     }
-    return new BatchOutcome(deferred, failed, failed.isEmpty() ? null : String.join("; ", errors));
+    return new BatchOutcome(deferred, failed, failed.isEmpty() ? null : summary(errors));
+  }
+
+  /** The first few reasons and a count of the rest, so 100 malformed records stay one line. */
+  static String summary(List<String> errors) {
+    if (errors.size() <= MAX_REASONS) {
+      return String.join("; ", errors);
+    }
+    return String.join("; ", errors.subList(0, MAX_REASONS))
+        + "; and "
+        + (errors.size() - MAX_REASONS)
+        + " more malformed records";
   }
 
   /** Claims {@code events} and writes a point for each fresh one of a mapped type. */

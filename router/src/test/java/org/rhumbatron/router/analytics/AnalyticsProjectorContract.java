@@ -199,17 +199,20 @@ abstract class AnalyticsProjectorContract {
 
   @Test
   void aBatchOfOnlyMalformedRecordsFailsWholeAndWritesNothing() throws Exception {
-    log.publishRaw(
-        STREAM, "evt_00000000000000000000000000000001", "x".getBytes(StandardCharsets.UTF_8));
-    log.publishRaw(
-        STREAM, "evt_00000000000000000000000000000002", "{}".getBytes(StandardCharsets.UTF_8));
-    List<EventRecord> batch = log.fetch(STREAM, SUB, 2);
+    for (int i = 1; i <= 5; i++) {
+      log.publishRaw(
+          STREAM, "evt_0000000000000000000000000000000" + i, "x".getBytes(StandardCharsets.UTF_8));
+    }
+    List<EventRecord> batch = log.fetch(STREAM, SUB, 5);
 
     BatchOutcome outcome = projector(Settings.defaults()).handle(STREAM, batch);
 
     assertThat(outcome.failed()).containsExactlyElementsOf(batch);
     assertThat(outcome.error())
-        .contains("evt_00000000000000000000000000000001", "evt_00000000000000000000000000000002");
+        .as("the first reasons, then a count")
+        .contains("evt_00000000000000000000000000000001", "evt_00000000000000000000000000000003")
+        .doesNotContain("evt_00000000000000000000000000000004")
+        .endsWith("; and 2 more malformed records");
     assertThat(points()).isEmpty();
     assertThat(claims()).isZero();
   }
