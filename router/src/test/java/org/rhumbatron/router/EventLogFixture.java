@@ -30,10 +30,15 @@ public final class EventLogFixture implements AutoCloseable {
   private final EnvelopeCodec codec = new EnvelopeCodec();
 
   public EventLogFixture(String natsUrl) throws Exception {
+    this(natsUrl, Settings.defaults());
+  }
+
+  /** With {@code settings} for the client, e.g. a short {@link Settings#ROUTER_ACK_WAIT}. */
+  public EventLogFixture(String natsUrl, Settings settings) throws Exception {
     connection = JetStreamConnections.connect(natsUrl, "router-test");
     new JetStreamTopology(connection.jetStreamManagement(), Settings.defaults()).ensure();
     log = JetStreamEventLog.bind(connection);
-    client = new EventLogClient(connection, codec, Settings.defaults());
+    client = new EventLogClient(connection, codec, settings);
   }
 
   public Connection connection() {

@@ -111,6 +111,27 @@ abstract class AuditArchiveContract {
   }
 
   @Test
+  void aBatchLeftUnackedByACrashComesBackAfterTheAckWaitToTheSameObject() throws Exception {
+    Settings shortAckWait =
+        Settings.defaults().with(Settings.ROUTER_ACK_WAIT, Duration.ofSeconds(1));
+    publish(3);
+    EventLogFixture beforeCrash = new EventLogFixture(nats.url(), shortAckWait);
+    List<EventRecord> first = beforeCrash.fetch(STREAM, SUB, 3);
+    archiver.handle(STREAM, first);
+    String key = bucket.list("").get(0).key();
+    byte[] content = bucket.get(key).orElseThrow();
+    beforeCrash.close(); // the crash: the archive object is written, the batch never acked
+
+    try (EventLogFixture afterRestart = new EventLogFixture(nats.url(), shortAckWait)) {
+      List<EventRecord> again = afterRestart.fetch(STREAM, SUB, 3);
+      assertThat(again).allSatisfy(r -> assertThat(r.deliveredCount()).isEqualTo(2));
+      assertThat(archiver.handle(STREAM, again).allRecordsApplied()).isTrue();
+    }
+    assertThat(bucket.list("")).extracting(BucketObject::key).containsExactly(key);
+    assertThat(bucket.get(key).orElseThrow()).isEqualTo(content);
+  }
+
+  @Test
   void aMalformedRecordIsArchivedWithItsRawBytesNotLost() throws Exception {
     List<Event> events = publish(1);
     byte[] garbage = "{\"eventId\": 42, not json".getBytes(StandardCharsets.UTF_8);
