@@ -43,6 +43,15 @@ public final class BucketKeys {
     return key;
   }
 
+  /** A bucket name: letters, digits, {@code -} and {@code _} (a directory name and a NATS name). */
+  public static String checkBucketName(String bucket) {
+    if (bucket == null || !bucket.matches("[A-Za-z0-9_-]{1,64}")) {
+      throw new BucketException(
+          "bucket name '" + bucket + "' must be 1 to 64 letters, digits, '-' or '_'");
+    }
+    return bucket;
+  }
+
   /** A prefix for {@link Bucket#list}: empty, or a key prefix without a leading {@code /}. */
   public static String checkPrefix(String bucket, String prefix) {
     if (prefix == null) {

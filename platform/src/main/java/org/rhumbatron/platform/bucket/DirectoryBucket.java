@@ -51,7 +51,7 @@ public final class DirectoryBucket implements Bucket {
    * @throws BucketException naming the directory when it cannot be created or is not writable
    */
   public static DirectoryBucket open(Path dataDir, String name, Clock clock) {
-    Path root = dataDir.resolve(name).toAbsolutePath().normalize();
+    Path root = dataDir.resolve(BucketKeys.checkBucketName(name)).toAbsolutePath().normalize();
     DirectoryBucket bucket = new DirectoryBucket(name, root, clock);
     try {
       Files.createDirectories(bucket.staging);

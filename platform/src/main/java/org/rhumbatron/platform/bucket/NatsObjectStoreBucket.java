@@ -47,6 +47,7 @@ public final class NatsObjectStoreBucket implements Bucket {
    * @throws BucketException naming the bucket when the server refuses
    */
   public static NatsObjectStoreBucket open(Connection connection, String name, Clock clock) {
+    BucketKeys.checkBucketName(name);
     try {
       ObjectStoreManagement management = connection.objectStoreManagement();
       if (!management.getBucketNames().contains(name)) {

@@ -59,6 +59,13 @@ class DirectoryBucketTest extends BucketContract {
   }
 
   @Test
+  void aBucketNameThatIsNotOneDirectoryNameIsRefused() {
+    assertThatThrownBy(() -> DirectoryBucket.open(dataDir, "../elsewhere", clock))
+        .isInstanceOf(BucketException.class)
+        .hasMessageContaining("bucket name '../elsewhere'");
+  }
+
+  @Test
   void aPutWhoseDirectoryCannotBeMadeIsAnErrorNamingThePath() {
     bucket.put("events/a", bytes("a"));
     assertThatThrownBy(() -> bucket.put("events/a/b", bytes("b")))
