@@ -57,6 +57,21 @@ public record Setting<T>(
         "a positive duration like 500ms, 30s, 5m, 2h, 7d or PT30S");
   }
 
+  /** One constant of {@code E}, written in lower case ({@code directory}, {@code nats}). */
+  static <E extends Enum<E>> Setting<E> oneOf(String key, E defaultValue) {
+    Class<E> type = defaultValue.getDeclaringClass();
+    StringBuilder names = new StringBuilder();
+    for (E e : type.getEnumConstants()) {
+      names.append(names.length() == 0 ? "" : ", ").append(e.name().toLowerCase(Locale.ROOT));
+    }
+    return new Setting<>(
+        key,
+        defaultValue,
+        raw -> Enum.valueOf(type, raw.toUpperCase(Locale.ROOT).replace('-', '_')),
+        v -> true,
+        "one of " + names);
+  }
+
   /** Parses 500ms, 30s, 5m, 2h, 7d, or an ISO-8601 duration. */
   static Duration parseDuration(String raw) {
     String s = raw.trim().toLowerCase(Locale.ROOT);

@@ -2,6 +2,7 @@ package org.rhumbatron.platform.config;
 
 import static org.rhumbatron.platform.config.Setting.duration;
 import static org.rhumbatron.platform.config.Setting.intRange;
+import static org.rhumbatron.platform.config.Setting.oneOf;
 import static org.rhumbatron.platform.config.Setting.positiveInt;
 import static org.rhumbatron.platform.config.Setting.probability;
 
@@ -17,6 +18,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import org.rhumbatron.platform.bucket.BucketStore;
 
 /**
  * Every number of the seed (events-and-commands) as a named default, in one place. Values come from
@@ -79,6 +81,9 @@ public final class Settings {
       register(positiveInt("processed-events.purge-max", 5_000));
   public static final Setting<Duration> ARCHIVE_EXPIRY =
       register(duration("archive.expiry", Duration.ofDays(365)));
+  // DESIGN.md section 2: the evidence bucket is a directory (default) or a NATS object store.
+  public static final Setting<BucketStore> BUCKET_STORE =
+      register(oneOf("bucket.store", BucketStore.DIRECTORY));
 
   // Sweep housekeeping.
   public static final Setting<Integer> DAILY_TICK_HOUR_UTC =

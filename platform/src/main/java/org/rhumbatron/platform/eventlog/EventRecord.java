@@ -2,6 +2,7 @@ package org.rhumbatron.platform.eventlog;
 
 import io.nats.client.Message;
 import java.time.Duration;
+import java.time.Instant;
 import org.rhumbatron.protocol.EnvelopeException;
 import org.rhumbatron.protocol.Event;
 
@@ -47,6 +48,17 @@ public final class EventRecord {
 
   public long streamSequence() {
     return message.metaData().streamSequence();
+  }
+
+  /** The message body as stored in the stream (the audit archive keeps it even when malformed). */
+  public byte[] data() {
+    byte[] data = message.getData();
+    return data == null ? new byte[0] : data.clone();
+  }
+
+  /** When the stream stored the message (server time; the same on every redelivery). */
+  public Instant storedAt() {
+    return message.metaData().timestamp().toInstant();
   }
 
   /** 1 on the first delivery. */

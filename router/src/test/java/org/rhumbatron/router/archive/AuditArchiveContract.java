@@ -1,0 +1,238 @@
+package org.rhumbatron.router.archive;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.ByteArrayInputStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Base64;
+import java.util.List;
+import java.util.zip.GZIPInputStream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.rhumbatron.platform.bucket.Bucket;
+import org.rhumbatron.platform.bucket.BucketObject;
+import org.rhumbatron.platform.config.Settings;
+import org.rhumbatron.platform.eventlog.EventRecord;
+import org.rhumbatron.platform.eventlog.Subscription;
+import org.rhumbatron.protocol.Event;
+import org.rhumbatron.protocol.EventType;
+import org.rhumbatron.router.EventLogFixture;
+import org.rhumbatron.router.run.BatchOutcome;
+import org.rhumbatron.testkit.SettableClock;
+import org.rhumbatron.testkit.nats.NatsServerExtension;
+
+/**
+ * The audit archiver and the object expiry on real fetched batches; run against the directory
+ * bucket and the NATS object store bucket.
+ */
+abstract class AuditArchiveContract {
+  @RegisterExtension final NatsServerExtension nats = NatsServerExtension.perTest();
+
+  static final int STREAM = 3;
+  static final Instant AT = Instant.parse("2026-03-04T05:06:07.089Z");
+  static final Subscription SUB = Subscription.AUDIT_ARCHIVER;
+
+  final SettableClock clock = new SettableClock(Instant.parse("2026-03-04T06:00:00Z"));
+  EventLogFixture log;
+  Bucket bucket;
+  AuditArchiver archiver;
+
+  abstract Bucket open(EventLogFixture log, SettableClock clock) throws Exception;
+
+  /** Makes every later put of {@link #bucket} fail. */
+  abstract void breakBucket() throws Exception;
+
+  @BeforeEach
+  void start() throws Exception {
+    log = new EventLogFixture(nats.url());
+    bucket = open(log, clock);
+    archiver = new AuditArchiver(bucket, log.codec());
+  }
+
+  @AfterEach
+  void stop() throws Exception {
+    log.close();
+  }
+
+  private List<Event> publish(int n) throws Exception {
+    List<Event> events = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      Event e = EventLogFixture.event(EventType.TASK_COMPLETED, "p-arc", AT.plusSeconds(i));
+      log.publish(STREAM, e);
+      events.add(e);
+    }
+    return events;
+  }
+
+  @Test
+  void aBatchIsOneGzipNdjsonObjectUnderTheSeedsKeyWithItsEnvelopesInStreamOrder() throws Exception {
+    List<Event> events = publish(3);
+    List<EventRecord> batch = log.fetch(STREAM, SUB, 3);
+
+    assertThat(archiver.handle(STREAM, batch).allRecordsApplied()).isTrue();
+
+    String hash = ArchiveKey.hash(events.stream().map(Event::eventId).toList());
+    String key =
+        "events/2026/03/04/stream-03/part-" + AT.toEpochMilli() + "-" + hash + ".ndjson.gz";
+    assertThat(bucket.list("")).extracting(BucketObject::key).containsExactly(key);
+    assertThat(hash).matches("[0-9a-f]{16}");
+    List<String> lines = lines(bucket.get(key).orElseThrow());
+    assertThat(lines).hasSize(3);
+    assertThat(lines.stream().map(l -> log.codec().decodeEvent(l)).toList())
+        .containsExactlyElementsOf(events);
+  }
+
+  @Test
+  void aRedeliveredBatchOverwritesTheSameObjectWithTheSameContent() throws Exception {
+    publish(4);
+    List<EventRecord> first = log.fetch(STREAM, SUB, 4);
+    archiver.handle(STREAM, first);
+    BucketObject written = bucket.list("").get(0);
+    byte[] content = bucket.get(written.key()).orElseThrow();
+
+    clock.advance(Duration.ofMinutes(5));
+    List<EventRecord> again = log.redeliver(STREAM, SUB, first);
+    assertThat(again).allSatisfy(r -> assertThat(r.deliveredCount()).isEqualTo(2));
+    assertThat(archiver.handle(STREAM, again).allRecordsApplied()).isTrue();
+
+    List<BucketObject> after = bucket.list("");
+    assertThat(after).extracting(BucketObject::key).containsExactly(written.key());
+    assertThat(after.get(0).uploadedAt()).as("overwritten").isEqualTo(clock.instant());
+    assertThat(bucket.get(written.key()).orElseThrow()).isEqualTo(content);
+  }
+
+  @Test
+  void aBatchLeftUnackedByACrashComesBackAfterTheAckWaitToTheSameObject() throws Exception {
+    Settings shortAckWait =
+        Settings.defaults().with(Settings.ROUTER_ACK_WAIT, Duration.ofSeconds(1));
+    publish(3);
+    EventLogFixture beforeCrash = new EventLogFixture(nats.url(), shortAckWait);
+    List<EventRecord> first = beforeCrash.fetch(STREAM, SUB, 3);
+    archiver.handle(STREAM, first);
+    String key = bucket.list("").get(0).key();
+    byte[] content = bucket.get(key).orElseThrow();
+    beforeCrash.close(); // the crash: the archive object is written, the batch never acked
+
+    try (EventLogFixture afterRestart = new EventLogFixture(nats.url(), shortAckWait)) {
+      List<EventRecord> again = afterRestart.fetch(STREAM, SUB, 3);
+      assertThat(again).allSatisfy(r -> assertThat(r.deliveredCount()).isEqualTo(2));
+      assertThat(archiver.handle(STREAM, again).allRecordsApplied()).isTrue();
+    }
+    assertThat(bucket.list("")).extracting(BucketObject::key).containsExactly(key);
+    assertThat(bucket.get(key).orElseThrow()).isEqualTo(content);
+  }
+
+  @Test
+  void aMalformedRecordIsArchivedWithItsRawBytesNotLost() throws Exception {
+    List<Event> events = publish(1);
+    byte[] garbage = "{\"eventId\": 42, not json".getBytes(StandardCharsets.UTF_8);
+    log.publishRaw(STREAM, "evt_0000000000000000000000000000beef", garbage);
+    List<EventRecord> batch = log.fetch(STREAM, SUB, 2);
+
+    assertThat(archiver.handle(STREAM, batch).allRecordsApplied()).isTrue();
+
+    BucketObject object = bucket.list("").get(0);
+    String hash =
+        ArchiveKey.hash(List.of(events.get(0).eventId(), "evt_0000000000000000000000000000beef"));
+    assertThat(object.key()).endsWith("part-" + AT.toEpochMilli() + "-" + hash + ".ndjson.gz");
+    List<String> lines = lines(bucket.get(object.key()).orElseThrow());
+    assertThat(log.codec().decodeEvent(lines.get(0))).isEqualTo(events.get(0));
+    JsonNode wrapper = new ObjectMapper().readTree(lines.get(1));
+    assertThat(wrapper.get("malformed").asBoolean()).isTrue();
+    assertThat(wrapper.get("streamSequence").asLong()).isEqualTo(batch.get(1).streamSequence());
+    assertThat(wrapper.get("messageId").asText()).isEqualTo("evt_0000000000000000000000000000beef");
+    assertThat(wrapper.get("error").asText()).isEqualTo(batch.get(1).decodeError().getMessage());
+    assertThat(Base64.getDecoder().decode(wrapper.get("dataBase64").asText())).isEqualTo(garbage);
+  }
+
+  @Test
+  void aBatchWithNoDecodableEventIsKeyedByTheTimeTheStreamStoredIt() throws Exception {
+    log.publishRaw(
+        STREAM, "evt_00000000000000000000000000000001", "x".getBytes(StandardCharsets.UTF_8));
+    log.publishRaw(
+        STREAM, "evt_00000000000000000000000000000002", "[]".getBytes(StandardCharsets.UTF_8));
+    List<EventRecord> batch = log.fetch(STREAM, SUB, 2);
+
+    assertThat(archiver.handle(STREAM, batch).allRecordsApplied()).isTrue();
+
+    Instant stored = batch.get(0).storedAt();
+    String day = stored.atZone(ZoneOffset.UTC).toLocalDate().toString().replace('-', '/');
+    assertThat(bucket.list(""))
+        .extracting(BucketObject::key)
+        .containsExactly(
+            ArchiveKey.key(
+                STREAM,
+                stored,
+                List.of(
+                    "evt_00000000000000000000000000000001",
+                    "evt_00000000000000000000000000000002")));
+    assertThat(bucket.list("").get(0).key()).startsWith("events/" + day + "/stream-03/");
+    assertThat(lines(bucket.get(bucket.list("").get(0).key()).orElseThrow())).hasSize(2);
+  }
+
+  @Test
+  void anEmptyBatchWritesNothing() {
+    assertThat(archiver.handle(STREAM, List.of()).allRecordsApplied()).isTrue();
+    assertThat(bucket.list("")).isEmpty();
+  }
+
+  @Test
+  void aBucketThatFailsFailsTheWholeBatchWithTheKeyInTheReason() throws Exception {
+    publish(2);
+    List<EventRecord> batch = log.fetch(STREAM, SUB, 2);
+    breakBucket();
+
+    BatchOutcome outcome = archiver.handle(STREAM, batch);
+
+    assertThat(outcome.failed()).containsExactlyElementsOf(batch);
+    assertThat(outcome.deferred()).isEmpty();
+    assertThat(outcome.error())
+        .startsWith("cannot archive 2 records to events/2026/03/04/stream-03/part-");
+  }
+
+  @Test
+  void theExpiryDeletesOnlyArchiveObjectsUploadedMoreThan365DaysAgo() throws Exception {
+    Instant now = clock.instant();
+    clock.set(now.minus(Duration.ofDays(366)));
+    bucket.put("events/2025/old/part-366", new byte[] {1});
+    bucket.put("other/not-an-archive", new byte[] {1});
+    clock.set(now.minus(Duration.ofDays(365)));
+    bucket.put("events/2025/old/part-365-exactly", new byte[] {1});
+    clock.set(now.minus(Duration.ofDays(364)));
+    bucket.put("events/2025/old/part-364", new byte[] {1});
+    clock.set(now);
+    publish(1);
+    archiver.handle(STREAM, log.fetch(STREAM, SUB, 1));
+
+    int deleted = new ArchiveExpiry(bucket, clock, Settings.defaults()).expire();
+
+    assertThat(deleted).isEqualTo(1);
+    assertThat(bucket.list(""))
+        .extracting(BucketObject::key)
+        .doesNotContain("events/2025/old/part-366")
+        .contains(
+            "events/2025/old/part-365-exactly", "events/2025/old/part-364", "other/not-an-archive")
+        .hasSize(4);
+    clock.advance(Duration.ofDays(2));
+    assertThat(new ArchiveExpiry(bucket, clock, Settings.defaults()).expire())
+        .as("two days later the 365 and 364 day old ones are over the line")
+        .isEqualTo(2);
+  }
+
+  static List<String> lines(byte[] gzip) throws Exception {
+    try (GZIPInputStream in = new GZIPInputStream(new ByteArrayInputStream(gzip))) {
+      String text = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+      assertThat(text).endsWith("\n");
+      return Arrays.asList(text.substring(0, text.length() - 1).split("\n", -1));
+    }
+  }
+}
