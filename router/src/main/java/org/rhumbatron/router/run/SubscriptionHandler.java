@@ -14,9 +14,9 @@ public interface SubscriptionHandler {
   Subscription subscription();
 
   /**
-   * Handles {@code records} (in stream order; a record that did not decode has {@code
-   * decoded() == false}). Claims of events that are not applied must be released (or rolled back)
-   * before this returns, so the redelivery applies them.
+   * Handles {@code records} (in stream order; a record that did not decode has {@code decoded() ==
+   * false}). Claims of events that are not applied must be released (or rolled back) before this
+   * returns, so the redelivery applies them.
    */
   BatchOutcome handle(int streamIndex, List<EventRecord> records);
 }
