@@ -3,35 +3,34 @@ package org.rhumbatron.platform.queue;
 import io.nats.client.Message;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One worker's hold on a fetched batch: every {@code extendEvery} it sends {@code inProgress()} for
- * each message not yet settled, so the ack deadline moves while the handler works through the
- * batch; after {@code maxHold} it stops, and the unsettled messages come back after the ack wait.
+ * One worker's hold on a fetched batch. The consumer's extension tick (every {@code extendEvery})
+ * calls {@link #extend()}, which sends {@code inProgress()} for each message not yet settled, so
+ * the ack deadline moves while the handler works through the batch; once {@code maxHold} has passed
+ * since the fetch it stops, and the unsettled messages come back after the ack wait.
  */
-final class BatchHold implements AutoCloseable {
+final class BatchHold {
   private static final Logger log = LoggerFactory.getLogger(BatchHold.class);
 
   private final List<Message> open;
-  private final ScheduledFuture<?> ticks;
-  private final ScheduledFuture<?> limit;
+  private final long startNanos;
+  private final long maxHoldNanos;
   private volatile boolean expired;
 
-  BatchHold(List<Message> batch, QueueTimings timings, ScheduledExecutorService scheduler) {
+  BatchHold(List<Message> batch, QueueTimings timings) {
     this.open = new ArrayList<>(batch);
-    long every = timings.extendEvery().toMillis();
-    this.ticks = scheduler.scheduleAtFixedRate(this::extend, every, every, TimeUnit.MILLISECONDS);
-    this.limit =
-        scheduler.schedule(this::expire, timings.maxHold().toMillis(), TimeUnit.MILLISECONDS);
+    this.startNanos = System.nanoTime(); // monotonic elapsed time, not a clock read
+    this.maxHoldNanos = timings.maxHold().toNanos();
   }
 
   /** True once the hold limit passed: the worker must leave the rest of the batch alone. */
   boolean expired() {
+    if (!expired && System.nanoTime() - startNanos >= maxHoldNanos) {
+      expire();
+    }
     return expired;
   }
 
@@ -46,11 +45,12 @@ final class BatchHold implements AutoCloseable {
     }
   }
 
-  private void extend() {
+  /** The extension tick; returns false once the hold is over (expired), so the tick drops it. */
+  boolean extend() {
+    if (expired()) {
+      return false;
+    }
     synchronized (open) {
-      if (expired) {
-        return;
-      }
       for (Message m : open) {
         try {
           m.inProgress();
@@ -59,11 +59,11 @@ final class BatchHold implements AutoCloseable {
         }
       }
     }
+    return true;
   }
 
   private void expire() {
     expired = true;
-    ticks.cancel(false);
     synchronized (open) {
       if (!open.isEmpty()) {
         log.warn(
@@ -72,11 +72,5 @@ final class BatchHold implements AutoCloseable {
             open.get(0).getSubject());
       }
     }
-  }
-
-  @Override
-  public void close() {
-    ticks.cancel(false);
-    limit.cancel(false);
   }
 }

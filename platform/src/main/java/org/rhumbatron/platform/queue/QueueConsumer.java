@@ -13,6 +13,8 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -55,6 +57,7 @@ public final class QueueConsumer<T> implements AutoCloseable {
   private final ExecutorService workers;
   private final ScheduledExecutorService extender;
   private final List<JetStreamSubscription> subscriptions = new ArrayList<>();
+  private final Set<BatchHold> holds = ConcurrentHashMap.newKeySet();
   private volatile boolean running = true;
 
   private QueueConsumer(
@@ -129,6 +132,10 @@ public final class QueueConsumer<T> implements AutoCloseable {
     } catch (IOException | JetStreamApiException e) {
       throw new QueueException(queue, "cannot create or bind the consumer: " + e.getMessage(), e);
     }
+    long every = runtime.timings().extendEvery().toMillis();
+    // One tick for every batch held: cheaper than a timer per batch at thousands of batches a
+    // second.
+    extender.scheduleAtFixedRate(this::extendHolds, every, every, TimeUnit.MILLISECONDS);
     subscriptions.forEach(sub -> workers.execute(() -> work(sub)));
     log.info(
         "queue consumer {} runs: batch {}, concurrency {}, retries {}, retry delay {}, dead-letter"
@@ -167,7 +174,9 @@ public final class QueueConsumer<T> implements AutoCloseable {
   }
 
   private void handleBatch(List<Message> batch) {
-    try (BatchHold hold = new BatchHold(batch, runtime.timings(), extender)) {
+    BatchHold hold = new BatchHold(batch, runtime.timings());
+    holds.add(hold);
+    try {
       for (Message m : batch) {
         if (hold.expired() || !running) {
           return; // the rest comes back after the ack wait
@@ -178,19 +187,27 @@ public final class QueueConsumer<T> implements AutoCloseable {
           log.error("queue {}: unexpected error, message left for redelivery", config.queue(), e);
         }
       }
+    } finally {
+      holds.remove(hold);
+    }
+  }
+
+  private void extendHolds() {
+    try {
+      holds.removeIf(hold -> !hold.extend());
+    } catch (RuntimeException e) { // the tick must keep running
+      log.warn("ack extension on {} failed: {}", config.queue().durableName(), e.toString());
     }
   }
 
   private void handleOne(Message m, BatchHold hold) {
     Delivery delivery = delivery(m);
     byte[] body = m.getData() == null ? new byte[0] : m.getData();
-    String original = new String(body, StandardCharsets.UTF_8);
     T message;
     try {
       message = decoder.apply(body);
     } catch (EnvelopeException e) {
-      giveUp(
-          m, hold, delivery, null, original, "malformed " + kind + " envelope: " + e.getMessage());
+      giveUp(m, hold, delivery, null, body, "malformed " + kind + " envelope: " + e.getMessage());
       return;
     }
     if (delivery.deliveredCount() > config.retries() + 1L) {
@@ -199,7 +216,7 @@ public final class QueueConsumer<T> implements AutoCloseable {
           hold,
           delivery,
           message,
-          original,
+          body,
           "delivery "
               + delivery.deliveredCount()
               + " is past the last of "
@@ -228,7 +245,7 @@ public final class QueueConsumer<T> implements AutoCloseable {
     }
     if (outcome instanceof Outcome.Retry retry) {
       if (delivery.deliveredCount() > config.retries()) {
-        giveUp(m, hold, delivery, message, original, retry.reason());
+        giveUp(m, hold, delivery, message, body, retry.reason());
       } else {
         Duration delay = retry.delay() != null ? retry.delay() : config.retryDelay();
         hold.settle(m, () -> m.nakWithDelay(delay));
@@ -244,7 +261,8 @@ public final class QueueConsumer<T> implements AutoCloseable {
   }
 
   private void giveUp(
-      Message m, BatchHold hold, Delivery delivery, T message, String original, String reason) {
+      Message m, BatchHold hold, Delivery delivery, T message, byte[] body, String reason) {
+    String original = new String(body, StandardCharsets.UTF_8);
     QueueFailure<T> failure =
         new QueueFailure<>(delivery, message, original, reason, config.hasDeadLetterQueue());
     if (config.hasDeadLetterQueue()) {
