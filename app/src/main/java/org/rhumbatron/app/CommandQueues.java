@@ -75,6 +75,7 @@ final class CommandQueues implements AutoCloseable {
   QueueConsumer<Command> run(
       Queue queue, QueueHandler<Command> handler, QueueListener<Command> hooks) {
     QueueListener<Command> success = operator.successHook();
+    QueueListener<Command> extra = hooks == null ? QueueListener.none() : hooks;
     QueueConsumer<Command> consumer =
         runtime.runQueueConsumer(
             QueueConsumers.of(queue),
@@ -83,12 +84,12 @@ final class CommandQueues implements AutoCloseable {
               @Override
               public void succeeded(Command command, Delivery delivery) {
                 success.succeeded(command, delivery);
-                hooks.succeeded(command, delivery);
+                extra.succeeded(command, delivery);
               }
 
               @Override
               public void gaveUp(QueueFailure<Command> failure) {
-                hooks.gaveUp(failure);
+                extra.gaveUp(failure);
               }
             });
     synchronized (running) {
