@@ -12,7 +12,11 @@ import picocli.CommandLine.Option;
     name = "bench",
     mixinStandardHelpOptions = true,
     description = "Load benchmarks; each prints JSON with a top-level ratio.",
-    subcommands = {BenchCommand.Outbox.class, BenchCommand.Router.class})
+    subcommands = {
+      BenchCommand.Outbox.class,
+      BenchCommand.Router.class,
+      BenchCommand.Commands.class
+    })
 final class BenchCommand implements Runnable {
 
   @Override
@@ -114,6 +118,38 @@ final class BenchCommand implements Runnable {
                     .resolve("bench-router-" + ProcessHandle.current().pid() + ".db")
                     .toString();
         System.out.println(new RouterBench(url, db, count, projects, latencySeconds).run());
+        return 0;
+      } finally {
+        if (server != null) {
+          server.close();
+        }
+      }
+    }
+  }
+
+  @Command(
+      name = "commands",
+      mixinStandardHelpOptions = true,
+      description =
+          "Commands per second through a no-op queue handler for one queue and for all queues,"
+              + " beside raw fetch+ack of a bare pull consumer in the same run.")
+  static final class Commands implements Callable<Integer> {
+    @picocli.CommandLine.Mixin Common common = new Common();
+
+    @Option(names = "--count", defaultValue = "20000", description = "Commands per phase.")
+    int count;
+
+    @Override
+    public Integer call() throws Exception {
+      Files.createDirectories(common.data);
+      PrivateNatsServer server = null;
+      String url = common.nats;
+      if (url == null) {
+        server = PrivateNatsServer.start(common.data, 0);
+        url = server.url();
+      }
+      try {
+        System.out.println(new CommandsBench(url, count).run());
         return 0;
       } finally {
         if (server != null) {

@@ -32,6 +32,7 @@ final class CoreService implements AutoCloseable {
   private final Connection nats;
   private final Database database;
   private final Coordinator coordinator;
+  private final CommandQueues queues;
   private final HttpServer http;
   private final CountDownLatch closed = new CountDownLatch(1);
   private final AtomicBoolean closing = new AtomicBoolean();
@@ -41,11 +42,13 @@ final class CoreService implements AutoCloseable {
       Connection nats,
       Database database,
       Coordinator coordinator,
+      CommandQueues queues,
       HttpServer http) {
     this.privateNats = privateNats;
     this.nats = nats;
     this.database = database;
     this.coordinator = coordinator;
+    this.queues = queues;
     this.http = http;
   }
 
@@ -70,6 +73,7 @@ final class CoreService implements AutoCloseable {
     Connection nats = null;
     Database database = null;
     Coordinator coordinator = null;
+    CommandQueues queues = null;
     HttpServer http = null;
     try {
       String url = config.natsUrl();
@@ -96,8 +100,9 @@ final class CoreService implements AutoCloseable {
       onReconnect.set(coordinator);
       int waiting = coordinator.recover();
       coordinator.startAlarms(ALARM_TICK, UNLOAD_IDLE_AFTER);
+      queues = CommandQueues.start(nats, coordinator, database, config.settings(), clock);
       http = HttpServer.start(config.httpPort(), nats);
-      CoreService service = new CoreService(privateNats, nats, database, coordinator, http);
+      CoreService service = new CoreService(privateNats, nats, database, coordinator, queues, http);
       started.accept(service);
       log.info(
           "core is up: nats {}, http port {}, database {}, {} streams resumed",
@@ -107,7 +112,7 @@ final class CoreService implements AutoCloseable {
           waiting);
       return service;
     } catch (RuntimeException | IOException | InterruptedException e) {
-      closeQuietly(http, coordinator, database, nats, privateNats);
+      closeQuietly(http, queues, coordinator, database, nats, privateNats);
       throw e;
     }
   }
@@ -118,6 +123,10 @@ final class CoreService implements AutoCloseable {
 
   Connection nats() {
     return nats;
+  }
+
+  CommandQueues queues() {
+    return queues;
   }
 
   int httpPort() {
@@ -138,7 +147,7 @@ final class CoreService implements AutoCloseable {
       return;
     }
     log.info("core is stopping");
-    closeQuietly(http, coordinator, database, nats, privateNats);
+    closeQuietly(http, queues, coordinator, database, nats, privateNats);
     log.info("core stopped");
     closed.countDown();
   }

@@ -124,6 +124,10 @@ public final class Settings {
       register(duration("queues.ack-extend-every", Duration.ofSeconds(30)));
   public static final Setting<Duration> MAX_HOLD =
       register(duration("queues.max-hold", Duration.ofMinutes(15)));
+  // Not a seed number: the consumer's ack wait, two extension periods, so one lost inProgress
+  // does not redeliver a message that a handler still holds.
+  public static final Setting<Duration> QUEUE_ACK_WAIT =
+      register(duration("queues.ack-wait", Duration.ofSeconds(60)));
   public static final Setting<Integer> INTEGRATION_MAX_DELIVERIES =
       register(positiveInt("integration.max-deliveries", 4));
   public static final Setting<Duration> INTEGRATION_MORE_WORK_DELAY =
@@ -235,6 +239,9 @@ public final class Settings {
     }
     if (get(MAX_HOLD).compareTo(get(ACK_EXTEND_EVERY)) <= 0) {
       throw new SettingsException(MAX_HOLD.key(), "must be above " + ACK_EXTEND_EVERY.key());
+    }
+    if (get(QUEUE_ACK_WAIT).compareTo(get(ACK_EXTEND_EVERY)) <= 0) {
+      throw new SettingsException(QUEUE_ACK_WAIT.key(), "must be above " + ACK_EXTEND_EVERY.key());
     }
   }
 

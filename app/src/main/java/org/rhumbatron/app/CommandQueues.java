@@ -1,0 +1,108 @@
+package org.rhumbatron.app;
+
+import io.nats.client.Connection;
+import java.io.IOException;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+import org.rhumbatron.coordinator.Coordinator;
+import org.rhumbatron.platform.config.Settings;
+import org.rhumbatron.platform.db.Database;
+import org.rhumbatron.platform.queue.Commands;
+import org.rhumbatron.platform.queue.Delivery;
+import org.rhumbatron.platform.queue.JetStreamCommandTransport;
+import org.rhumbatron.platform.queue.QueueConsumer;
+import org.rhumbatron.platform.queue.QueueFailure;
+import org.rhumbatron.platform.queue.QueueHandler;
+import org.rhumbatron.platform.queue.QueueListener;
+import org.rhumbatron.platform.queue.QueueRuntime;
+import org.rhumbatron.platform.queue.QueueTimings;
+import org.rhumbatron.protocol.Command;
+import org.rhumbatron.protocol.EnvelopeCodec;
+import org.rhumbatron.protocol.Queue;
+import org.rhumbatron.router.deadletter.DeadLetterConsumer;
+import org.rhumbatron.router.deadletter.DeadLetterOperator;
+
+/**
+ * The queues wired from core's pieces: {@link Commands} for every producer, the dead-letter
+ * consumer (run at start), the operator service, and {@link #run} for a module's consumer with its
+ * row of {@link QueueConsumers}. Only queues with a handler run: a consumer without one would ack
+ * work.
+ */
+final class CommandQueues implements AutoCloseable {
+  private final Commands commands;
+  private final QueueRuntime runtime;
+  private final DeadLetterOperator operator;
+  private final List<QueueConsumer<?>> running = new ArrayList<>();
+
+  private CommandQueues(Commands commands, QueueRuntime runtime, DeadLetterOperator operator) {
+    this.commands = commands;
+    this.runtime = runtime;
+    this.operator = operator;
+  }
+
+  /** Builds the queue side and starts the dead-letter consumer ({@code q-dead-letter}). */
+  static CommandQueues start(
+      Connection nats, Coordinator coordinator, Database database, Settings settings, Clock clock)
+      throws IOException {
+    EnvelopeCodec codec = new EnvelopeCodec();
+    Commands commands = new Commands(new JetStreamCommandTransport(nats), codec);
+    QueueRuntime runtime =
+        new QueueRuntime(nats, commands, codec, QueueTimings.from(settings), clock);
+    CommandQueues queues =
+        new CommandQueues(
+            commands, runtime, new DeadLetterOperator(database, commands, codec, clock));
+    DeadLetterConsumer deadLetters =
+        new DeadLetterConsumer(database, coordinator.changeEvents(), codec, clock);
+    queues.running.add(
+        runtime.runDeadLetterConsumer(
+            QueueConsumers.of(Queue.DEAD_LETTER), deadLetters, deadLetters));
+    return queues;
+  }
+
+  Commands commands() {
+    return commands;
+  }
+
+  DeadLetterOperator deadLetters() {
+    return operator;
+  }
+
+  /**
+   * Runs {@code queue}'s consumer with its table row and {@code handler}; a success also closes the
+   * command's dead letter, and {@code hooks} (e.g. the indexer's failure record) see the rest.
+   */
+  QueueConsumer<Command> run(
+      Queue queue, QueueHandler<Command> handler, QueueListener<Command> hooks) {
+    QueueListener<Command> success = operator.successHook();
+    QueueListener<Command> extra = hooks == null ? QueueListener.none() : hooks;
+    QueueConsumer<Command> consumer =
+        runtime.runQueueConsumer(
+            QueueConsumers.of(queue),
+            handler,
+            new QueueListener<>() {
+              @Override
+              public void succeeded(Command command, Delivery delivery) {
+                success.succeeded(command, delivery);
+                extra.succeeded(command, delivery);
+              }
+
+              @Override
+              public void gaveUp(QueueFailure<Command> failure) {
+                extra.gaveUp(failure);
+              }
+            });
+    synchronized (running) {
+      running.add(consumer);
+    }
+    return consumer;
+  }
+
+  @Override
+  public void close() {
+    synchronized (running) {
+      running.forEach(QueueConsumer::close);
+      running.clear();
+    }
+  }
+}

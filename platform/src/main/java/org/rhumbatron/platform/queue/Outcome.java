@@ -1,0 +1,31 @@
+package org.rhumbatron.platform.queue;
+
+import java.time.Duration;
+
+/**
+ * What a queue handler says about one message: {@link Ack} (done) or {@link Retry} (redeliver after
+ * the delay, or the queue's retry delay when none). A throw is a {@code Retry} with the queue's
+ * delay. After the last retry either one goes to the dead-letter queue.
+ */
+public sealed interface Outcome {
+
+  record Ack() implements Outcome {}
+
+  /**
+   * @param delay the redelivery delay, or null for the queue's retry delay
+   * @param reason why, kept as the error of a dead letter when this was the last retry
+   */
+  record Retry(Duration delay, String reason) implements Outcome {}
+
+  static Outcome ack() {
+    return new Ack();
+  }
+
+  static Outcome retry() {
+    return new Retry(null, "the handler asked for a retry");
+  }
+
+  static Outcome retry(Duration delay, String reason) {
+    return new Retry(delay, reason);
+  }
+}

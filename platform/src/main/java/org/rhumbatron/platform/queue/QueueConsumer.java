@@ -1,0 +1,385 @@
+package org.rhumbatron.platform.queue;
+
+import io.nats.client.JetStreamApiException;
+import io.nats.client.JetStreamSubscription;
+import io.nats.client.Message;
+import io.nats.client.PullSubscribeOptions;
+import io.nats.client.api.AckPolicy;
+import io.nats.client.api.ConsumerConfiguration;
+import io.nats.client.api.DeliverPolicy;
+import io.nats.client.impl.NatsJetStreamMetaData;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Function;
+import org.rhumbatron.platform.concurrent.DaemonThreads;
+import org.rhumbatron.protocol.DeadLetterMessage;
+import org.rhumbatron.protocol.EnvelopeException;
+import org.rhumbatron.protocol.Headers;
+import org.rhumbatron.protocol.Queue;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A running durable consumer {@code q-<queue>}: {@code concurrency} workers, each fetching a batch
+ * of up to {@code batchSize} and handling it in order under a {@link BatchHold}.
+ *
+ * <p>Per message: a body that does not decode goes to the dead-letter queue at once (never retried;
+ * logged and terminated on a queue without one). A handler's {@link Outcome.Ack} acks; a {@link
+ * Outcome.Retry} or a throw naks with the delay (never a plain nak), until the delivery after the
+ * last retry: that one goes to the dead-letter queue and is terminated. The server's max_deliver is
+ * unlimited on purpose: a message the server stops delivering stays in the work-queue stream
+ * unsettled and never reaches the dead-letter queue, so this class counts deliveries itself.
+ */
+public final class QueueConsumer<T> implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(QueueConsumer.class);
+  private static final Duration FETCH_WAIT = Duration.ofMillis(250);
+  private static final Duration DEAD_LETTER_SEND_TIMEOUT = Duration.ofSeconds(10);
+  private static final Duration FETCH_ERROR_PAUSE = Duration.ofMillis(500);
+  private static final Duration CLOSE_WAIT = Duration.ofSeconds(5);
+
+  private final QueueRuntime runtime;
+  private final QueueConsumerConfig config;
+  private final String kind;
+  private final Function<byte[], T> decoder;
+  private final QueueHandler<T> handler;
+  private final QueueListener<T> listener;
+  private final ExecutorService workers;
+  private final ScheduledExecutorService extender;
+  private final List<JetStreamSubscription> subscriptions = new ArrayList<>();
+  private final Set<BatchHold> holds = ConcurrentHashMap.newKeySet();
+  private volatile boolean running = true;
+
+  private QueueConsumer(
+      QueueRuntime runtime,
+      QueueConsumerConfig config,
+      String kind,
+      Function<byte[], T> decoder,
+      QueueHandler<T> handler,
+      QueueListener<T> listener) {
+    this.runtime = runtime;
+    this.config = config;
+    this.kind = kind;
+    this.decoder = decoder;
+    this.handler = handler;
+    this.listener = listener == null ? QueueListener.none() : listener;
+    String name = config.queue().durableName();
+    this.workers = Executors.newFixedThreadPool(config.concurrency(), DaemonThreads.named(name));
+    this.extender =
+        Executors.newSingleThreadScheduledExecutor(DaemonThreads.named(name + "-extend"));
+  }
+
+  static <T> QueueConsumer<T> start(
+      QueueRuntime runtime,
+      QueueConsumerConfig config,
+      String kind,
+      Function<byte[], T> decoder,
+      QueueHandler<T> handler,
+      QueueListener<T> listener) {
+    QueueConsumer<T> consumer =
+        new QueueConsumer<>(runtime, config, kind, decoder, handler, listener);
+    try {
+      consumer.bind();
+    } catch (RuntimeException e) {
+      consumer.close();
+      throw e;
+    }
+    return consumer;
+  }
+
+  /** The durable consumer's configuration for {@code config} and {@code timings}. */
+  public static ConsumerConfiguration consumerConfiguration(
+      QueueConsumerConfig config, QueueTimings timings) {
+    int inFlight = config.batchSize() * config.concurrency();
+    return ConsumerConfiguration.builder()
+        .durable(config.queue().durableName())
+        .ackPolicy(AckPolicy.Explicit)
+        .ackWait(timings.ackWait())
+        .deliverPolicy(DeliverPolicy.All)
+        .filterSubject(config.queue().subject())
+        .maxDeliver(-1) // deliveries are counted here; see the class comment
+        .maxAckPending(Math.max(1_000, inFlight * 2))
+        .build();
+  }
+
+  private void bind() {
+    Queue queue = config.queue();
+    try {
+      runtime
+          .connection()
+          .jetStreamManagement()
+          .addOrUpdateConsumer(Queue.STREAM_NAME, consumerConfiguration(config, runtime.timings()));
+      for (int i = 0; i < config.concurrency(); i++) {
+        JetStreamSubscription sub =
+            runtime
+                .connection()
+                .jetStream()
+                .subscribe(
+                    queue.subject(),
+                    PullSubscribeOptions.bind(Queue.STREAM_NAME, queue.durableName()));
+        subscriptions.add(sub);
+      }
+    } catch (IOException | JetStreamApiException e) {
+      throw new QueueException(queue, "cannot create or bind the consumer: " + e.getMessage(), e);
+    }
+    long every = runtime.timings().extendEvery().toMillis();
+    // One tick for every batch held: cheaper than a timer per batch at thousands of batches a
+    // second.
+    extender.scheduleAtFixedRate(this::extendHolds, every, every, TimeUnit.MILLISECONDS);
+    subscriptions.forEach(sub -> workers.execute(() -> work(sub)));
+    log.info(
+        "queue consumer {} runs: batch {}, concurrency {}, retries {}, retry delay {}, dead-letter"
+            + " queue {}",
+        queue.durableName(),
+        config.batchSize(),
+        config.concurrency(),
+        config.retries(),
+        config.retryDelay(),
+        config.hasDeadLetterQueue() ? config.deadLetterQueue().wireName() : "none");
+  }
+
+  public QueueConsumerConfig config() {
+    return config;
+  }
+
+  private void work(JetStreamSubscription sub) {
+    while (running) {
+      List<Message> batch;
+      try {
+        batch = sub.fetch(config.batchSize(), FETCH_WAIT);
+      } catch (RuntimeException e) {
+        if (!running) {
+          return;
+        }
+        log.warn("fetch from {} failed: {}", config.queue().durableName(), e.toString());
+        if (!pause(FETCH_ERROR_PAUSE)) {
+          return;
+        }
+        continue;
+      }
+      if (!batch.isEmpty()) {
+        handleBatch(batch);
+      }
+    }
+  }
+
+  private void handleBatch(List<Message> batch) {
+    BatchHold hold = new BatchHold(batch, runtime.timings());
+    holds.add(hold);
+    try {
+      for (Message m : batch) {
+        if (hold.expired() || !running) {
+          return; // the rest comes back after the ack wait
+        }
+        try {
+          handleOne(m, hold);
+        } catch (RuntimeException e) { // a bug here must not stop the worker
+          log.error("queue {}: unexpected error, message left for redelivery", config.queue(), e);
+        }
+      }
+    } finally {
+      holds.remove(hold);
+    }
+  }
+
+  private void extendHolds() {
+    try {
+      holds.removeIf(hold -> !hold.extend());
+    } catch (RuntimeException e) { // the tick must keep running
+      log.warn("ack extension on {} failed: {}", config.queue().durableName(), e.toString());
+    }
+  }
+
+  private void handleOne(Message m, BatchHold hold) {
+    Delivery delivery = delivery(m);
+    byte[] body = m.getData() == null ? new byte[0] : m.getData();
+    T message;
+    try {
+      message = decoder.apply(body);
+    } catch (EnvelopeException e) {
+      giveUp(m, hold, delivery, null, body, "malformed " + kind + " envelope: " + e.getMessage());
+      return;
+    }
+    if (delivery.deliveredCount() > config.retries() + 1L) {
+      giveUp(
+          m,
+          hold,
+          delivery,
+          message,
+          body,
+          "delivery "
+              + delivery.deliveredCount()
+              + " is past the last of "
+              + config.retries()
+              + " retries: earlier deliveries were not settled in time (ack wait or hold limit)");
+      return;
+    }
+    Outcome outcome;
+    try {
+      outcome = handler.handle(message, delivery);
+      if (outcome == null) {
+        outcome = Outcome.retry(null, "the handler returned no outcome");
+      }
+    } catch (Exception e) {
+      if (e instanceof InterruptedException) {
+        Thread.currentThread().interrupt();
+      }
+      outcome = Outcome.retry(null, describe(e));
+    }
+    if (hold.expired()) {
+      log.warn(
+          "handler of {} on {} finished after the hold limit; the message is redelivered",
+          delivery.messageId(),
+          config.queue().durableName());
+      return;
+    }
+    if (outcome instanceof Outcome.Retry retry) {
+      if (delivery.deliveredCount() > config.retries()) {
+        giveUp(m, hold, delivery, message, body, retry.reason());
+      } else {
+        Duration delay = retry.delay() != null ? retry.delay() : config.retryDelay();
+        hold.settle(m, () -> m.nakWithDelay(delay));
+      }
+      return;
+    }
+    hold.settle(m, m::ack);
+    try {
+      listener.succeeded(message, delivery);
+    } catch (RuntimeException e) {
+      log.warn("success hook of {} failed: {}", delivery.messageId(), e.toString());
+    }
+  }
+
+  private void giveUp(
+      Message m, BatchHold hold, Delivery delivery, T message, byte[] body, String reason) {
+    String original = new String(body, StandardCharsets.UTF_8);
+    QueueFailure<T> failure =
+        new QueueFailure<>(delivery, message, original, reason, config.hasDeadLetterQueue());
+    if (config.hasDeadLetterQueue()) {
+      if (!sendToDeadLetter(delivery, original, reason)) {
+        hold.settle(m, () -> m.nakWithDelay(config.retryDelay()));
+        return;
+      }
+      hold.settle(m, m::term);
+      log.warn(
+          "dead-lettered {} (sequence {}) from {} after {} deliveries: {}",
+          delivery.messageId(),
+          delivery.streamSequence(),
+          config.queue().wireName(),
+          delivery.deliveredCount(),
+          reason);
+      notifyGaveUp(failure);
+      return;
+    }
+    log.error(
+        "giving up on {} (sequence {}) of {} after {} deliveries; the queue has no dead-letter"
+            + " queue, so it is terminated: {} (body: {})",
+        delivery.messageId(),
+        delivery.streamSequence(),
+        config.queue().wireName(),
+        delivery.deliveredCount(),
+        reason,
+        original.length() > 500 ? original.substring(0, 500) + "..." : original);
+    notifyGaveUp(failure); // before the term: e.g. the indexer's failure record
+    hold.settle(m, m::term);
+  }
+
+  private boolean sendToDeadLetter(Delivery delivery, String original, String reason) {
+    DeadLetterMessage dl =
+        new DeadLetterMessage(
+            config.queue(),
+            (int) Math.min(Integer.MAX_VALUE, delivery.deliveredCount()),
+            reason,
+            original,
+            runtime.clock().instant());
+    try {
+      runtime
+          .commands()
+          .sendDeadLetter(dl, delivery.streamSequence())
+          .get(DEAD_LETTER_SEND_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+      return true;
+    } catch (ExecutionException | TimeoutException | RuntimeException e) {
+      log.error(
+          "cannot dead-letter {} of {}, redelivering it after {}: {}",
+          delivery.messageId(),
+          config.queue().wireName(),
+          config.retryDelay(),
+          e.toString());
+      return false;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
+  }
+
+  private void notifyGaveUp(QueueFailure<T> failure) {
+    try {
+      listener.gaveUp(failure);
+    } catch (RuntimeException e) {
+      log.warn("failure hook of {} failed: {}", failure.delivery().messageId(), e.toString());
+    }
+  }
+
+  private Delivery delivery(Message m) {
+    NatsJetStreamMetaData meta = m.metaData();
+    String msgId = m.getHeaders() == null ? null : m.getHeaders().getFirst(Headers.MSG_ID);
+    return new Delivery(
+        config.queue(),
+        meta.deliveredCount(),
+        meta.streamSequence(),
+        meta.timestamp().toInstant(),
+        msgId);
+  }
+
+  /** The error text kept in a dead letter: the exception and its causes, without stack frames. */
+  static String describe(Throwable e) {
+    StringBuilder text = new StringBuilder(String.valueOf(e));
+    for (Throwable c = e.getCause(); c != null && c != c.getCause(); c = c.getCause()) {
+      text.append("; caused by ").append(c);
+    }
+    return text.toString();
+  }
+
+  private boolean pause(Duration d) {
+    try {
+      Thread.sleep(d.toMillis());
+      return true;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
+  }
+
+  /** Stops fetching, lets running handlers finish (up to 5 s) and unbinds. */
+  @Override
+  public void close() {
+    running = false;
+    workers.shutdown();
+    try {
+      if (!workers.awaitTermination(CLOSE_WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
+        workers.shutdownNow();
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      workers.shutdownNow();
+    }
+    for (JetStreamSubscription sub : subscriptions) {
+      try {
+        sub.unsubscribe();
+      } catch (RuntimeException e) { // the connection may be closed already
+        log.debug("unsubscribe of {} failed: {}", config.queue().durableName(), e.toString());
+      }
+    }
+    extender.shutdownNow();
+  }
+}

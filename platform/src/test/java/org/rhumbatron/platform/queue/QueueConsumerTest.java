@@ -1,0 +1,397 @@
+package org.rhumbatron.platform.queue;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import io.nats.client.Connection;
+import io.nats.client.JetStreamManagement;
+import io.nats.client.api.ConsumerConfiguration;
+import io.nats.client.api.ConsumerInfo;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.rhumbatron.platform.config.Settings;
+import org.rhumbatron.platform.jetstream.JetStreamConnections;
+import org.rhumbatron.platform.jetstream.JetStreamTopology;
+import org.rhumbatron.protocol.Command;
+import org.rhumbatron.protocol.CommandType;
+import org.rhumbatron.protocol.DeadLetterMessage;
+import org.rhumbatron.protocol.EnvelopeCodec;
+import org.rhumbatron.protocol.Queue;
+import org.rhumbatron.testkit.SettableClock;
+import org.rhumbatron.testkit.nats.NatsServerExtension;
+
+/** runQueueConsumer and Commands on a real nats-server; each test gets its own server. */
+class QueueConsumerTest {
+  @RegisterExtension final NatsServerExtension nats = NatsServerExtension.perTest();
+
+  private static final Duration SHORT = Duration.ofMillis(300);
+  private final EnvelopeCodec codec = new EnvelopeCodec();
+  private final Clock clock = new SettableClock(Instant.parse("2026-04-01T12:00:00Z"));
+  private final List<AutoCloseable> running = new ArrayList<>();
+  private Connection connection;
+  private Commands commands;
+
+  @BeforeEach
+  void topology() throws Exception {
+    connection = JetStreamConnections.connect(nats.url(), "test");
+    new JetStreamTopology(connection.jetStreamManagement(), Settings.defaults()).ensure();
+    commands = new Commands(new JetStreamCommandTransport(connection), codec);
+  }
+
+  @AfterEach
+  void close() throws Exception {
+    for (AutoCloseable c : running) {
+      c.close();
+    }
+    connection.close();
+  }
+
+  private QueueRuntime runtime(QueueTimings timings) {
+    return new QueueRuntime(connection, commands, codec, timings, clock);
+  }
+
+  private QueueRuntime runtime() {
+    return runtime(
+        new QueueTimings(Duration.ofSeconds(5), Duration.ofSeconds(1), SHORT.multipliedBy(20)));
+  }
+
+  private static QueueConsumerConfig config(Queue queue, int concurrency, int retries) {
+    return new QueueConsumerConfig(
+        queue,
+        10,
+        concurrency,
+        retries,
+        SHORT,
+        queue.hasDeadLetterQueue() ? Queue.DEAD_LETTER : null);
+  }
+
+  private QueueConsumer<Command> run(
+      QueueRuntime runtime,
+      QueueConsumerConfig config,
+      QueueHandler<Command> handler,
+      QueueListener<Command> listener) {
+    QueueConsumer<Command> c = runtime.runQueueConsumer(config, handler, listener);
+    running.add(c);
+    return c;
+  }
+
+  /** Collects what reaches cmd.dead-letter. */
+  private List<DeadLetterMessage> deadLetters(QueueRuntime runtime, List<String> malformed) {
+    List<DeadLetterMessage> out = new CopyOnWriteArrayList<>();
+    running.add(
+        runtime.runDeadLetterConsumer(
+            config(Queue.DEAD_LETTER, 1, 5),
+            (dl, d) -> {
+              out.add(dl);
+              return Outcome.ack();
+            },
+            new QueueListener<>() {
+              @Override
+              public void gaveUp(QueueFailure<DeadLetterMessage> failure) {
+                malformed.add(failure.reason());
+              }
+            }));
+    return out;
+  }
+
+  static Command command(CommandType type, String id) {
+    return Command.builder()
+        .commandId(id)
+        .commandType(type)
+        .projectId("p1")
+        .changeId("c1")
+        .taskId("t1")
+        .createdAt(Instant.parse("2026-04-01T12:00:00Z"))
+        .build();
+  }
+
+  private long messagesOnCommands() throws Exception {
+    return connection
+        .jetStreamManagement()
+        .getStreamInfo(Queue.STREAM_NAME)
+        .getStreamState()
+        .getMsgCount();
+  }
+
+  @Test
+  void sendStampsTheQueueAndMessageIdAndTheSameCommandTwiceIsDeliveredOnce() throws Exception {
+    List<String> handled = new CopyOnWriteArrayList<>();
+    List<String> msgIds = new CopyOnWriteArrayList<>();
+    run(
+        runtime(),
+        config(Queue.AGENT_WAKEUPS, 1, 3),
+        (c, d) -> {
+          handled.add(c.commandId());
+          msgIds.add(d.messageId());
+          return Outcome.ack();
+        },
+        null);
+    Command wake = command(CommandType.AGENT_WAKE, "cmd_t1_ready");
+    SendReceipt first = commands.send(wake).get(5, TimeUnit.SECONDS);
+    SendReceipt second = commands.send(wake).get(5, TimeUnit.SECONDS);
+    assertThat(first.queue()).isEqualTo(Queue.AGENT_WAKEUPS);
+    assertThat(first.messageId()).isEqualTo("agent-wakeups:cmd_t1_ready");
+    assertThat(first.duplicate()).isFalse();
+    assertThat(second.duplicate()).isTrue();
+    assertThat(second.streamSequence()).isEqualTo(first.streamSequence());
+    // A later command on the same queue: once it is handled, a second delivery would have come.
+    commands.send(command(CommandType.AGENT_WAKE, "cmd_t2_ready")).get(5, TimeUnit.SECONDS);
+    await().atMost(Duration.ofSeconds(10)).until(() -> handled.contains("cmd_t2_ready"));
+    assertThat(handled).containsExactly("cmd_t1_ready", "cmd_t2_ready");
+    assertThat(msgIds).containsExactly("agent-wakeups:cmd_t1_ready", "agent-wakeups:cmd_t2_ready");
+    await().atMost(Duration.ofSeconds(5)).until(() -> messagesOnCommands() == 0);
+  }
+
+  @Test
+  void aSendThatTheStreamDoesNotStoreFailsWithATypedErrorNamingTheMessageId() throws Exception {
+    connection.jetStreamManagement().deleteStream(Queue.STREAM_NAME);
+    Command c = command(CommandType.CHANGE_SETTLE, "cmd_settle_1");
+    assertThat(commands.send(c))
+        .failsWithin(Duration.ofSeconds(10))
+        .withThrowableThat()
+        .havingCause()
+        .isInstanceOf(CommandSendException.class)
+        .withMessageContaining("integration:cmd_settle_1")
+        .withMessageContaining("cmd.integration");
+  }
+
+  @Test
+  void theConsumerIsDurableExplicitAckFilteredWithUnlimitedServerDeliveries() throws Exception {
+    run(runtime(), config(Queue.RELEASE, 2, 3), (c, d) -> Outcome.ack(), null);
+    JetStreamManagement jsm = connection.jetStreamManagement();
+    ConsumerConfiguration cc =
+        jsm.getConsumerInfo(Queue.STREAM_NAME, "q-release").getConsumerConfiguration();
+    assertThat(cc.getDurable()).isEqualTo("q-release");
+    assertThat(cc.getAckPolicy()).isEqualTo(io.nats.client.api.AckPolicy.Explicit);
+    assertThat(cc.getFilterSubject()).isEqualTo("cmd.release");
+    assertThat(cc.getAckWait()).isEqualTo(Duration.ofSeconds(5));
+    assertThat(cc.getMaxDeliver()).isEqualTo(-1);
+  }
+
+  @Test
+  void aThrowNaksWithTheQueueDelayAndARetryOutcomeWithItsOwnDelay() throws Exception {
+    Map<Long, Long> arrivedNanos = new ConcurrentHashMap<>();
+    Duration own = Duration.ofMillis(900);
+    run(
+        runtime(),
+        config(Queue.INTEGRATION, 1, 3),
+        (c, d) -> {
+          arrivedNanos.put(d.deliveredCount(), System.nanoTime());
+          if (d.deliveredCount() == 1) {
+            throw new IllegalStateException("first try fails");
+          }
+          if (d.deliveredCount() == 2) {
+            return Outcome.retry(own, "not yet");
+          }
+          return Outcome.ack();
+        },
+        null);
+    commands.send(command(CommandType.CHANGE_DISPATCH, "cmd_dispatch_1")).get(5, TimeUnit.SECONDS);
+    await().atMost(Duration.ofSeconds(10)).until(() -> arrivedNanos.containsKey(3L));
+    long firstGap = arrivedNanos.get(2L) - arrivedNanos.get(1L);
+    long secondGap = arrivedNanos.get(3L) - arrivedNanos.get(2L);
+    assertThat(Duration.ofNanos(firstGap)).isGreaterThanOrEqualTo(SHORT.minusMillis(30));
+    assertThat(Duration.ofNanos(secondGap)).isGreaterThanOrEqualTo(own.minusMillis(30));
+    await().atMost(Duration.ofSeconds(5)).until(() -> messagesOnCommands() == 0);
+    assertThat(arrivedNanos).hasSize(3);
+  }
+
+  @Test
+  void aHandlerThatHoldsPastTheAckWaitIsExtendedAndNotRedelivered() throws Exception {
+    QueueRuntime runtime =
+        runtime(new QueueTimings(Duration.ofSeconds(1), SHORT, Duration.ofSeconds(30)));
+    AtomicInteger calls = new AtomicInteger();
+    CountDownLatch release = new CountDownLatch(1);
+    // Two commands in one batch: the second waits behind the first and is extended too.
+    commands.send(command(CommandType.VERIFICATION_START, "cmd_cand1_verify")).get();
+    commands.send(command(CommandType.VERIFICATION_START, "cmd_cand2_verify")).get();
+    run(
+        runtime,
+        config(Queue.VERIFICATION, 1, 3),
+        (c, d) -> {
+          if (calls.incrementAndGet() == 1) {
+            release.await(30, TimeUnit.SECONDS); // "3 minutes" of work at test scale
+          }
+          return Outcome.ack();
+        },
+        null);
+    await().atMost(Duration.ofSeconds(5)).until(() -> calls.get() >= 1);
+    // Four ack waits pass while the handler holds the batch: no redelivery in that time.
+    await()
+        .during(Duration.ofSeconds(4))
+        .atMost(Duration.ofSeconds(6))
+        .until(() -> calls.get() == 1 && redelivered("q-verification") == 0);
+    release.countDown();
+    await().atMost(Duration.ofSeconds(5)).until(() -> messagesOnCommands() == 0);
+    assertThat(calls.get()).isEqualTo(2);
+    assertThat(redelivered("q-verification")).isZero();
+  }
+
+  @Test
+  void aHandlerThatHangsPastTheHoldLimitIsRedelivered() throws Exception {
+    QueueRuntime runtime =
+        runtime(new QueueTimings(Duration.ofSeconds(1), SHORT, Duration.ofMillis(1500)));
+    List<Long> deliveries = new CopyOnWriteArrayList<>();
+    CountDownLatch hang = new CountDownLatch(1);
+    run(
+        runtime,
+        config(Queue.RELEASE, 2, 3),
+        (c, d) -> {
+          deliveries.add(d.deliveredCount());
+          if (d.deliveredCount() == 1) {
+            hang.await(30, TimeUnit.SECONDS);
+          }
+          return Outcome.ack();
+        },
+        null);
+    commands.send(command(CommandType.RELEASE_START, "cmd_rel_p1_1_release")).get();
+    await().atMost(Duration.ofSeconds(10)).until(() -> deliveries.contains(2L));
+    await().atMost(Duration.ofSeconds(5)).until(() -> messagesOnCommands() == 0);
+    hang.countDown(); // the hung handler ends after its message was acked by the redelivery
+    assertThat(deliveries).containsExactly(1L, 2L);
+  }
+
+  @Test
+  void afterTheLastRetryTheMessageGoesToDeadLetterWithErrorQueueAndCountAndIsTerminated()
+      throws Exception {
+    QueueRuntime runtime = runtime();
+    List<String> malformed = new CopyOnWriteArrayList<>();
+    List<DeadLetterMessage> dls = deadLetters(runtime, malformed);
+    List<QueueFailure<Command>> failures = new CopyOnWriteArrayList<>();
+    run(
+        runtime,
+        config(Queue.INTEGRATION, 1, 2),
+        (c, d) -> {
+          throw new IllegalStateException("boom " + d.deliveredCount());
+        },
+        new QueueListener<>() {
+          @Override
+          public void gaveUp(QueueFailure<Command> failure) {
+            failures.add(failure);
+          }
+        });
+    Command settle = command(CommandType.CHANGE_SETTLE, "cmd_settle_c1");
+    commands.send(settle).get();
+    await().atMost(Duration.ofSeconds(10)).until(() -> dls.size() == 1);
+    DeadLetterMessage dl = dls.get(0);
+    assertThat(dl.originQueue()).isEqualTo(Queue.INTEGRATION);
+    assertThat(dl.deliveryCount()).isEqualTo(3);
+    assertThat(dl.error()).isEqualTo("java.lang.IllegalStateException: boom 3");
+    assertThat(codec.decodeCommand(dl.original())).isEqualTo(settle);
+    assertThat(dl.receivedAt()).isEqualTo(clock.instant());
+    assertThat(failures).singleElement().satisfies(f -> assertThat(f.deadLettered()).isTrue());
+    await().atMost(Duration.ofSeconds(5)).until(() -> messagesOnCommands() == 0);
+    assertThat(malformed).isEmpty();
+  }
+
+  @Test
+  void malformedMessagesOnEveryQueueSubjectGoToDeadLetterOrTheFailureHookWithAReason()
+      throws Exception {
+    QueueRuntime runtime = runtime();
+    List<String> malformedDeadLetters = new CopyOnWriteArrayList<>();
+    List<DeadLetterMessage> dls = deadLetters(runtime, malformedDeadLetters);
+    AtomicInteger handled = new AtomicInteger();
+    List<QueueFailure<Command>> indexingFailures = new CopyOnWriteArrayList<>();
+    for (Queue q : Queue.values()) {
+      if (q == Queue.DEAD_LETTER) {
+        continue;
+      }
+      run(
+          runtime,
+          config(q, 1, 3),
+          (c, d) -> {
+            handled.incrementAndGet();
+            return Outcome.ack();
+          },
+          new QueueListener<>() {
+            @Override
+            public void gaveUp(QueueFailure<Command> failure) {
+              indexingFailures.add(failure);
+            }
+          });
+    }
+    String unknownType =
+        new String(
+                codec.encodeCommand(command(CommandType.AGENT_WAKE, "cmd_x")),
+                StandardCharsets.UTF_8)
+            .replace("agent.wake", "agent.snooze");
+    for (Queue q : Queue.values()) {
+      connection.jetStream().publish(q.subject(), "{not json".getBytes(StandardCharsets.UTF_8));
+      connection.jetStream().publish(q.subject(), unknownType.getBytes(StandardCharsets.UTF_8));
+    }
+    await().atMost(Duration.ofSeconds(10)).until(() -> dls.size() == 8);
+    assertThat(dls)
+        .extracting(DeadLetterMessage::originQueue)
+        .containsOnly(Queue.AGENT_WAKEUPS, Queue.INTEGRATION, Queue.VERIFICATION, Queue.RELEASE);
+    assertThat(dls).allSatisfy(dl -> assertThat(dl.deliveryCount()).isEqualTo(1));
+    assertThat(dls)
+        .filteredOn(dl -> dl.original().startsWith("{not json"))
+        .hasSize(4)
+        .allSatisfy(
+            dl ->
+                assertThat(dl.error())
+                    .startsWith("malformed command envelope: envelope violates rule 'json'"));
+    assertThat(dls)
+        .filteredOn(dl -> dl.original().contains("agent.snooze"))
+        .hasSize(4)
+        .allSatisfy(
+            dl ->
+                assertThat(dl.error())
+                    .contains("/commandType violates rule 'enum'")
+                    .contains("agent.snooze"));
+    // indexing and dead-letter have no dead-letter queue: logged, handed to the hook, terminated.
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .until(() -> indexingFailures.stream().filter(f -> !f.deadLettered()).count() == 2);
+    assertThat(indexingFailures).filteredOn(f -> f.deadLettered()).hasSize(8);
+    assertThat(indexingFailures)
+        .filteredOn(f -> !f.deadLettered())
+        .allSatisfy(
+            f -> {
+              assertThat(f.delivery().queue()).isEqualTo(Queue.INDEXING);
+              assertThat(f.deadLettered()).isFalse();
+              assertThat(f.message()).isNull();
+              assertThat(f.reason()).startsWith("malformed command envelope: ");
+            });
+    await().atMost(Duration.ofSeconds(5)).until(() -> malformedDeadLetters.size() == 2);
+    assertThat(malformedDeadLetters)
+        .allSatisfy(r -> assertThat(r).startsWith("malformed dead-letter envelope: "));
+    await().atMost(Duration.ofSeconds(5)).until(() -> messagesOnCommands() == 0);
+    assertThat(handled.get()).isZero();
+  }
+
+  @Test
+  void aConfigCannotDeadLetterFromAQueueWithoutADeadLetterQueue() {
+    assertThatThrownBy(
+            () -> new QueueConsumerConfig(Queue.INDEXING, 1, 1, 3, SHORT, Queue.DEAD_LETTER))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("indexing");
+    assertThatThrownBy(
+            () ->
+                runtime()
+                    .runQueueConsumer(
+                        config(Queue.DEAD_LETTER, 1, 5), (c, d) -> Outcome.ack(), null))
+        .isInstanceOf(IllegalArgumentException.class);
+  }
+
+  private long redelivered(String durable) throws Exception {
+    ConsumerInfo info =
+        connection.jetStreamManagement().getConsumerInfo(Queue.STREAM_NAME, durable);
+    return info.getRedelivered();
+  }
+}
