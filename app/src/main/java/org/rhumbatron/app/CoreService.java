@@ -10,18 +10,30 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import org.rhumbatron.coordinator.Coordinator;
 import org.rhumbatron.coordinator.outbox.StreamNudges;
+import org.rhumbatron.platform.bucket.Bucket;
+import org.rhumbatron.platform.config.Settings;
 import org.rhumbatron.platform.db.Database;
 import org.rhumbatron.platform.db.DatabaseOptions;
+import org.rhumbatron.platform.eventlog.EventLogClient;
 import org.rhumbatron.platform.eventlog.JetStreamEventLog;
 import org.rhumbatron.platform.jetstream.JetStreamConnections;
 import org.rhumbatron.platform.jetstream.JetStreamTopology;
+import org.rhumbatron.platform.metrics.MetricsBinding;
+import org.rhumbatron.platform.metrics.PlatformMetrics;
 import org.rhumbatron.platform.natsserver.PrivateNatsServer;
+import org.rhumbatron.protocol.EnvelopeCodec;
+import org.rhumbatron.router.EventRouter;
+import org.rhumbatron.router.analytics.AnalyticsProjector;
+import org.rhumbatron.router.archive.ArchiveExpiry;
+import org.rhumbatron.router.archive.AuditArchiver;
+import org.rhumbatron.router.causal.CausalBatchRouter;
+import org.rhumbatron.router.claims.EventClaims;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Wires and runs core: NATS (own or private), the JetStream topology, the database, the coordinator
- * (actors, outboxes, publisher) and the HTTP server.
+ * (actors, outboxes, publisher), the queues, the event router and the HTTP server.
  */
 final class CoreService implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(CoreService.class);
@@ -33,6 +45,7 @@ final class CoreService implements AutoCloseable {
   private final Database database;
   private final Coordinator coordinator;
   private final CommandQueues queues;
+  private final EventRouter router;
   private final HttpServer http;
   private final CountDownLatch closed = new CountDownLatch(1);
   private final AtomicBoolean closing = new AtomicBoolean();
@@ -43,12 +56,14 @@ final class CoreService implements AutoCloseable {
       Database database,
       Coordinator coordinator,
       CommandQueues queues,
+      EventRouter router,
       HttpServer http) {
     this.privateNats = privateNats;
     this.nats = nats;
     this.database = database;
     this.coordinator = coordinator;
     this.queues = queues;
+    this.router = router;
     this.http = http;
   }
 
@@ -74,6 +89,7 @@ final class CoreService implements AutoCloseable {
     Database database = null;
     Coordinator coordinator = null;
     CommandQueues queues = null;
+    EventRouter router = null;
     HttpServer http = null;
     try {
       String url = config.natsUrl();
@@ -95,14 +111,28 @@ final class CoreService implements AutoCloseable {
       new JetStreamTopology(nats.jetStreamManagement(), config.settings()).ensure();
       database =
           Database.open(config.databaseUrl(), DatabaseOptions.builder().clock(clock).build());
+      // The publisher nudges the router, which is built after the coordinator it reads views from.
+      AtomicReference<EventRouter> nudged = new AtomicReference<>();
+      StreamNudges toRouter =
+          stream -> {
+            nudges.nudge(stream);
+            EventRouter r = nudged.get();
+            if (r != null) {
+              r.nudge(stream);
+            }
+          };
       coordinator =
-          new Coordinator(database, JetStreamEventLog.bind(nats), clock, config.settings(), nudges);
+          new Coordinator(
+              database, JetStreamEventLog.bind(nats), clock, config.settings(), toRouter);
       onReconnect.set(coordinator);
       int waiting = coordinator.recover();
       coordinator.startAlarms(ALARM_TICK, UNLOAD_IDLE_AFTER);
       queues = CommandQueues.start(nats, coordinator, database, config.settings(), clock);
+      router = startRouter(config, clock, nats, database, coordinator, queues);
+      nudged.set(router);
       http = HttpServer.start(config.httpPort(), nats);
-      CoreService service = new CoreService(privateNats, nats, database, coordinator, queues, http);
+      CoreService service =
+          new CoreService(privateNats, nats, database, coordinator, queues, router, http);
       started.accept(service);
       log.info(
           "core is up: nats {}, http port {}, database {}, {} streams resumed",
@@ -112,7 +142,7 @@ final class CoreService implements AutoCloseable {
           waiting);
       return service;
     } catch (RuntimeException | IOException | InterruptedException e) {
-      closeQuietly(http, queues, coordinator, database, nats, privateNats);
+      closeQuietly(http, router, queues, coordinator, database, nats, privateNats);
       throw e;
     }
   }
@@ -123,6 +153,47 @@ final class CoreService implements AutoCloseable {
 
   Connection nats() {
     return nats;
+  }
+
+  /**
+   * The event router: the projector, the causal-router (its rules are not plugged in yet), the
+   * sweep's archiver and analytics, maintenance sending through the queues; sweeps every minute.
+   */
+  private static EventRouter startRouter(
+      CoreConfig config,
+      Clock clock,
+      Connection nats,
+      Database database,
+      Coordinator coordinator,
+      CommandQueues queues)
+      throws IOException {
+    Settings settings = config.settings();
+    EnvelopeCodec codec = new EnvelopeCodec();
+    Bucket bucket =
+        settings.get(Settings.BUCKET_STORE).open(Bucket.EVIDENCE, config.dataDir(), nats, clock);
+    EventRouter router =
+        EventRouter.wire(
+            new EventLogClient(nats, codec, settings),
+            database,
+            coordinator::view,
+            CausalBatchRouter.NO_RULES,
+            new AuditArchiver(bucket, codec),
+            new AnalyticsProjector(
+                database,
+                new EventClaims(clock),
+                new PlatformMetrics(database, clock, MetricsBinding.EVENT_METRICS),
+                settings),
+            command -> queues.commands().send(command).join(),
+            queues.deadLetters(),
+            new ArchiveExpiry(bucket, clock, settings),
+            clock,
+            settings);
+    router.startSweeps();
+    return router;
+  }
+
+  EventRouter router() {
+    return router;
   }
 
   CommandQueues queues() {
@@ -147,7 +218,7 @@ final class CoreService implements AutoCloseable {
       return;
     }
     log.info("core is stopping");
-    closeQuietly(http, queues, coordinator, database, nats, privateNats);
+    closeQuietly(http, router, queues, coordinator, database, nats, privateNats);
     log.info("core stopped");
     closed.countDown();
   }

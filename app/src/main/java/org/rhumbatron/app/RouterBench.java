@@ -99,6 +99,8 @@ final class RouterBench {
               idle,
               idle,
               c -> {},
+              null, // no maintenance tick runs in the benchmark
+              null,
               clock,
               settings)) {
         List<List<String>> projects = projects();

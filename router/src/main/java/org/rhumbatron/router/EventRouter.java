@@ -20,9 +20,11 @@ import org.rhumbatron.platform.config.Settings;
 import org.rhumbatron.platform.db.Database;
 import org.rhumbatron.platform.eventlog.EventLogClient;
 import org.rhumbatron.protocol.EventStreams;
+import org.rhumbatron.router.archive.ArchiveExpiry;
 import org.rhumbatron.router.causal.CausalBatchRouter;
 import org.rhumbatron.router.causal.CausalRouterSubscription;
 import org.rhumbatron.router.claims.EventClaims;
+import org.rhumbatron.router.deadletter.DeadLetterOperator;
 import org.rhumbatron.router.maintenance.CommandSink;
 import org.rhumbatron.router.maintenance.Maintenance;
 import org.rhumbatron.router.maintenance.MaintenanceReport;
@@ -39,8 +41,9 @@ import org.slf4j.LoggerFactory;
  * project-view-projector then causal-router on that stream, at most 2 consumes each; the tick at
  * the start of each minute ({@link #sweepTick}) sweeps one stream with the same two, plus one
  * audit-archiver batch, plus one analytics-projector batch when the tick runs neither maintenance
- * nor the release sweep. Each stream has one lane, so runs of a stream never overlap; nudges
- * coalesce (DESIGN.md 4a): at most one run in flight and one more pending per stream.
+ * nor the release sweep. The daily tick also deletes archive objects past their expiry. Each stream
+ * has one lane, so runs of a stream never overlap; nudges coalesce (DESIGN.md 4a): at most one run
+ * in flight and one more pending per stream.
  */
 public final class EventRouter implements StreamNudges, AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(EventRouter.class);
@@ -53,7 +56,8 @@ public final class EventRouter implements StreamNudges, AutoCloseable {
       SubscriptionHandler causalRouter,
       SubscriptionHandler auditArchiver,
       SubscriptionHandler analyticsProjector,
-      Maintenance maintenance) {}
+      Maintenance maintenance,
+      ArchiveExpiry archiveExpiry) {}
 
   /**
    * The router as core wires it: the projector with its 15-call cap, the causal-router running
@@ -68,6 +72,8 @@ public final class EventRouter implements StreamNudges, AutoCloseable {
       SubscriptionHandler auditArchiver,
       SubscriptionHandler analyticsProjector,
       CommandSink commands,
+      DeadLetterOperator deadLetters,
+      ArchiveExpiry archiveExpiry,
       Clock clock,
       Settings settings) {
     EventClaims claims = new EventClaims(clock);
@@ -86,7 +92,8 @@ public final class EventRouter implements StreamNudges, AutoCloseable {
             new CausalRouterSubscription(database, claims, rules),
             auditArchiver,
             analyticsProjector,
-            new Maintenance(database, commands, settings));
+            new Maintenance(database, commands, deadLetters, settings),
+            archiveExpiry);
     return new EventRouter(parts, clock, settings);
   }
 
@@ -179,6 +186,10 @@ public final class EventRouter implements StreamNudges, AutoCloseable {
     try {
       if (tick.daily()) {
         maintenance.add(parts.maintenance().runDaily(tick.minute()));
+        int expired = parts.archiveExpiry().expire();
+        if (expired > 0) {
+          log.info("deleted {} archive objects older than their expiry", expired);
+        }
       }
       if (tick.releaseSweep()) {
         maintenance.add(parts.maintenance().runReleaseSweep(tick.minute()));

@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -12,6 +13,7 @@ import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
 import org.rhumbatron.coordinator.view.ProjectView;
 import org.rhumbatron.platform.eventlog.EventRecord;
 import org.rhumbatron.platform.eventlog.Subscription;
@@ -29,10 +31,12 @@ abstract class EventRouterContract {
 
   abstract TestDatabase db();
 
+  @TempDir Path dataDir;
+
   private RouterFixture f;
 
   RouterFixture fixture(Map<String, String> overrides) throws Exception {
-    f = new RouterFixture(nats.url(), db().url(), overrides);
+    f = new RouterFixture(nats.url(), db().url(), dataDir, overrides);
     return f;
   }
 
@@ -241,9 +245,10 @@ abstract class EventRouterContract {
     }
     assertThat(swept).containsExactly(0, 1, 2, 3, 4, 5, 6, 7);
     assertThat(f.count("SELECT COUNT(*) FROM project_views")).isEqualTo(8);
-    assertThat(f.archiver.records.get()).as("one archive batch per stream").isEqualTo(8);
+    assertThat(f.bucket.list("events/")).as("one archive object per stream").hasSize(8);
     // 10:00..10:07 holds one release sweep tick (10:04): the other 7 run analytics.
     assertThat(analyticsTicks).isEqualTo(7);
-    assertThat(f.analytics.records.get()).isEqualTo(7);
+    assertThat(f.count("SELECT COUNT(*) FROM platform_metrics WHERE binding = 'EVENT_METRICS'"))
+        .isEqualTo(7);
   }
 }

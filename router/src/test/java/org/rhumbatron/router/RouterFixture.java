@@ -1,36 +1,43 @@
 package org.rhumbatron.router;
 
 import io.nats.client.Connection;
+import java.nio.file.Path;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.rhumbatron.coordinator.actor.ActorRuntime;
 import org.rhumbatron.coordinator.actor.ActorType;
 import org.rhumbatron.coordinator.view.ProjectViewActor;
+import org.rhumbatron.platform.bucket.Bucket;
+import org.rhumbatron.platform.bucket.DirectoryBucket;
 import org.rhumbatron.platform.config.Settings;
 import org.rhumbatron.platform.db.Database;
 import org.rhumbatron.platform.db.DatabaseOptions;
 import org.rhumbatron.platform.eventlog.EventLogClient;
-import org.rhumbatron.platform.eventlog.EventRecord;
 import org.rhumbatron.platform.eventlog.JetStreamEventLog;
-import org.rhumbatron.platform.eventlog.Subscription;
 import org.rhumbatron.platform.jetstream.JetStreamConnections;
 import org.rhumbatron.platform.jetstream.JetStreamTopology;
+import org.rhumbatron.platform.metrics.MetricsBinding;
+import org.rhumbatron.platform.metrics.PlatformMetrics;
+import org.rhumbatron.platform.queue.Commands;
+import org.rhumbatron.platform.queue.JetStreamCommandTransport;
 import org.rhumbatron.protocol.Command;
 import org.rhumbatron.protocol.EnvelopeCodec;
 import org.rhumbatron.protocol.Event;
 import org.rhumbatron.protocol.EventStreams;
+import org.rhumbatron.router.analytics.AnalyticsProjector;
+import org.rhumbatron.router.archive.ArchiveExpiry;
+import org.rhumbatron.router.archive.AuditArchiver;
 import org.rhumbatron.router.causal.CausalBatchRouter;
+import org.rhumbatron.router.claims.EventClaims;
+import org.rhumbatron.router.deadletter.DeadLetterOperator;
 import org.rhumbatron.router.projector.ProjectViewProjector;
-import org.rhumbatron.router.run.BatchOutcome;
-import org.rhumbatron.router.run.SubscriptionHandler;
 import org.rhumbatron.testkit.SettableClock;
 
 /**
- * The event router on a real nats-server and database, as core wires it, with a recording command
- * sink and simple sweep batches (the archiver and analytics have tests of their own).
+ * The event router on a real nats-server and database, as core wires it (the archive in a directory
+ * bucket), with a recording command sink.
  */
 final class RouterFixture implements AutoCloseable {
   static final Instant START = Instant.parse("2026-12-02T10:00:30Z");
@@ -46,12 +53,11 @@ final class RouterFixture implements AutoCloseable {
   final EnvelopeCodec codec = new EnvelopeCodec();
   final ProjectViewProjector.Factory projector;
   final List<Command> sentCommands = new CopyOnWriteArrayList<>();
-  final CountingHandler archiver = new CountingHandler(Subscription.AUDIT_ARCHIVER);
-  final CountingHandler analytics = new CountingHandler(Subscription.ANALYTICS_PROJECTOR);
+  final Bucket bucket;
   final EventRouter router;
   volatile CausalBatchRouter causalRules = CausalBatchRouter.NO_RULES;
 
-  RouterFixture(String natsUrl, String databaseUrl, Map<String, String> overrides)
+  RouterFixture(String natsUrl, String databaseUrl, Path dataDir, Map<String, String> overrides)
       throws Exception {
     settings = Settings.defaults().with(overrides);
     connection = JetStreamConnections.connect(natsUrl, "router-test");
@@ -61,15 +67,26 @@ final class RouterFixture implements AutoCloseable {
     runtime = new ActorRuntime(database, clock, settings, 4);
     runtime.register(views);
     eventLog = new EventLogClient(connection, codec, settings);
+    bucket = DirectoryBucket.open(dataDir, Bucket.EVIDENCE, clock);
     router =
         EventRouter.wire(
             eventLog,
             database,
             p -> runtime.actor(views, p),
             (tx, fresh) -> causalRules.routeCausalBatch(tx, fresh),
-            archiver,
-            analytics,
+            new AuditArchiver(bucket, codec),
+            new AnalyticsProjector(
+                database,
+                new EventClaims(clock),
+                new PlatformMetrics(database, clock, MetricsBinding.EVENT_METRICS),
+                settings),
             sentCommands::add,
+            new DeadLetterOperator(
+                database,
+                new Commands(new JetStreamCommandTransport(connection), codec),
+                codec,
+                clock),
+            new ArchiveExpiry(bucket, clock, settings),
             clock,
             settings);
     projector = router.projector();
@@ -91,29 +108,6 @@ final class RouterFixture implements AutoCloseable {
 
   long count(String sql, Object... args) {
     return database.read(tx -> tx.queryLong(sql, args));
-  }
-
-  /** A sweep batch that acks what it gets and counts it. */
-  static final class CountingHandler implements SubscriptionHandler {
-    private final Subscription subscription;
-    final AtomicInteger batches = new AtomicInteger();
-    final AtomicInteger records = new AtomicInteger();
-
-    CountingHandler(Subscription subscription) {
-      this.subscription = subscription;
-    }
-
-    @Override
-    public Subscription subscription() {
-      return subscription;
-    }
-
-    @Override
-    public BatchOutcome handle(int streamIndex, List<EventRecord> batch) {
-      batches.incrementAndGet();
-      records.addAndGet(batch.size());
-      return BatchOutcome.allApplied();
-    }
   }
 
   @Override

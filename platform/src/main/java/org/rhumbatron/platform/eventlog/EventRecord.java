@@ -41,11 +41,6 @@ public final class EventRecord {
         : message.getHeaders().getFirst(org.rhumbatron.protocol.Headers.MSG_ID);
   }
 
-  /** The message body as published (the envelope's JSON, or the bytes that did not decode). */
-  public byte[] data() {
-    return message.getData();
-  }
-
   public long streamSequence() {
     return message.metaData().streamSequence();
   }

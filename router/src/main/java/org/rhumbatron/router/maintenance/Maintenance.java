@@ -12,6 +12,7 @@ import org.rhumbatron.platform.config.Settings;
 import org.rhumbatron.platform.db.Database;
 import org.rhumbatron.protocol.Command;
 import org.rhumbatron.protocol.CommandType;
+import org.rhumbatron.router.deadletter.DeadLetterOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -23,22 +24,19 @@ import org.slf4j.LoggerFactory;
 public final class Maintenance {
   private static final Logger log = LoggerFactory.getLogger(Maintenance.class);
 
-  /** Change states that end a Change; their dead letters close (seed: the 5-minute sweep). */
-  public static final List<String> ENDED_CHANGE_STATES =
-      List.of("completed", "failed", "cancelled", "not_selected", "declined");
-
-  private static final String ENDED_IN =
-      ENDED_CHANGE_STATES.stream()
-          .map(s -> "'" + s + "'")
-          .collect(java.util.stream.Collectors.joining(", ", "(", ")"));
+  // The seed caps every housekeeping job; closing dead letters gets a bound of the same kind.
+  private static final int DEAD_LETTERS_CLOSED_PER_SWEEP = 1_000;
 
   private final Database database;
   private final CommandSink commands;
+  private final DeadLetterOperator deadLetters;
   private final Settings settings;
 
-  public Maintenance(Database database, CommandSink commands, Settings settings) {
+  public Maintenance(
+      Database database, CommandSink commands, DeadLetterOperator deadLetters, Settings settings) {
     this.database = database;
     this.commands = commands;
+    this.deadLetters = deadLetters;
     this.settings = settings;
   }
 
@@ -117,7 +115,7 @@ public final class Maintenance {
           command(
               "cmd_" + c[0] + "_settle_" + minute, CommandType.CHANGE_SETTLE, c[1], c[0], tick));
     }
-    int closed = closeDeadLettersOfEndedChanges(now);
+    int closed = deadLetters.closeForEndedChanges(DEAD_LETTERS_CLOSED_PER_SWEEP);
     for (String p :
         projectIds(
             "SELECT project_id FROM projects p WHERE status = 'deleted' AND EXISTS"
@@ -146,19 +144,6 @@ public final class Maintenance {
             + settings.get(Settings.SETTLE_MAX),
         now - min.toMillis(),
         now - max.toMillis());
-  }
-
-  private int closeDeadLettersOfEndedChanges(long now) {
-    return database.inTransaction(
-        tx ->
-            tx.update(
-                "UPDATE dead_letters SET status = 'closed', resolution = 'change_ended',"
-                    + " resolved_by = 'maintenance', resolved_at_ms = ?"
-                    + " WHERE status = 'open' AND change_id IN"
-                    + " (SELECT change_id FROM changes WHERE state IN "
-                    + ENDED_IN
-                    + ")",
-                now));
   }
 
   private MaintenanceReport send(List<Command> due, int deleted, int closed) {

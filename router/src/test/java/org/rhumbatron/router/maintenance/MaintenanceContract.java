@@ -5,13 +5,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.rhumbatron.platform.config.Settings;
 import org.rhumbatron.platform.db.Database;
+import org.rhumbatron.platform.queue.Commands;
 import org.rhumbatron.protocol.Command;
+import org.rhumbatron.protocol.EnvelopeCodec;
+import org.rhumbatron.router.deadletter.DeadLetterOperator;
+import org.rhumbatron.testkit.SettableClock;
 import org.rhumbatron.testkit.db.TestDatabase;
 
 /** The housekeeping table's jobs and caps, on rows the test writes; SQLite and PostgreSQL. */
@@ -28,7 +33,18 @@ abstract class MaintenanceContract {
   @BeforeEach
   void open() {
     database = Database.open(db().url());
-    maintenance = new Maintenance(database, sent::add, Settings.defaults());
+    maintenance = new Maintenance(database, sent::add, deadLetters(database), Settings.defaults());
+  }
+
+  /** The operator service; this test sends through {@code sent}, never through its queue. */
+  private static DeadLetterOperator deadLetters(Database database) {
+    EnvelopeCodec codec = new EnvelopeCodec();
+    Commands refusing =
+        new Commands(
+            (subject, headers, body) ->
+                CompletableFuture.failedFuture(new IllegalStateException("no queues here")),
+            codec);
+    return new DeadLetterOperator(database, refusing, codec, new SettableClock(SWEEP));
   }
 
   @AfterEach
@@ -188,6 +204,7 @@ abstract class MaintenanceContract {
               }
               sent.add(c);
             },
+            deadLetters(database),
             Settings.defaults());
     MaintenanceReport report = failing.runDaily(DAILY);
     assertThat(report.failedSends())
