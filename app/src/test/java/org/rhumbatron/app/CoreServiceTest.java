@@ -1,6 +1,7 @@
 package org.rhumbatron.app;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.nats.client.Connection;
 import io.nats.client.JetStreamManagement;
@@ -10,10 +11,17 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
+import org.rhumbatron.coordinator.view.ProjectView;
+import org.rhumbatron.protocol.Event;
+import org.rhumbatron.protocol.EventType;
+import org.rhumbatron.protocol.StableIds;
 import org.rhumbatron.testkit.nats.NatsServerExtension;
 
 class CoreServiceTest {
@@ -46,6 +54,36 @@ class CoreServiceTest {
     }
     // Closing core stops its private server.
     assertThat(PortProbe.accepts(URI.create(url.replace("nats://", "tcp://")))).isFalse();
+  }
+
+  @Test
+  void aCommittedChangeEventReachesTheProjectViewThroughTheStreamAndANudge() throws Exception {
+    try (CoreService core = CoreService.start(CoreOptions.config(nats.url(), data, 0, Map.of()))) {
+      Event created =
+          Event.builder()
+              .eventId(StableIds.stableEventId("c-core", EventType.CHANGE_CREATED, null))
+              .eventType(EventType.CHANGE_CREATED)
+              .tenantId("t")
+              .projectId("p-core")
+              .changeId("c-core")
+              .actor("test")
+              .correlationId("c-core")
+              .timestamp(Instant.parse("2026-12-02T10:00:00Z"))
+              .build();
+      core.coordinator()
+          .changeEvents()
+          .appendChangeEvents("p-core", "c-core", List.of(created))
+          .get();
+      await()
+          .atMost(Duration.ofSeconds(20))
+          .until(
+              () ->
+                  ProjectView.read(core.coordinator().database(), "p-core")
+                          .map(v -> v.counts().getOrDefault("change", Map.of()).get("open"))
+                          .orElse(0L)
+                      == 1L);
+      assertThat(core.router().nudgeRuns()).as("the publisher's nudge ran the router").isPositive();
+    }
   }
 
   static String healthz(int port) throws Exception {
