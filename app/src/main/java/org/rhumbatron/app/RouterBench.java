@@ -107,18 +107,18 @@ final class RouterBench {
         int payloadBytes = codec.encodeEvent(event(projects.get(0).get(0), 0)).length;
 
         // One stream: the same messages for the bare consumer and for the router.
-        long before = routed(db);
+        long before = appliedAtNanos.size();
         publish(log, eventsOn(List.of(0), projects, count, 0));
         double raw = rawFetchAck(nats, count);
-        double oneStream = drive(router, db, List.of(0), before + count, count);
+        double oneStream = drive(router, List.of(0), before + count, count);
 
         List<Integer> all = new ArrayList<>();
         for (int s = 0; s < EventStreams.STREAM_COUNT; s++) {
           all.add(s);
         }
-        before = routed(db);
+        before = appliedAtNanos.size();
         publish(log, eventsOn(all, projects, count, count));
-        double eightStreams = drive(router, db, all, before + count, count);
+        double eightStreams = drive(router, all, before + count, count);
 
         long[] latencies = latency(router, log, projects, Math.max(50, oneStream / 2));
 
@@ -177,24 +177,17 @@ final class RouterBench {
 
   /**
    * Nudges {@code streams} (as the publisher does after each send) until the causal-router, which
-   * runs after the projector in each run, has claimed {@code target} events in all (the {@code n}
-   * of this phase; a run still queued from the phase before may already have taken some). Counted
-   * in the database: a transaction body may run twice (TxWork), so a counter in it would
-   * over-count.
+   * runs after the projector in each run, has seen {@code target} distinct events in all (the
+   * {@code n} of this phase; a run still queued from the phase before may already have taken some).
+   * Counted by event id: a transaction body may run twice (TxWork).
    */
-  private double drive(EventRouter router, Database db, List<Integer> streams, long target, int n) {
+  private double drive(EventRouter router, List<Integer> streams, long target, int n) {
     long start = System.nanoTime();
-    while (routed(db) < target) {
+    while (appliedAtNanos.size() < target) {
       streams.forEach(router::nudge);
       LockSupport.parkNanos(1_000_000);
     }
     return n / ((System.nanoTime() - start) / 1e9);
-  }
-
-  private static long routed(Database db) {
-    return db.read(
-        tx ->
-            tx.queryLong("SELECT COUNT(*) FROM processed_events WHERE consumer = 'causal-router'"));
   }
 
   /** One event at a time at {@code rate}, nudged after its PubAck; publish-to-applied times. */
