@@ -34,6 +34,39 @@ final class BenchCommand implements Runnable {
 
     @Option(names = "--db", description = "Database URL (default: a fresh SQLite file in --data).")
     String db;
+
+    /** What one benchmark runs, given the NATS URL and the database URL; returns its JSON. */
+    @FunctionalInterface
+    interface Bench {
+      String run(String natsUrl, String dbUrl) throws Exception;
+    }
+
+    /**
+     * Runs {@code bench} against {@code --nats}, or a private nats-server under {@code --data},
+     * with {@code --db} or a fresh SQLite file {@code bench-<name>-<pid>.db}, and prints its JSON.
+     */
+    int run(String name, Bench bench) throws Exception {
+      Files.createDirectories(data);
+      PrivateNatsServer server = null;
+      String url = nats;
+      if (url == null) {
+        server = PrivateNatsServer.start(data, 0);
+        url = server.url();
+      }
+      try {
+        String dbUrl =
+            db != null
+                ? db
+                : data.resolve("bench-" + name + "-" + ProcessHandle.current().pid() + ".db")
+                    .toString();
+        System.out.println(bench.run(url, dbUrl));
+        return 0;
+      } finally {
+        if (server != null) {
+          server.close();
+        }
+      }
+    }
   }
 
   @Command(
@@ -56,28 +89,8 @@ final class BenchCommand implements Runnable {
 
     @Override
     public Integer call() throws Exception {
-      Files.createDirectories(common.data);
-      PrivateNatsServer server = null;
-      String url = common.nats;
-      if (url == null) {
-        server = PrivateNatsServer.start(common.data, 0);
-        url = server.url();
-      }
-      try {
-        String db =
-            common.db != null
-                ? common.db
-                : common
-                    .data
-                    .resolve("bench-outbox-" + ProcessHandle.current().pid() + ".db")
-                    .toString();
-        System.out.println(new OutboxBench(url, db, count, actors, latencySeconds).run());
-        return 0;
-      } finally {
-        if (server != null) {
-          server.close();
-        }
-      }
+      return common.run(
+          "outbox", (url, db) -> new OutboxBench(url, db, count, actors, latencySeconds).run());
     }
   }
 
@@ -102,28 +115,8 @@ final class BenchCommand implements Runnable {
 
     @Override
     public Integer call() throws Exception {
-      Files.createDirectories(common.data);
-      PrivateNatsServer server = null;
-      String url = common.nats;
-      if (url == null) {
-        server = PrivateNatsServer.start(common.data, 0);
-        url = server.url();
-      }
-      try {
-        String db =
-            common.db != null
-                ? common.db
-                : common
-                    .data
-                    .resolve("bench-router-" + ProcessHandle.current().pid() + ".db")
-                    .toString();
-        System.out.println(new RouterBench(url, db, count, projects, latencySeconds).run());
-        return 0;
-      } finally {
-        if (server != null) {
-          server.close();
-        }
-      }
+      return common.run(
+          "router", (url, db) -> new RouterBench(url, db, count, projects, latencySeconds).run());
     }
   }
 
@@ -141,21 +134,7 @@ final class BenchCommand implements Runnable {
 
     @Override
     public Integer call() throws Exception {
-      Files.createDirectories(common.data);
-      PrivateNatsServer server = null;
-      String url = common.nats;
-      if (url == null) {
-        server = PrivateNatsServer.start(common.data, 0);
-        url = server.url();
-      }
-      try {
-        System.out.println(new CommandsBench(url, count).run());
-        return 0;
-      } finally {
-        if (server != null) {
-          server.close();
-        }
-      }
+      return common.run("commands", (url, db) -> new CommandsBench(url, count).run());
     }
   }
 }
