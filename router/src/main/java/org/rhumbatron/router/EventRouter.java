@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -110,6 +111,7 @@ public final class EventRouter implements StreamNudges, AutoCloseable {
   private final ExecutorService[] lanes = new ExecutorService[EventStreams.STREAM_COUNT];
   private final AtomicBoolean[] nudgePending = new AtomicBoolean[EventStreams.STREAM_COUNT];
   private final AtomicLong nudgeRuns = new AtomicLong();
+  private volatile boolean closed;
   private final ScheduledExecutorService ticker =
       Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("router-sweep"));
 
@@ -132,13 +134,18 @@ public final class EventRouter implements StreamNudges, AutoCloseable {
    */
   @Override
   public void nudge(int streamIndex) {
-    if (nudgePending[streamIndex].compareAndSet(false, true)) {
+    if (closed || !nudgePending[streamIndex].compareAndSet(false, true)) {
+      return;
+    }
+    try {
       lanes[streamIndex].execute(
           () -> {
             nudgePending[streamIndex].set(false);
             nudgeRuns.incrementAndGet();
             runGuarded(streamIndex, "nudge", () -> runProjectorAndRouter(streamIndex));
           });
+    } catch (RejectedExecutionException stopping) {
+      // Core is stopping while the publisher finishes a send: the next start's sweep reads it.
     }
   }
 
@@ -238,6 +245,7 @@ public final class EventRouter implements StreamNudges, AutoCloseable {
 
   @Override
   public void close() {
+    closed = true;
     ticker.shutdownNow();
     for (ExecutorService lane : lanes) {
       lane.shutdown();
