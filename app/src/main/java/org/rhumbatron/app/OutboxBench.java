@@ -141,12 +141,7 @@ final class OutboxBench {
         out.put("ratio", Math.round(outbox / rawRate * 1000) / 1000.0);
         ObjectNode latency = out.putObject("commit_to_puback_ms");
         latency.put("offered_per_s", round(halfRate));
-        latency.put("samples", sorted.length);
-        latency.put("p50", millis(percentile(sorted, 50)));
-        latency.put("p90", millis(percentile(sorted, 90)));
-        latency.put("p95", millis(percentile(sorted, 95)));
-        latency.put("p99", millis(percentile(sorted, 99)));
-        latency.put("max", millis(sorted.length == 0 ? 0 : sorted[sorted.length - 1]));
+        LatencyStats.put(latency, sorted, 50, 90, 95, 99);
         return json.writerWithDefaultPrettyPrinter().writeValueAsString(out);
       }
     }
@@ -264,18 +259,6 @@ final class OutboxBench {
         .correlationId("c-" + projectId)
         .timestamp(clock.instant())
         .build();
-  }
-
-  private static long percentile(long[] sorted, int p) {
-    if (sorted.length == 0) {
-      return 0;
-    }
-    int index = (int) Math.ceil(p / 100.0 * sorted.length) - 1;
-    return sorted[Math.max(0, Math.min(sorted.length - 1, index))];
-  }
-
-  private static double millis(long nanos) {
-    return Math.round(nanos / 1e4) / 100.0;
   }
 
   private static long round(double v) {

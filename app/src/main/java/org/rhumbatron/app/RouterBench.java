@@ -136,10 +136,7 @@ final class RouterBench {
         out.put("ratio_eight_streams", Math.round(eightStreams / raw * 1000) / 1000.0);
         ObjectNode latency = out.putObject("publish_to_applied_ms");
         latency.put("offered_per_s", Math.round(Math.max(50, oneStream / 2)));
-        latency.put("samples", latencies.length);
-        latency.put("p50", millis(percentile(latencies, 50)));
-        latency.put("p99", millis(percentile(latencies, 99)));
-        latency.put("max", millis(latencies.length == 0 ? 0 : latencies[latencies.length - 1]));
+        LatencyStats.put(latency, latencies, 50, 99);
         return JSON.writerWithDefaultPrettyPrinter().writeValueAsString(out);
       } finally {
         runtime.close();
@@ -307,16 +304,5 @@ final class RouterBench {
         int streamIndex, List<org.rhumbatron.platform.eventlog.EventRecord> r) {
       return BatchOutcome.allApplied();
     }
-  }
-
-  private static long percentile(long[] sorted, int p) {
-    if (sorted.length == 0) {
-      return 0;
-    }
-    return sorted[Math.min(sorted.length - 1, (int) Math.ceil(p / 100.0 * sorted.length) - 1)];
-  }
-
-  private static double millis(long nanos) {
-    return Math.round(nanos / 10_000.0) / 100.0;
   }
 }
