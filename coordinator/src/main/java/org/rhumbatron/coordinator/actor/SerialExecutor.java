@@ -3,12 +3,16 @@ package org.rhumbatron.coordinator.actor;
 import java.util.ArrayDeque;
 import java.util.Queue;
 import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 
 /**
  * Runs its tasks one at a time, in submission order, on a shared pool: an actor's turn-based
  * concurrency (one transaction at a time per actor, different actors in parallel).
  */
 public final class SerialExecutor implements Executor {
+  /** Tasks a lane runs before it lets the pool's other lanes have the thread. */
+  static final int TURN = 16;
+
   private final Executor pool;
   private final Queue<Runnable> tasks = new ArrayDeque<>();
   private boolean running;
@@ -37,14 +41,19 @@ public final class SerialExecutor implements Executor {
   }
 
   private void drain() {
-    while (true) {
+    for (int ran = 0; ; ran++) {
       Runnable next;
       synchronized (tasks) {
-        next = tasks.poll();
-        if (next == null) {
+        if (tasks.isEmpty()) {
           running = false;
           return;
         }
+        if (ran == TURN) {
+          // A lane that never runs dry must not keep its pool thread: give the other lanes a turn.
+          yieldTurn();
+          return;
+        }
+        next = tasks.poll();
       }
       try {
         next.run();
@@ -53,6 +62,15 @@ public final class SerialExecutor implements Executor {
         Thread t = Thread.currentThread();
         t.getUncaughtExceptionHandler().uncaughtException(t, e);
       }
+    }
+  }
+
+  /** Queues the rest of this lane behind the pool's other work; still one drain at a time. */
+  private void yieldTurn() {
+    try {
+      pool.execute(this::drain);
+    } catch (RejectedExecutionException stopping) {
+      running = false; // the pool is shutting down; what is queued here will not run
     }
   }
 }
