@@ -176,13 +176,9 @@ public final class EventRouter implements StreamNudges, AutoCloseable {
           int n = 0;
           try {
             n += runProjectorAndRouter(stream);
-            n += parts.run().consume(stream, parts.auditArchiver(), Integer.MAX_VALUE).fetched();
+            n += parts.run().consume(stream, parts.auditArchiver()).fetched();
             if (tick.runsAnalytics()) {
-              n +=
-                  parts
-                      .run()
-                      .consume(stream, parts.analyticsProjector(), Integer.MAX_VALUE)
-                      .fetched();
+              n += parts.run().consume(stream, parts.analyticsProjector()).fetched();
             }
           } catch (RuntimeException e) {
             log.warn("sweep of {} failed: {}", EventStreams.streamName(stream), e.toString());

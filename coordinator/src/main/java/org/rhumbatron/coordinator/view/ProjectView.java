@@ -29,18 +29,20 @@ public record ProjectView(
   public static Optional<ProjectView> read(Database database, String projectId) {
     return database.read(
         tx -> {
-          var head =
+          Optional<ProjectView> head =
               tx.queryFirst(
                   "SELECT events_applied, canonical_generation, last_event_id, last_event_type,"
                       + " last_event_at_ms FROM project_views WHERE project_id = ?",
                   rs ->
-                      new Object[] {
-                        rs.getLong(1),
-                        nullableLong(rs, 2),
-                        rs.getString(3),
-                        rs.getString(4),
-                        nullableLong(rs, 5)
-                      },
+                      new ProjectView(
+                          projectId,
+                          rs.getLong(1),
+                          nullableLong(rs, 2),
+                          rs.getString(3),
+                          rs.getString(4),
+                          nullableLong(rs, 5),
+                          Map.of(),
+                          List.of()),
                   projectId);
           if (head.isEmpty()) {
             return Optional.empty();
@@ -56,15 +58,15 @@ public record ProjectView(
           for (Item i : items) {
             counts.computeIfAbsent(i.kind(), k -> new TreeMap<>()).merge(i.state(), 1L, Long::sum);
           }
-          Object[] h = head.get();
+          ProjectView h = head.get();
           return Optional.of(
               new ProjectView(
                   projectId,
-                  (Long) h[0],
-                  (Long) h[1],
-                  (String) h[2],
-                  (String) h[3],
-                  (Long) h[4],
+                  h.eventsApplied(),
+                  h.canonicalGeneration(),
+                  h.lastEventId(),
+                  h.lastEventType(),
+                  h.lastEventAtMs(),
                   counts,
                   items));
         });

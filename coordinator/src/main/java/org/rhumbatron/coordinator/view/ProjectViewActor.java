@@ -8,6 +8,7 @@ import org.rhumbatron.coordinator.actor.ActorContext;
 import org.rhumbatron.coordinator.actor.ActorType;
 import org.rhumbatron.platform.db.Tx;
 import org.rhumbatron.protocol.Event;
+import org.rhumbatron.protocol.EventType;
 
 /**
  * One per project: the read model that the API and dashboard show (the seed's {@code
@@ -83,8 +84,7 @@ public final class ProjectViewActor extends Actor {
                 upsert(tx, item.get(), e.eventId(), now);
               }
             }
-            if (e.canonicalGeneration() != null
-                && e.eventType() == org.rhumbatron.protocol.EventType.CANONICAL_ADVANCED) {
+            if (e.canonicalGeneration() != null && e.eventType() == EventType.CANONICAL_ADVANCED) {
               generation = e.canonicalGeneration();
             }
           }

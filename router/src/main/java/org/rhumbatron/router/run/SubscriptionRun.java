@@ -42,7 +42,7 @@ public final class SubscriptionRun {
   public int run(int streamIndex, SubscriptionHandler handler, int maxConsumes) {
     int fetched = 0;
     for (int i = 0; i < maxConsumes; i++) {
-      Consumed c = consume(streamIndex, handler, Integer.MAX_VALUE);
+      Consumed c = consume(streamIndex, handler);
       fetched += c.fetched();
       if (c.fetched() == 0) {
         break;
@@ -51,9 +51,10 @@ public final class SubscriptionRun {
     return fetched;
   }
 
-  /** One consume of at most {@code max} records (the fetch caps it at the seed's 100). */
-  public Consumed consume(int streamIndex, SubscriptionHandler handler, int max) {
-    List<EventRecord> batch = eventLog.fetch(streamIndex, handler.subscription(), max);
+  /** One consume: at most the seed's 100 records. */
+  public Consumed consume(int streamIndex, SubscriptionHandler handler) {
+    List<EventRecord> batch =
+        eventLog.fetch(streamIndex, handler.subscription(), Integer.MAX_VALUE);
     if (batch.isEmpty()) {
       return Consumed.NOTHING;
     }
