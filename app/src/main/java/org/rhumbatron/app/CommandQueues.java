@@ -33,12 +33,18 @@ final class CommandQueues implements AutoCloseable {
   private final Commands commands;
   private final QueueRuntime runtime;
   private final DeadLetterOperator operator;
+  private final IndexingFailures indexingFailures;
   private final List<QueueConsumer<?>> running = new ArrayList<>();
 
-  private CommandQueues(Commands commands, QueueRuntime runtime, DeadLetterOperator operator) {
+  private CommandQueues(
+      Commands commands,
+      QueueRuntime runtime,
+      DeadLetterOperator operator,
+      IndexingFailures indexingFailures) {
     this.commands = commands;
     this.runtime = runtime;
     this.operator = operator;
+    this.indexingFailures = indexingFailures;
   }
 
   /** Builds the queue side and starts the dead-letter consumer ({@code q-dead-letter}). */
@@ -51,7 +57,10 @@ final class CommandQueues implements AutoCloseable {
         new QueueRuntime(nats, commands, codec, QueueTimings.from(settings), clock);
     CommandQueues queues =
         new CommandQueues(
-            commands, runtime, new DeadLetterOperator(database, commands, codec, clock));
+            commands,
+            runtime,
+            new DeadLetterOperator(database, commands, codec, clock),
+            new IndexingFailures(database, clock));
     DeadLetterConsumer deadLetters =
         new DeadLetterConsumer(database, coordinator.changeEvents(), codec, clock);
     queues.running.add(
@@ -66,6 +75,14 @@ final class CommandQueues implements AutoCloseable {
 
   DeadLetterOperator deadLetters() {
     return operator;
+  }
+
+  /**
+   * Runs the indexer's consumer of the indexing queue, which has no dead-letter queue: a command it
+   * gives up on is recorded as a failed row of {@code project_indexes}.
+   */
+  QueueConsumer<Command> runIndexer(QueueHandler<Command> handler) {
+    return run(Queue.INDEXING, handler, indexingFailures);
   }
 
   /**

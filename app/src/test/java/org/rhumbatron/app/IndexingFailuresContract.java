@@ -1,0 +1,70 @@
+package org.rhumbatron.app;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.time.Instant;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.rhumbatron.platform.db.Database;
+import org.rhumbatron.platform.queue.QueueFailure;
+import org.rhumbatron.protocol.Command;
+import org.rhumbatron.protocol.CommandType;
+import org.rhumbatron.testkit.SettableClock;
+import org.rhumbatron.testkit.db.TestDatabase;
+
+/** The indexing queue's failure record in project_indexes; SQLite and PostgreSQL. */
+abstract class IndexingFailuresContract {
+  abstract TestDatabase db();
+
+  private static final Instant NOW = Instant.parse("2026-12-02T12:00:00Z");
+
+  private static Command build(String id, Long generation) {
+    ObjectNode payload = JsonNodeFactory.instance.objectNode();
+    if (generation != null) {
+      payload.put("generation", generation);
+    }
+    return new Command(id, CommandType.INDEX_BUILD, "p1", null, null, 1, NOW, null, payload);
+  }
+
+  private static QueueFailure<Command> failure(Command c, String reason) {
+    return new QueueFailure<>(null, c, "{}", reason, false);
+  }
+
+  @Test
+  void aGivenUpIndexCommandIsAFailedIndexRowWithItsReasonAndCountsRepeats() {
+    try (Database database = Database.open(db().url())) {
+      database.inTransaction(
+          tx ->
+              tx.update(
+                  "INSERT INTO projects (project_id, tenant_id, name, canonical_generation,"
+                      + " created_at_ms, updated_at_ms) VALUES ('p1', 't', 'p1', 4, 0, 0)"));
+      IndexingFailures failures = new IndexingFailures(database, new SettableClock(NOW));
+
+      failures.gaveUp(failure(build("cmd_a", 7L), "indexer crashed"));
+      failures.gaveUp(failure(build("cmd_b", 7L), "indexer crashed again"));
+      failures.gaveUp(failure(build("cmd_c", null), "no generation given"));
+      failures.gaveUp(new QueueFailure<>(null, null, "not json", "malformed", false));
+
+      List<String> rows =
+          database.read(
+              tx ->
+                  tx.query(
+                      "SELECT generation, state, attempts, last_error FROM project_indexes"
+                          + " WHERE project_id = 'p1' ORDER BY generation",
+                      rs ->
+                          rs.getLong(1)
+                              + " "
+                              + rs.getString(2)
+                              + " "
+                              + rs.getInt(3)
+                              + " "
+                              + rs.getString(4)));
+      assertThat(rows)
+          .containsExactly(
+              "4 failed 1 index.build cmd_c: no generation given",
+              "7 failed 2 index.build cmd_b: indexer crashed again");
+    }
+  }
+}
