@@ -4,6 +4,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.nats.client.Connection;
 import io.nats.client.JetStream;
+import io.nats.client.JetStreamManagement;
+import io.nats.client.api.StreamConfiguration;
 import io.nats.client.api.PublishAck;
 import io.nats.client.impl.Headers;
 import io.nats.client.impl.NatsMessage;
@@ -41,6 +43,8 @@ import org.rhumbatron.protocol.StableIds;
 final class OutboxBench {
   private static final int RAW_WINDOW = 100;
   private static final int MAX_IN_FLIGHT = 4_000;
+  private static final String RAW_STREAM_PREFIX = "BENCH_RAW_";
+  private static final String RAW_SUBJECT_PREFIX = "bench.raw.";
 
   private final String natsUrl;
   private final String dbUrl;
@@ -118,9 +122,17 @@ final class OutboxBench {
         long[] seq = {0};
         // Warm up the JIT, the connections and the database.
         commitAndPublish(writers, transport, Math.min(count / 4, 5_000), seq, 0, null);
-        double raw = rawPublishRate(nats, count, payloadBytes);
-        double outbox = commitAndPublish(writers, transport, count, seq, 0, null);
-        double rawAgain = rawPublishRate(nats, count, payloadBytes);
+        List<String> rawSubjects = createRawStreams(nats);
+        double raw;
+        double outbox;
+        double rawAgain;
+        try {
+          raw = rawPublishRate(nats, rawSubjects, count, payloadBytes);
+          outbox = commitAndPublish(writers, transport, count, seq, 0, null);
+          rawAgain = rawPublishRate(nats, rawSubjects, count, payloadBytes);
+        } finally {
+          deleteRawStreams(nats);
+        }
         double rawRate = (raw + rawAgain) / 2;
         double halfRate = outbox / 2;
         int latencyCount = (int) Math.max(100, halfRate * latencySeconds);
@@ -222,7 +234,37 @@ final class OutboxBench {
     return n / (elapsed / 1e9);
   }
 
-  private double rawPublishRate(Connection nats, int n, int payloadBytes) throws Exception {
+  /**
+   * One stream per event stream, with its configuration (storage, limits, duplicate window) but its
+   * own name and subject: raw publishes to the event streams themselves would move their last msg
+   * id under the outbox publisher, and its expected-last-msg-id sends would be refused.
+   */
+  private static List<String> createRawStreams(Connection nats) throws Exception {
+    JetStreamManagement jsm = nats.jetStreamManagement();
+    List<String> subjects = new ArrayList<>();
+    for (int i = 0; i < EventStreams.STREAM_COUNT; i++) {
+      StreamConfiguration events =
+          jsm.getStreamInfo(EventStreams.streamName(i)).getConfiguration();
+      String subject = RAW_SUBJECT_PREFIX + i;
+      jsm.addStream(
+          StreamConfiguration.builder(events)
+              .name(RAW_STREAM_PREFIX + i)
+              .subjects(subject)
+              .build());
+      subjects.add(subject);
+    }
+    return subjects;
+  }
+
+  private static void deleteRawStreams(Connection nats) throws Exception {
+    JetStreamManagement jsm = nats.jetStreamManagement();
+    for (int i = 0; i < EventStreams.STREAM_COUNT; i++) {
+      jsm.deleteStream(RAW_STREAM_PREFIX + i);
+    }
+  }
+
+  private double rawPublishRate(Connection nats, List<String> subjects, int n, int payloadBytes)
+      throws Exception {
     JetStream js = nats.jetStream();
     byte[] body = new byte[payloadBytes];
     Arrays.fill(body, (byte) 'x');
@@ -231,7 +273,7 @@ final class OutboxBench {
     for (int i = 0; i < n; i++) {
       NatsMessage m =
           NatsMessage.builder()
-              .subject(EventStreams.streamSubject(i % EventStreams.STREAM_COUNT))
+              .subject(subjects.get(i % subjects.size()))
               .headers(
                   new Headers()
                       .put(org.rhumbatron.protocol.Headers.MSG_ID, StableIds.randomEventId()))

@@ -12,6 +12,17 @@ public final class EventStreams {
   /** Number of event streams. */
   public static final int STREAM_COUNT = 8;
 
+  // Formatted once: the subject is looked up on every publish and the name on every fetch.
+  private static final String[] NAMES = new String[STREAM_COUNT];
+  private static final String[] SUBJECTS = new String[STREAM_COUNT];
+
+  static {
+    for (int i = 0; i < STREAM_COUNT; i++) {
+      NAMES[i] = String.format(Locale.ROOT, "EVENTS_%02d", i);
+      SUBJECTS[i] = String.format(Locale.ROOT, "events.%02d", i);
+    }
+  }
+
   private EventStreams() {}
 
   /** The stream of a Project: {@code fnv1a32(projectId) mod 8}. */
@@ -21,12 +32,12 @@ public final class EventStreams {
 
   /** {@code EVENTS_%02d}, e.g. {@code EVENTS_03}. */
   public static String streamName(int index) {
-    return String.format(Locale.ROOT, "EVENTS_%02d", checkIndex(index));
+    return NAMES[checkIndex(index)];
   }
 
   /** {@code events.%02d}, e.g. {@code events.03}. */
   public static String streamSubject(int index) {
-    return String.format(Locale.ROOT, "events.%02d", checkIndex(index));
+    return SUBJECTS[checkIndex(index)];
   }
 
   private static int checkIndex(int index) {
