@@ -5,8 +5,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.nats.client.Connection;
 import io.nats.client.JetStream;
 import io.nats.client.JetStreamManagement;
-import io.nats.client.api.StreamConfiguration;
 import io.nats.client.api.PublishAck;
+import io.nats.client.api.StreamConfiguration;
 import io.nats.client.impl.Headers;
 import io.nats.client.impl.NatsMessage;
 import java.time.Clock;
@@ -243,8 +243,7 @@ final class OutboxBench {
     JetStreamManagement jsm = nats.jetStreamManagement();
     List<String> subjects = new ArrayList<>();
     for (int i = 0; i < EventStreams.STREAM_COUNT; i++) {
-      StreamConfiguration events =
-          jsm.getStreamInfo(EventStreams.streamName(i)).getConfiguration();
+      StreamConfiguration events = jsm.getStreamInfo(EventStreams.streamName(i)).getConfiguration();
       String subject = RAW_SUBJECT_PREFIX + i;
       jsm.addStream(
           StreamConfiguration.builder(events)

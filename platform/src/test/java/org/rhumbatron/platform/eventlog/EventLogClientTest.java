@@ -156,4 +156,50 @@ class EventLogClientTest {
     assertThat(batch.get(1).decodeError().field()).isNotBlank();
     assertThat(batch.get(1).messageId()).isEqualTo("evt_0000000000000000000000000000beef");
   }
+
+  @Test
+  void theSecondSubscriptionOfAMessageGetsTheEventDecodedByTheFirst() throws Exception {
+    EventLogClient client = new EventLogClient(connection, codec, Settings.defaults());
+    List<String> ids = publish(3);
+    List<EventRecord> projector = client.fetch(STREAM, Subscription.PROJECT_VIEW_PROJECTOR, 100);
+    assertThat(client.decodesSaved()).isZero();
+    List<EventRecord> causal = client.fetch(STREAM, Subscription.CAUSAL_ROUTER, 100);
+    assertThat(client.decodesSaved()).isEqualTo(3);
+    for (int i = 0; i < 3; i++) {
+      assertThat(causal.get(i).event()).isSameAs(projector.get(i).event());
+      assertThat(causal.get(i).event().eventId()).isEqualTo(ids.get(i));
+    }
+  }
+
+  @Test
+  void aStreamMadeAgainIsDecodedAgainThoughItsSequencesRepeat() throws Exception {
+    EventLogClient client = new EventLogClient(connection, codec, Settings.defaults());
+    List<String> before = publish(2);
+    assertThat(client.fetch(STREAM, Subscription.PROJECT_VIEW_PROJECTOR, 100))
+        .extracting(r -> r.event().eventId())
+        .containsExactlyElementsOf(before);
+    connection.jetStreamManagement().deleteStream(EventStreams.streamName(STREAM));
+    new JetStreamTopology(connection.jetStreamManagement(), Settings.defaults()).ensure();
+    // The same client, so its decoded Events of sequences 1 and 2 are still there.
+    List<String> after = publish(2);
+    assertThat(client.fetch(STREAM, Subscription.CAUSAL_ROUTER, 100))
+        .extracting(r -> r.event().eventId())
+        .containsExactlyElementsOf(after);
+    assertThat(client.decodesSaved()).isZero();
+  }
+
+  @Test
+  void aMalformedEnvelopeFailsForEverySubscriptionThatReadsIt() throws Exception {
+    EventLogClient client = new EventLogClient(connection, codec, Settings.defaults());
+    log.publish(
+            STREAM,
+            "evt_0000000000000000000000000000beef",
+            "{\"eventId\": 42}".getBytes(StandardCharsets.UTF_8),
+            null)
+        .get();
+    assertThat(client.fetch(STREAM, Subscription.PROJECT_VIEW_PROJECTOR, 100).get(0).decoded())
+        .isFalse();
+    assertThat(client.fetch(STREAM, Subscription.CAUSAL_ROUTER, 100).get(0).decoded()).isFalse();
+    assertThat(client.decodesSaved()).isZero();
+  }
 }
