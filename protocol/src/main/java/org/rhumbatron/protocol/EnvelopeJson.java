@@ -10,7 +10,10 @@ import static org.rhumbatron.protocol.JsonFields.optionalText;
 import static org.rhumbatron.protocol.JsonFields.put;
 import static org.rhumbatron.protocol.JsonFields.text;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.List;
+import java.util.regex.Pattern;
 
 /**
  * Maps the envelopes to JSON trees and back, field by field in the seed's order. Hand-written
@@ -39,6 +42,50 @@ final class EnvelopeJson {
     tree.set("payload", e.payloadView());
     return tree;
   }
+
+  private static final Pattern TIMESTAMP = Pattern.compile(IdFormat.TIMESTAMP);
+
+  /**
+   * The part of the Event schema that {@link #readEvent} does not check: every field is there and
+   * no other, strings are strings, integers are integer tokens (not {@code 1.0}), the payload is an
+   * object, and the timestamp has the schema's form ({@link java.time.Instant#parse} takes more).
+   * Stricter than the schema where that is simpler; the codec then asks the schema.
+   */
+  static boolean hasEventShape(ObjectNode tree) {
+    if (tree.size() != EVENT_FIELDS) {
+      return false;
+    }
+    for (String name : EVENT_TEXT) {
+      JsonNode n = tree.get(name);
+      if (n == null || !n.isTextual()) {
+        return false;
+      }
+    }
+    for (String name : EVENT_OPTIONAL_TEXT) {
+      JsonNode n = tree.get(name);
+      if (n == null || !(n.isTextual() || n.isNull())) {
+        return false;
+      }
+    }
+    JsonNode version = tree.get("eventVersion");
+    JsonNode generation = tree.get("canonicalGeneration");
+    JsonNode payload = tree.get("payload");
+    return version != null
+        && version.isIntegralNumber()
+        && generation != null
+        && (generation.isIntegralNumber() || generation.isNull())
+        && payload != null
+        && payload.isObject()
+        && TIMESTAMP.matcher(tree.get("timestamp").textValue()).matches();
+  }
+
+  private static final List<String> EVENT_TEXT =
+      List.of(
+          "eventId", "eventType", "tenantId", "projectId", "actor", "correlationId", "timestamp");
+  private static final List<String> EVENT_OPTIONAL_TEXT =
+      List.of("changeId", "taskId", "resource", "causedBy");
+  // The text fields, eventVersion, canonicalGeneration and payload.
+  private static final int EVENT_FIELDS = EVENT_TEXT.size() + EVENT_OPTIONAL_TEXT.size() + 3;
 
   static Event readEvent(ObjectNode tree) {
     return new Event(
