@@ -175,7 +175,6 @@ final class CoreService implements AutoCloseable {
         EventRouter.wire(
             new EventLogClient(nats, codec, settings),
             database,
-            coordinator::view,
             CausalBatchRouter.NO_RULES,
             new AuditArchiver(bucket, codec),
             new AnalyticsProjector(
