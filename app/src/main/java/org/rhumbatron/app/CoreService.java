@@ -175,6 +175,7 @@ final class CoreService implements AutoCloseable {
         EventRouter.wire(
             new EventLogClient(nats, codec, settings),
             database,
+            coordinator::view,
             CausalBatchRouter.NO_RULES,
             new AuditArchiver(bucket, codec),
             new AnalyticsProjector(

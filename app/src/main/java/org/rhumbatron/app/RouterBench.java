@@ -21,6 +21,9 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.LockSupport;
+import org.rhumbatron.coordinator.actor.ActorRuntime;
+import org.rhumbatron.coordinator.actor.ActorType;
+import org.rhumbatron.coordinator.view.ProjectViewActor;
 import org.rhumbatron.platform.config.Settings;
 import org.rhumbatron.platform.db.Database;
 import org.rhumbatron.platform.eventlog.EventLogClient;
@@ -78,11 +81,15 @@ final class RouterBench {
       }
       deleteConsumer(jsm, EventStreams.streamName(0), "bench-raw");
       JetStreamEventLog log = JetStreamEventLog.bind(nats);
+      ActorRuntime runtime = new ActorRuntime(db, clock, settings, 4);
+      ActorType<ProjectViewActor> views = ProjectViewActor.type();
+      runtime.register(views);
       SubscriptionHandler idle = new AckAll();
       try (EventRouter router =
           EventRouter.wire(
               new EventLogClient(nats, codec, settings),
               db,
+              p -> runtime.actor(views, p),
               (tx, fresh) -> {
                 long now = System.nanoTime();
                 for (Event e : fresh) {
@@ -131,6 +138,8 @@ final class RouterBench {
         latency.put("offered_per_s", Math.round(Math.max(50, oneStream / 2)));
         LatencyStats.put(latency, latencies, 50, 99);
         return JSON.writerWithDefaultPrettyPrinter().writeValueAsString(out);
+      } finally {
+        runtime.close();
       }
     }
   }

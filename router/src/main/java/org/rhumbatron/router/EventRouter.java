@@ -13,7 +13,9 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
 import org.rhumbatron.coordinator.outbox.StreamNudges;
+import org.rhumbatron.coordinator.view.ProjectViewActor;
 import org.rhumbatron.platform.concurrent.DaemonThreads;
 import org.rhumbatron.platform.config.Settings;
 import org.rhumbatron.platform.db.Database;
@@ -66,6 +68,7 @@ public final class EventRouter implements StreamNudges, AutoCloseable {
   public static EventRouter wire(
       EventLogClient eventLog,
       Database database,
+      Function<String, ProjectViewActor> views,
       CausalBatchRouter rules,
       SubscriptionHandler auditArchiver,
       SubscriptionHandler analyticsProjector,
@@ -82,7 +85,7 @@ public final class EventRouter implements StreamNudges, AutoCloseable {
             settings.get(Settings.ROUTER_NACK_DELAY));
     ProjectViewProjector.Factory projector =
         new ProjectViewProjector.Factory(
-            database, claims, clock, settings.get(Settings.APPLY_DELTA_CALLS_PER_RUN));
+            database, claims, views, clock, settings.get(Settings.APPLY_DELTA_CALLS_PER_RUN));
     Parts parts =
         new Parts(
             run,

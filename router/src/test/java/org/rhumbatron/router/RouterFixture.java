@@ -6,6 +6,9 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
+import org.rhumbatron.coordinator.actor.ActorRuntime;
+import org.rhumbatron.coordinator.actor.ActorType;
+import org.rhumbatron.coordinator.view.ProjectViewActor;
 import org.rhumbatron.platform.bucket.Bucket;
 import org.rhumbatron.platform.bucket.DirectoryBucket;
 import org.rhumbatron.platform.config.Settings;
@@ -43,6 +46,8 @@ final class RouterFixture implements AutoCloseable {
   final Settings settings;
   final Connection connection;
   final Database database;
+  final ActorRuntime runtime;
+  final ActorType<ProjectViewActor> views = ProjectViewActor.type();
   final EventLogClient eventLog;
   final JetStreamEventLog publisher;
   final EnvelopeCodec codec = new EnvelopeCodec();
@@ -59,12 +64,15 @@ final class RouterFixture implements AutoCloseable {
     new JetStreamTopology(connection.jetStreamManagement(), settings).ensure();
     publisher = JetStreamEventLog.bind(connection);
     database = Database.open(databaseUrl, DatabaseOptions.builder().clock(clock).build());
+    runtime = new ActorRuntime(database, clock, settings, 4);
+    runtime.register(views);
     eventLog = new EventLogClient(connection, codec, settings);
     bucket = DirectoryBucket.open(dataDir, Bucket.EVIDENCE, clock);
     router =
         EventRouter.wire(
             eventLog,
             database,
+            p -> runtime.actor(views, p),
             (tx, fresh) -> causalRules.routeCausalBatch(tx, fresh),
             new AuditArchiver(bucket, codec),
             new AnalyticsProjector(
@@ -105,6 +113,7 @@ final class RouterFixture implements AutoCloseable {
   @Override
   public void close() throws Exception {
     router.close();
+    runtime.close();
     database.close();
     connection.close();
   }

@@ -64,60 +64,48 @@ public final class ProjectViewActor extends Actor {
    * nothing of the delta (claims included) is written.
    */
   public CompletableFuture<Integer> applyDelta(List<Event> events, Claim claim) {
-    checkProject(projectId(), events);
-    return transact(tx -> applyDelta(tx, projectId(), events, claim, clock().millis()));
-  }
-
-  /**
-   * The same delta inside the caller's transaction, for a caller that already keeps the project's
-   * deltas one at a time: the project-view-projector, on its stream's thread (a project maps to one
-   * stream), applies a batch's projects in one transaction with a savepoint each.
-   */
-  public static int applyDelta(Tx tx, String projectId, List<Event> events, Claim claim, long now)
-      throws SQLException {
-    checkProject(projectId, events);
-    List<Event> fresh = claim.fresh(tx, events);
-    if (fresh.isEmpty()) {
-      return 0;
-    }
-    Long generation = null;
-    for (Event e : fresh) {
-      for (var item : List.of(ViewItem.of(e), ViewItem.agentOf(e))) {
-        if (item.isPresent()) {
-          upsert(tx, projectId, item.get(), e.eventId(), now);
-        }
-      }
-      if (e.canonicalGeneration() != null && e.eventType() == EventType.CANONICAL_ADVANCED) {
-        generation = e.canonicalGeneration();
-      }
-    }
-    Event last = fresh.get(fresh.size() - 1);
-    tx.update(
-        UPSERT_VIEW,
-        projectId,
-        fresh.size(),
-        generation,
-        last.eventId(),
-        last.eventType().wireName(),
-        last.timestamp().toEpochMilli(),
-        now);
-    return fresh.size();
-  }
-
-  private static void checkProject(String projectId, List<Event> events) {
     for (Event e : events) {
-      if (!e.projectId().equals(projectId)) {
+      if (!e.projectId().equals(projectId())) {
         throw new IllegalArgumentException(
-            "event " + e.eventId() + " of project " + e.projectId() + " sent to " + projectId);
+            "event " + e.eventId() + " of project " + e.projectId() + " sent to " + projectId());
       }
     }
+    return transact(
+        tx -> {
+          List<Event> fresh = claim.fresh(tx, events);
+          if (fresh.isEmpty()) {
+            return 0;
+          }
+          long now = clock().millis();
+          Long generation = null;
+          for (Event e : fresh) {
+            for (var item : List.of(ViewItem.of(e), ViewItem.agentOf(e))) {
+              if (item.isPresent()) {
+                upsert(tx, item.get(), e.eventId(), now);
+              }
+            }
+            if (e.canonicalGeneration() != null && e.eventType() == EventType.CANONICAL_ADVANCED) {
+              generation = e.canonicalGeneration();
+            }
+          }
+          Event last = fresh.get(fresh.size() - 1);
+          tx.update(
+              UPSERT_VIEW,
+              projectId(),
+              fresh.size(),
+              generation,
+              last.eventId(),
+              last.eventType().wireName(),
+              last.timestamp().toEpochMilli(),
+              now);
+          return fresh.size();
+        });
   }
 
-  private static void upsert(Tx tx, String projectId, ViewItem item, String eventId, long now)
-      throws SQLException {
+  private void upsert(Tx tx, ViewItem item, String eventId, long now) throws SQLException {
     tx.update(
         UPSERT_ITEM,
-        projectId,
+        projectId(),
         item.kind(),
         item.itemId(),
         item.state(),

@@ -9,6 +9,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.function.Function;
 import org.rhumbatron.coordinator.view.ProjectViewActor;
 import org.rhumbatron.platform.db.Database;
 import org.rhumbatron.platform.db.Tx;
@@ -33,7 +36,12 @@ public final class ProjectViewProjector implements SubscriptionHandler {
           + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING";
 
   /** Makes the projector of each run, with the run's own applyDelta budget. */
-  public record Factory(Database database, EventClaims claims, Clock clock, int callsPerRun) {
+  public record Factory(
+      Database database,
+      EventClaims claims,
+      Function<String, ProjectViewActor> views,
+      Clock clock,
+      int callsPerRun) {
     public ProjectViewProjector forRun() {
       return new ProjectViewProjector(this);
     }
@@ -72,7 +80,7 @@ public final class ProjectViewProjector implements SubscriptionHandler {
     }
     Set<String> withFresh = projectsWithFreshEvents(byProject);
     List<EventRecord> deferred = new ArrayList<>();
-    Map<String, List<EventRecord>> toApply = new LinkedHashMap<>();
+    Map<String, CompletableFuture<Integer>> calls = new LinkedHashMap<>();
     for (var entry : byProject.entrySet()) {
       if (!withFresh.contains(entry.getKey())) {
         continue; // every event of this project is a duplicate: applied, no call spent
@@ -82,61 +90,35 @@ public final class ProjectViewProjector implements SubscriptionHandler {
         continue;
       }
       callsLeft--;
-      toApply.put(entry.getKey(), entry.getValue());
+      calls.put(entry.getKey(), applyDelta(streamIndex, entry.getKey(), entry.getValue()));
     }
-    if (!toApply.isEmpty()) {
+    for (var call : calls.entrySet()) {
       try {
-        applyDeltas(streamIndex, toApply)
-            .forEach(
-                (project, error) -> {
-                  failed.addAll(byProject.get(project));
-                  errors.add("project " + project + ": " + error);
-                });
-      } catch (RuntimeException e) {
-        toApply.values().forEach(failed::addAll);
-        errors.add("projects " + String.join(", ", toApply.keySet()) + ": " + e.getMessage());
+        call.getValue().join();
+      } catch (CompletionException e) {
+        Throwable cause = e.getCause() == null ? e : e.getCause();
+        failed.addAll(byProject.get(call.getKey()));
+        errors.add("project " + call.getKey() + ": " + cause.getMessage());
       }
     }
     return new BatchOutcome(deferred, failed, errors.isEmpty() ? null : String.join("; ", errors));
   }
 
-  /**
-   * One applyDelta call per project, all in one transaction with a savepoint each: a project whose
-   * delta fails (a {@link ProjectionException}, say) rolls back alone, claims included, and the
-   * others commit. The stream's thread keeps a project's deltas one at a time (a project maps to
-   * one stream), so they need not queue on the project's actor lane. Returns the failed projects
-   * with their errors.
-   */
-  private Map<String, String> applyDeltas(int streamIndex, Map<String, List<EventRecord>> toApply) {
-    return f.database()
-        .inTransaction(
-            tx -> {
-              Map<String, String> failures = new LinkedHashMap<>();
-              long now = f.clock().millis();
-              for (var entry : toApply.entrySet()) {
-                Map<String, EventRecord> byId = new HashMap<>();
-                List<Event> events = new ArrayList<>(entry.getValue().size());
-                for (EventRecord r : entry.getValue()) {
-                  byId.put(r.event().eventId(), r);
-                  events.add(r.event());
-                }
-                tx.update("SAVEPOINT project_delta");
-                try {
-                  ProjectViewActor.applyDelta(
-                      tx,
-                      entry.getKey(),
-                      events,
-                      (t, all) -> claimWithFeed(t, streamIndex, all, byId),
-                      now);
-                  tx.update("RELEASE project_delta");
-                } catch (RuntimeException e) {
-                  tx.update("ROLLBACK TO project_delta");
-                  tx.update("RELEASE project_delta");
-                  failures.put(entry.getKey(), e.getMessage());
-                }
-              }
-              return failures;
-            });
+  private CompletableFuture<Integer> applyDelta(
+      int streamIndex, String projectId, List<EventRecord> records) {
+    Map<String, EventRecord> byId = new HashMap<>();
+    List<Event> events = new ArrayList<>(records.size());
+    for (EventRecord r : records) {
+      byId.put(r.event().eventId(), r);
+      events.add(r.event());
+    }
+    try {
+      return f.views()
+          .apply(projectId)
+          .applyDelta(events, (tx, all) -> claimWithFeed(tx, streamIndex, all, byId));
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(e);
+    }
   }
 
   /** claimEvents, plus a feed row for each fresh event, inside the view's transaction. */
