@@ -14,6 +14,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.Set;
 import java.util.function.Function;
+import java.util.function.Predicate;
 
 /**
  * Encodes and decodes the envelopes as UTF-8 JSON, checking each against its JSON Schema on the way
@@ -59,6 +60,9 @@ public final class EnvelopeCodec {
           .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
           .build();
 
+  /** For the envelopes that have no fast path: every decode goes through the schema. */
+  private static final Predicate<ObjectNode> ALWAYS_SCHEMA = tree -> false;
+
   private final int maxPayloadBytes;
   private final int maxEnvelopeBytes;
   private final int maxDeadLetterBytes;
@@ -94,7 +98,13 @@ public final class EnvelopeCodec {
    * validator costs more than the rest of a decode, and the event router decodes every Event.
    */
   public Event decodeEvent(byte[] json) {
-    return decode(json, maxEnvelopeBytes, Schemas.EVENT, true, EnvelopeJson::readEvent, true);
+    return decode(
+        json,
+        maxEnvelopeBytes,
+        Schemas.EVENT,
+        true,
+        EnvelopeJson::readEvent,
+        EnvelopeJson::hasEventShape);
   }
 
   public Event decodeEvent(String json) {
@@ -102,16 +112,17 @@ public final class EnvelopeCodec {
   }
 
   public byte[] encodeEvent(Event event) {
-    return serialize(checkedTree(event, EnvelopeJson::write, null, true));
+    return serialize(tree(event, EnvelopeJson::write, true));
   }
 
   /** The Event as a validated JSON tree (a fresh copy), e.g. for an HTTP response. */
   public ObjectNode toJson(Event event) {
-    return checkedTree(event, EnvelopeJson::write, null, true).deepCopy();
+    return tree(event, EnvelopeJson::write, true).deepCopy();
   }
 
   public Command decodeCommand(byte[] json) {
-    return decode(json, maxEnvelopeBytes, Schemas.COMMAND, true, EnvelopeJson::readCommand, false);
+    return decode(
+        json, maxEnvelopeBytes, Schemas.COMMAND, true, EnvelopeJson::readCommand, ALWAYS_SCHEMA);
   }
 
   public Command decodeCommand(String json) {
@@ -119,17 +130,22 @@ public final class EnvelopeCodec {
   }
 
   public byte[] encodeCommand(Command command) {
-    return serialize(checkedTree(command, EnvelopeJson::write, null, true));
+    return serialize(tree(command, EnvelopeJson::write, true));
   }
 
   /** The Command as a validated JSON tree (a fresh copy), e.g. for an HTTP response. */
   public ObjectNode toJson(Command command) {
-    return checkedTree(command, EnvelopeJson::write, null, true).deepCopy();
+    return tree(command, EnvelopeJson::write, true).deepCopy();
   }
 
   public DeadLetterMessage decodeDeadLetter(byte[] json) {
     return decode(
-        json, maxDeadLetterBytes, Schemas.DEAD_LETTER, false, EnvelopeJson::readDeadLetter, false);
+        json,
+        maxDeadLetterBytes,
+        Schemas.DEAD_LETTER,
+        false,
+        EnvelopeJson::readDeadLetter,
+        ALWAYS_SCHEMA);
   }
 
   public DeadLetterMessage decodeDeadLetter(String json) {
@@ -137,7 +153,9 @@ public final class EnvelopeCodec {
   }
 
   public byte[] encodeDeadLetter(DeadLetterMessage message) {
-    byte[] bytes = serialize(checkedTree(message, EnvelopeJson::write, Schemas.DEAD_LETTER, false));
+    ObjectNode tree = tree(message, EnvelopeJson::write, false);
+    validate(Schemas.DEAD_LETTER, tree);
+    byte[] bytes = serialize(tree);
     if (bytes.length > maxDeadLetterBytes) {
       throw tooLarge(bytes.length, maxDeadLetterBytes);
     }
@@ -150,7 +168,7 @@ public final class EnvelopeCodec {
       JsonSchema schema,
       boolean hasPayload,
       Function<ObjectNode, T> reader,
-      boolean eventShape) {
+      Predicate<ObjectNode> readableWithoutSchema) {
     if (json == null) {
       throw new EnvelopeException(
           EnvelopeException.WHOLE_ENVELOPE, EnvelopeException.REQUIRED, "no input");
@@ -159,9 +177,11 @@ public final class EnvelopeCodec {
       throw tooLarge(json.length, maxBytes);
     }
     ObjectNode tree = parse(json);
-    if (eventShape && EnvelopeJson.hasEventShape(tree)) {
+    if (readableWithoutSchema.test(tree)) {
       try {
-        checkPayloadSize(tree);
+        if (hasPayload) {
+          checkPayloadSize(tree);
+        }
         return reader.apply(tree);
       } catch (RuntimeException e) {
         // Not valid after all: the schema below names what is wrong.
@@ -182,9 +202,8 @@ public final class EnvelopeCodec {
     }
   }
 
-  /** The envelope's tree, checked against {@code schema} unless it is null (see the class doc). */
-  private <T> ObjectNode checkedTree(
-      T envelope, Function<T, ObjectNode> writer, JsonSchema schema, boolean hasPayload) {
+  /** The envelope's tree, with its payload size checked (its constructor checked the rest). */
+  private <T> ObjectNode tree(T envelope, Function<T, ObjectNode> writer, boolean hasPayload) {
     if (envelope == null) {
       throw new EnvelopeException(
           EnvelopeException.WHOLE_ENVELOPE, EnvelopeException.REQUIRED, "no envelope to encode");
@@ -192,9 +211,6 @@ public final class EnvelopeCodec {
     ObjectNode tree = writer.apply(envelope);
     if (hasPayload) {
       checkPayloadSize(tree);
-    }
-    if (schema != null) {
-      validate(schema, tree);
     }
     return tree;
   }

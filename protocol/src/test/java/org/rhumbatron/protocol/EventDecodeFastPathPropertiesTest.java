@@ -21,22 +21,7 @@ class EventDecodeFastPathPropertiesTest {
   private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
   private static final EnvelopeCodec CODEC = new EnvelopeCodec();
 
-  private static final List<String> FIELDS =
-      List.of(
-          "eventId",
-          "eventType",
-          "eventVersion",
-          "tenantId",
-          "projectId",
-          "changeId",
-          "taskId",
-          "actor",
-          "resource",
-          "canonicalGeneration",
-          "causedBy",
-          "correlationId",
-          "timestamp",
-          "payload");
+  private static final List<String> FIELDS = EnvelopeMutationPropertiesTest.EVENT_FIELDS;
 
   private static final List<JsonNode> VALUES =
       List.of(

@@ -67,6 +67,14 @@ class EventLogClientTest {
     return ids;
   }
 
+  private static final String MALFORMED_ID = "evt_0000000000000000000000000000beef";
+
+  /** Valid JSON that is not an Event envelope. */
+  private void publishMalformed() throws Exception {
+    log.publish(STREAM, MALFORMED_ID, "{\"eventId\": 42}".getBytes(StandardCharsets.UTF_8), null)
+        .get();
+  }
+
   @Test
   void theFirstReadCreatesADurableExplicitAckConsumerWithTheSeedsAckWait() throws Exception {
     EventLogClient client = new EventLogClient(connection, codec, Settings.defaults());
@@ -142,19 +150,14 @@ class EventLogClientTest {
   void aMalformedEnvelopeIsAFailedRecordNotACrash() throws Exception {
     EventLogClient client = new EventLogClient(connection, codec, Settings.defaults());
     List<String> ids = publish(1);
-    log.publish(
-            STREAM,
-            "evt_0000000000000000000000000000beef",
-            "{\"eventId\": 42}".getBytes(StandardCharsets.UTF_8),
-            null)
-        .get();
+    publishMalformed();
     List<EventRecord> batch = client.fetch(STREAM, Subscription.PROJECT_VIEW_PROJECTOR, 100);
     assertThat(batch).hasSize(2);
     assertThat(batch.get(0).decoded()).isTrue();
     assertThat(batch.get(0).event().eventId()).isEqualTo(ids.get(0));
     assertThat(batch.get(1).decoded()).isFalse();
     assertThat(batch.get(1).decodeError().field()).isNotBlank();
-    assertThat(batch.get(1).messageId()).isEqualTo("evt_0000000000000000000000000000beef");
+    assertThat(batch.get(1).messageId()).isEqualTo(MALFORMED_ID);
   }
 
   @Test
@@ -191,12 +194,7 @@ class EventLogClientTest {
   @Test
   void aMalformedEnvelopeFailsForEverySubscriptionThatReadsIt() throws Exception {
     EventLogClient client = new EventLogClient(connection, codec, Settings.defaults());
-    log.publish(
-            STREAM,
-            "evt_0000000000000000000000000000beef",
-            "{\"eventId\": 42}".getBytes(StandardCharsets.UTF_8),
-            null)
-        .get();
+    publishMalformed();
     assertThat(client.fetch(STREAM, Subscription.PROJECT_VIEW_PROJECTOR, 100).get(0).decoded())
         .isFalse();
     assertThat(client.fetch(STREAM, Subscription.CAUSAL_ROUTER, 100).get(0).decoded()).isFalse();
