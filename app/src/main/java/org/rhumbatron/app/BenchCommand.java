@@ -87,10 +87,21 @@ final class BenchCommand implements Runnable {
     @Option(names = "--latency-seconds", defaultValue = "5", description = "Latency phase length.")
     int latencySeconds;
 
+    @Option(
+        names = "--rounds",
+        defaultValue = "3",
+        description = "Alternating raw and outbox rounds; the figures are their medians.")
+    int rounds;
+
     @Override
     public Integer call() throws Exception {
+      if (rounds < 1) {
+        throw new picocli.CommandLine.ParameterException(
+            new picocli.CommandLine(this), "--rounds must be at least 1, was " + rounds);
+      }
       return common.run(
-          "outbox", (url, db) -> new OutboxBench(url, db, count, actors, latencySeconds).run());
+          "outbox",
+          (url, db) -> new OutboxBench(url, db, count, actors, latencySeconds, rounds).run());
     }
   }
 

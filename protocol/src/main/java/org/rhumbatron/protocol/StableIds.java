@@ -3,6 +3,7 @@ package org.rhumbatron.protocol;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.time.Instant;
 import java.util.HexFormat;
 import java.util.UUID;
 import java.util.function.Supplier;
@@ -72,6 +73,22 @@ public final class StableIds {
    */
   public static String randomEventId() {
     return randomEventId(UUID::randomUUID);
+  }
+
+  /**
+   * {@link #randomEventId()} whose first 12 hex digits are the milliseconds of {@code at} (the
+   * caller's clock): a UUID of version 7 (RFC 9562), 74 random bits after the time. Ids made close
+   * in time sort close together, so the outbox's {@code event_id UNIQUE} index takes them at its
+   * right edge instead of on a random page each: fewer pages written per commit.
+   */
+  public static String randomEventId(Instant at) {
+    long millis = Check.required("at", at).toEpochMilli();
+    return randomEventId(
+        () -> {
+          UUID random = UUID.randomUUID(); // version 4: 122 random bits, the variant already IETF
+          long msb = (millis << 16) | 0x7000L | (random.getMostSignificantBits() & 0x0FFFL);
+          return new UUID(msb, random.getLeastSignificantBits());
+        });
   }
 
   /** {@link #randomEventId()} with the UUIDs from {@code uuids}, so a test can fix them. */

@@ -3,6 +3,7 @@ package org.rhumbatron.protocol;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.time.Instant;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
 
@@ -75,6 +76,26 @@ class StableIdsTest {
     assertThat(StableIds.randomEventId())
         .matches(IdFormat.EVENT_ID)
         .isNotEqualTo(StableIds.randomEventId());
+  }
+
+  @Test
+  void timeOrderedIdsStartWithTheMillisecondsAndAreVersion7() {
+    Instant at = Instant.parse("2026-12-03T08:00:00.123Z");
+    String first = StableIds.randomEventId(at);
+    String again = StableIds.randomEventId(at);
+    String later = StableIds.randomEventId(at.plusMillis(1));
+
+    String millis = String.format("%012x", at.toEpochMilli());
+    assertThat(first).matches(IdFormat.EVENT_ID).startsWith("evt_" + millis).isNotEqualTo(again);
+    UUID uuid =
+        UUID.fromString(
+            first.substring(4).replaceFirst("(.{8})(.{4})(.{4})(.{4})(.{12})", "$1-$2-$3-$4-$5"));
+    assertThat(uuid.version()).isEqualTo(7);
+    assertThat(uuid.variant()).isEqualTo(2);
+    assertThat(later)
+        .as("a later millisecond sorts after")
+        .isGreaterThan(first)
+        .isGreaterThan(again);
   }
 
   @Test

@@ -88,7 +88,7 @@ public final class ProjectRootActor extends OutboxActor {
           long generation = expectedGeneration + 1;
           var promoted = event(tenant, EventType.ARTIFACT_PROMOTED, generation, changeId);
           promoted.payload(payload("candidateId", candidateId));
-          String promotedId = StableIds.randomEventId();
+          String promotedId = StableIds.randomEventId(clock().instant());
           out.append(promoted.eventId(promotedId).build());
           var advanced = event(tenant, EventType.CANONICAL_ADVANCED, generation, changeId);
           advanced.payload(payload("candidateId", candidateId)).causedBy(promotedId);
@@ -98,7 +98,7 @@ public final class ProjectRootActor extends OutboxActor {
   }
 
   private Event.Builder event(String tenantId, EventType type, Long generation, String changeId) {
-    String id = StableIds.randomEventId();
+    String id = StableIds.randomEventId(clock().instant());
     Instant now = clock().instant();
     return Event.builder()
         .eventId(id)

@@ -1,12 +1,13 @@
 package org.rhumbatron.platform.db;
 
 import java.sql.Connection;
-import java.sql.DriverManager;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Lock;
 import org.rhumbatron.platform.concurrent.DaemonThreads;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -22,15 +23,32 @@ final class WalCheckpointer implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(WalCheckpointer.class);
   private static final long EVERY_MS = 500;
 
+  /** 4,096 frames of 4 KiB pages: about 16 MiB of WAL before it restarts. */
+  static final int RESTART_FRAMES = 4_096;
+
+  private static final long RESTART_READER_WAIT_MS = 20;
+  private static final long CLOSE_WAIT_MS = 5_000;
+
   private final Connection connection;
   private final ScheduledExecutorService ticker;
+  private final int restartFrames;
+  private final Lock writerLock;
 
-  WalCheckpointer(String jdbcUrl) throws SQLException {
-    this.connection = DriverManager.getConnection(jdbcUrl);
+  /** {@code writerLock} is held by whoever has the write connection, for its whole transaction. */
+  WalCheckpointer(String jdbcUrl, Lock writerLock) throws SQLException {
+    this(jdbcUrl, writerLock, EVERY_MS, RESTART_FRAMES);
+  }
+
+  /** A checkpointer that ticks every {@code everyMs} and restarts at {@code restartFrames}. */
+  WalCheckpointer(String jdbcUrl, Lock writerLock, long everyMs, int restartFrames)
+      throws SQLException {
+    this.connection = SqliteConnections.open(jdbcUrl);
+    this.writerLock = writerLock;
+    this.restartFrames = restartFrames;
+    busyTimeout(RESTART_READER_WAIT_MS);
     this.ticker =
         Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("sqlite-checkpoint"));
-    ticker.scheduleWithFixedDelay(
-        () -> checkpoint("PASSIVE"), EVERY_MS, EVERY_MS, TimeUnit.MILLISECONDS);
+    ticker.scheduleWithFixedDelay(this::tick, everyMs, everyMs, TimeUnit.MILLISECONDS);
   }
 
   /** Turns off the automatic checkpoint of {@code writer}; this class does it instead. */
@@ -40,11 +58,37 @@ final class WalCheckpointer implements AutoCloseable {
     }
   }
 
-  private synchronized void checkpoint(String mode) {
-    try (Statement st = connection.createStatement()) {
-      st.execute("PRAGMA wal_checkpoint(" + mode + ")");
+  private void tick() {
+    if (checkpoint("PASSIVE") < restartFrames) {
+      return;
+    }
+    // The RESTART holds SQLite's write lock while it copies what PASSIVE left and waits for the
+    // readers still on the log. Taking the process's writer lock first means it never finds a
+    // write transaction open, and the writers wait on that lock, woken the moment it is free,
+    // instead of in SQLite's busy handler, which sleeps in steps of up to 100 ms. A RESTART that
+    // still finds a reader after RESTART_READER_WAIT_MS gives up; the next tick tries again.
+    writerLock.lock();
+    try {
+      checkpoint("RESTART");
+    } finally {
+      writerLock.unlock();
+    }
+  }
+
+  /** Runs a checkpoint; returns the frames in the log before it ran, or -1 when it did not run. */
+  private synchronized int checkpoint(String mode) {
+    try (Statement st = connection.createStatement();
+        ResultSet rs = st.executeQuery("PRAGMA wal_checkpoint(" + mode + ")")) {
+      return rs.next() ? rs.getInt(2) : -1;
     } catch (SQLException e) {
       log.debug("WAL checkpoint ({}) did not run: {}", mode, e.getMessage());
+      return -1;
+    }
+  }
+
+  private void busyTimeout(long ms) throws SQLException {
+    try (Statement st = connection.createStatement()) {
+      st.execute("PRAGMA busy_timeout = " + ms);
     }
   }
 
@@ -57,8 +101,9 @@ final class WalCheckpointer implements AutoCloseable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
-    checkpoint("TRUNCATE");
     try {
+      busyTimeout(CLOSE_WAIT_MS); // the last checkpoint waits for readers that still finish
+      checkpoint("TRUNCATE");
       connection.close();
     } catch (SQLException ignored) {
       // Closing: nothing left to do with the connection.

@@ -1,0 +1,42 @@
+package org.rhumbatron.app;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.List;
+
+/**
+ * Rates of a benchmark's alternating rounds. On a small machine one round's figure swings with
+ * whatever else runs; the median of several rounds, each paired with its raw figure, does not.
+ */
+final class BenchRounds {
+  private BenchRounds() {}
+
+  /** The median of {@code rates} (the mean of the middle two for an even count). */
+  static double median(List<Double> rates) {
+    if (rates.isEmpty()) {
+      throw new IllegalArgumentException("no rounds");
+    }
+    double[] sorted = rates.stream().mapToDouble(Double::doubleValue).sorted().toArray();
+    int mid = sorted.length / 2;
+    return sorted.length % 2 == 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+  }
+
+  /** {@code measured / raw} to three places. */
+  static double ratio(double measured, double raw) {
+    return Math.round(measured / raw * 1000) / 1000.0;
+  }
+
+  /** Puts each round's two rates as arrays named {@code measuredName} and {@code rawName}. */
+  static void put(
+      ObjectNode into,
+      String measuredName,
+      List<Double> measured,
+      String rawName,
+      List<Double> raw) {
+    ObjectNode rounds = into.putObject("rounds");
+    ArrayNode m = rounds.putArray(measuredName);
+    measured.forEach(v -> m.add(Math.round(v)));
+    ArrayNode r = rounds.putArray(rawName);
+    raw.forEach(v -> r.add(Math.round(v)));
+  }
+}
