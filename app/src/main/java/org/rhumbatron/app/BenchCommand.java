@@ -95,10 +95,7 @@ final class BenchCommand implements Runnable {
 
     @Override
     public Integer call() throws Exception {
-      if (rounds < 1) {
-        throw new picocli.CommandLine.ParameterException(
-            new picocli.CommandLine(this), "--rounds must be at least 1, was " + rounds);
-      }
+      Rounds.check(this, rounds);
       return common.run(
           "outbox",
           (url, db) -> new OutboxBench(url, db, count, actors, latencySeconds, rounds).run());
@@ -124,10 +121,18 @@ final class BenchCommand implements Runnable {
     @Option(names = "--latency-seconds", defaultValue = "5", description = "Latency phase length.")
     int latencySeconds;
 
+    @Option(
+        names = "--rounds",
+        defaultValue = "3",
+        description = "Measured rounds (raw, one stream, eight streams); figures are medians.")
+    int rounds;
+
     @Override
     public Integer call() throws Exception {
+      Rounds.check(this, rounds);
       return common.run(
-          "router", (url, db) -> new RouterBench(url, db, count, projects, latencySeconds).run());
+          "router",
+          (url, db) -> new RouterBench(url, db, count, projects, latencySeconds, rounds).run());
     }
   }
 
@@ -146,6 +151,16 @@ final class BenchCommand implements Runnable {
     @Override
     public Integer call() throws Exception {
       return common.run("commands", (url, db) -> new CommandsBench(url, count).run());
+    }
+  }
+
+  /** The check of {@code --rounds}. */
+  private static final class Rounds {
+    static void check(Object command, int rounds) {
+      if (rounds < 1) {
+        throw new picocli.CommandLine.ParameterException(
+            new picocli.CommandLine(command), "--rounds must be at least 1, was " + rounds);
+      }
     }
   }
 }

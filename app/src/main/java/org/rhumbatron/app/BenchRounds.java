@@ -26,17 +26,9 @@ final class BenchRounds {
     return Math.round(measured / raw * 1000) / 1000.0;
   }
 
-  /** Puts each round's two rates as arrays named {@code measuredName} and {@code rawName}. */
-  static void put(
-      ObjectNode into,
-      String measuredName,
-      List<Double> measured,
-      String rawName,
-      List<Double> raw) {
-    ObjectNode rounds = into.putObject("rounds");
-    ArrayNode m = rounds.putArray(measuredName);
-    measured.forEach(v -> m.add(Math.round(v)));
-    ArrayNode r = rounds.putArray(rawName);
-    raw.forEach(v -> r.add(Math.round(v)));
+  /** Puts each round's rate as {@code rounds.<name>}: one array per figure. */
+  static void put(ObjectNode into, String name, List<Double> rates) {
+    ArrayNode array = into.with("rounds").putArray(name);
+    rates.forEach(v -> array.add(Math.round(v)));
   }
 }

@@ -57,9 +57,17 @@ final class RouterBench {
   private final int latencySeconds;
   private final Clock clock = Clock.systemUTC();
   private final EnvelopeCodec codec = new EnvelopeCodec();
+  private final int rounds;
   private final Map<String, Long> appliedAtNanos = new ConcurrentHashMap<>();
 
-  RouterBench(String natsUrl, String dbUrl, int count, int projectsPerStream, int latencySeconds) {
+  RouterBench(
+      String natsUrl,
+      String dbUrl,
+      int count,
+      int projectsPerStream,
+      int latencySeconds,
+      int rounds) {
+    this.rounds = rounds;
     this.natsUrl = natsUrl;
     this.dbUrl = dbUrl;
     this.count = count;
@@ -106,21 +114,38 @@ final class RouterBench {
         List<List<String>> projects = projects();
         int payloadBytes = codec.encodeEvent(event(projects.get(0).get(0), 0)).length;
 
-        // One stream: the same messages for the bare consumer and for the router.
-        long before = appliedAtNanos.size();
-        publish(log, eventsOn(List.of(0), projects, count, 0));
-        double raw = rawFetchAck(nats, count);
-        double oneStream = drive(router, List.of(0), before + count, count);
-
         List<Integer> all = new ArrayList<>();
         for (int s = 0; s < EventStreams.STREAM_COUNT; s++) {
           all.add(s);
         }
-        before = appliedAtNanos.size();
-        publish(log, eventsOn(all, projects, count, count));
-        double eightStreams = drive(router, all, before + count, count);
-
-        long[] latencies = latency(router, log, projects, Math.max(50, oneStream / 2));
+        List<Double> raws = new ArrayList<>();
+        List<Double> ones = new ArrayList<>();
+        List<Double> eights = new ArrayList<>();
+        long next = 0;
+        // Round 0 warms up the JIT, the database and the consumers; rounds 1.. are measured.
+        for (int r = 0; r <= rounds; r++) {
+          // One stream: the same messages for the bare consumer and for the router.
+          // Each target is read before its publish: a run still queued from the phase before may
+          // take some of the new events before the drive starts.
+          long target = appliedAtNanos.size() + count;
+          publish(log, eventsOn(List.of(0), projects, count, next));
+          next += count;
+          double raw = rawFetchAck(nats, count);
+          double oneStream = drive(router, List.of(0), target, count);
+          target = appliedAtNanos.size() + count;
+          publish(log, eventsOn(all, projects, count, next));
+          next += count;
+          double eightStreams = drive(router, all, target, count);
+          if (r > 0) {
+            raws.add(raw);
+            ones.add(oneStream);
+            eights.add(eightStreams);
+          }
+        }
+        double raw = BenchRounds.median(raws);
+        double oneStream = BenchRounds.median(ones);
+        double eightStreams = BenchRounds.median(eights);
+        long[] latencies = latency(router, log, projects, Math.max(50, oneStream / 2), next);
 
         ObjectNode out = JSON.createObjectNode();
         out.put("bench", "router");
@@ -132,8 +157,11 @@ final class RouterBench {
         out.put("raw_fetch_ack_per_s", Math.round(raw));
         out.put("router_one_stream_per_s", Math.round(oneStream));
         out.put("router_eight_streams_per_s", Math.round(eightStreams));
-        out.put("ratio", Math.round(oneStream / raw * 1000) / 1000.0);
-        out.put("ratio_eight_streams", Math.round(eightStreams / raw * 1000) / 1000.0);
+        out.put("ratio", BenchRounds.ratio(oneStream, raw));
+        out.put("ratio_eight_streams", BenchRounds.ratio(eightStreams, raw));
+        BenchRounds.put(out, "router_one_stream_per_s", ones);
+        BenchRounds.put(out, "router_eight_streams_per_s", eights);
+        BenchRounds.put(out, "raw_per_s", raws);
         ObjectNode latency = out.putObject("publish_to_applied_ms");
         latency.put("offered_per_s", Math.round(Math.max(50, oneStream / 2)));
         LatencyStats.put(latency, latencies, 50, 99);
@@ -189,7 +217,11 @@ final class RouterBench {
 
   /** One event at a time at {@code rate}, nudged after its PubAck; publish-to-applied times. */
   private long[] latency(
-      EventRouter router, JetStreamEventLog log, List<List<String>> projects, double rate)
+      EventRouter router,
+      JetStreamEventLog log,
+      List<List<String>> projects,
+      double rate,
+      long firstEvent)
       throws Exception {
     int n = (int) Math.max(100, rate * latencySeconds);
     Map<String, Long> publishedAt = new ConcurrentHashMap<>();
@@ -199,7 +231,7 @@ final class RouterBench {
     for (int i = 0; i < n; i++) {
       int stream = i % EventStreams.STREAM_COUNT;
       List<String> ps = projects.get(stream);
-      Event e = event(ps.get(i % ps.size()), 3L * count + i);
+      Event e = event(ps.get(i % ps.size()), firstEvent + i);
       long now;
       while ((now = System.nanoTime()) < next) {
         LockSupport.parkNanos(next - now);
