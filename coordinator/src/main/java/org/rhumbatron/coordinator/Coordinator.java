@@ -33,7 +33,7 @@ import org.slf4j.LoggerFactory;
 public final class Coordinator implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(Coordinator.class);
   private static final int ACTOR_THREADS = 16;
-  private static final int PUBLISH_THREADS = 4;
+  private static final int PUBLISH_THREADS = 8;
   private static final Duration RECOVERY_RETRY = Duration.ofMillis(250);
 
   private final Database database;
