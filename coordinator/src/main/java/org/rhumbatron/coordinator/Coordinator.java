@@ -22,6 +22,7 @@ import org.rhumbatron.platform.config.Settings;
 import org.rhumbatron.platform.db.Database;
 import org.rhumbatron.platform.eventlog.EventLogTransport;
 import org.rhumbatron.protocol.EnvelopeCodec;
+import org.rhumbatron.protocol.EventStreams;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -33,7 +34,9 @@ import org.slf4j.LoggerFactory;
 public final class Coordinator implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(Coordinator.class);
   private static final int ACTOR_THREADS = 16;
-  private static final int PUBLISH_THREADS = 8;
+  // One thread per stream lane: a lane holds its thread while it waits for its PubAcks, and a
+  // lane that waits for a thread adds that wait to every commit-to-PubAck time of its stream.
+  private static final int PUBLISH_THREADS = EventStreams.STREAM_COUNT;
   private static final Duration RECOVERY_RETRY = Duration.ofMillis(250);
 
   private final Database database;
