@@ -116,6 +116,6 @@ public abstract class OutboxActor extends Actor {
 
   @Override
   protected Optional<Instant> nextDueWork(Tx tx) throws SQLException {
-    return publisher.nextDue(tx, address());
+    return publisher.nextDue(tx, address(), streamIndex());
   }
 }

@@ -451,16 +451,19 @@ public final class OutboxPublisher {
 
   /**
    * When the actor's outbox next has due work: now for pending rows, else the earliest retry_wait
-   * row's next attempt. Empty when nothing waits (the alarm is then deleted).
+   * row's next attempt. Empty when nothing waits (the alarm is then deleted). The actor's rows are
+   * all on {@code streamIndex}, its project's stream: the query walks that stream's waiting rows.
    */
-  public Optional<Instant> nextDue(Tx tx, ActorAddress actor) throws SQLException {
+  public Optional<Instant> nextDue(Tx tx, ActorAddress actor, int streamIndex) throws SQLException {
     return tx.queryFirst(
             "SELECT MIN(CASE WHEN state = 'pending' THEN 0 ELSE next_attempt_at_ms END) FROM outbox"
-                + " WHERE actor_class = ? AND actor_id = ? AND state IN ('pending', 'retry_wait')",
+                + " WHERE stream_index = ? AND state IN ('pending', 'retry_wait')"
+                + " AND actor_class = ? AND actor_id = ?",
             rs -> {
               long ms = rs.getLong(1);
               return rs.wasNull() ? null : Instant.ofEpochMilli(Math.max(ms, clock.millis()));
             },
+            streamIndex,
             actor.actorClass(),
             actor.actorId())
         .map(Optional::ofNullable)
