@@ -21,9 +21,8 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.LockSupport;
-import org.rhumbatron.coordinator.actor.ActorRuntime;
-import org.rhumbatron.coordinator.actor.ActorType;
-import org.rhumbatron.coordinator.view.ProjectViewActor;
+import org.rhumbatron.coordinator.Coordinator;
+import org.rhumbatron.coordinator.outbox.StreamNudges;
 import org.rhumbatron.platform.config.Settings;
 import org.rhumbatron.platform.db.Database;
 import org.rhumbatron.platform.eventlog.EventLogClient;
@@ -89,28 +88,27 @@ final class RouterBench {
       }
       deleteConsumer(jsm, EventStreams.streamName(0), "bench-raw");
       JetStreamEventLog log = JetStreamEventLog.bind(nats);
-      ActorRuntime runtime = new ActorRuntime(db, clock, settings, 4);
-      ActorType<ProjectViewActor> views = ProjectViewActor.type();
-      runtime.register(views);
       SubscriptionHandler idle = new AckAll();
-      try (EventRouter router =
-          EventRouter.wire(
-              new EventLogClient(nats, codec, settings),
-              db,
-              p -> runtime.actor(views, p),
-              (tx, fresh) -> {
-                long now = System.nanoTime();
-                for (Event e : fresh) {
-                  appliedAtNanos.putIfAbsent(e.eventId(), now);
-                }
-              },
-              idle,
-              idle,
-              c -> {},
-              null, // no maintenance tick runs in the benchmark
-              null,
-              clock,
-              settings)) {
+      // The view actors run on the coordinator's actor pool, as in `rhumbatron core`.
+      try (Coordinator coordinator = new Coordinator(db, log, clock, settings, StreamNudges.NONE);
+          EventRouter router =
+              EventRouter.wire(
+                  new EventLogClient(nats, codec, settings),
+                  db,
+                  coordinator::view,
+                  (tx, fresh) -> {
+                    long now = System.nanoTime();
+                    for (Event e : fresh) {
+                      appliedAtNanos.putIfAbsent(e.eventId(), now);
+                    }
+                  },
+                  idle,
+                  idle,
+                  c -> {},
+                  null, // no maintenance tick runs in the benchmark
+                  null,
+                  clock,
+                  settings)) {
         List<List<String>> projects = projects();
         int payloadBytes = codec.encodeEvent(event(projects.get(0).get(0), 0)).length;
 
@@ -166,8 +164,6 @@ final class RouterBench {
         latency.put("offered_per_s", Math.round(Math.max(50, oneStream / 2)));
         LatencyStats.put(latency, latencies, 50, 99);
         return JSON.writerWithDefaultPrettyPrinter().writeValueAsString(out);
-      } finally {
-        runtime.close();
       }
     }
   }
