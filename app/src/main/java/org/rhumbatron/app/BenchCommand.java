@@ -93,12 +93,27 @@ final class BenchCommand implements Runnable {
         description = "Alternating raw and outbox rounds; the figures are their medians.")
     int rounds;
 
+    @Option(
+        names = "--acks",
+        defaultValue = "nats",
+        description =
+            "nats (default), or in-process: every send acknowledged at once without NATS, to"
+                + " measure the outbox path alone (a diagnostic, not the issue's figure).")
+    String acks;
+
     @Override
     public Integer call() throws Exception {
       Rounds.check(this, rounds);
+      if (!acks.equals("nats") && !acks.equals("in-process")) {
+        throw new picocli.CommandLine.ParameterException(
+            new picocli.CommandLine(this), "--acks must be nats or in-process, was " + acks);
+      }
       return common.run(
           "outbox",
-          (url, db) -> new OutboxBench(url, db, count, actors, latencySeconds, rounds).run());
+          (url, db) ->
+              new OutboxBench(
+                      url, db, count, actors, latencySeconds, rounds, acks.equals("in-process"))
+                  .run());
     }
   }
 
