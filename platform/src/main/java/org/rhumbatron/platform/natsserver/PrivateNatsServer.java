@@ -27,11 +27,16 @@ public final class PrivateNatsServer implements AutoCloseable {
   private final Process process;
   private final int port;
   private final Path storeDir;
+  // A JVM stopped by a signal (SIGTERM, Ctrl-C) runs its shutdown hooks but not the finally blocks
+  // that would close this server: the hook stops it, so it does not outlive the JVM that owns it.
+  private final Thread stopOnExit;
 
   private PrivateNatsServer(Process process, int port, Path storeDir) {
     this.process = process;
     this.port = port;
     this.storeDir = storeDir;
+    this.stopOnExit = new Thread(this::stop, "private-nats-server-stop");
+    Runtime.getRuntime().addShutdownHook(stopOnExit);
   }
 
   /** Thrown when the binary is missing or the server does not come up. */
@@ -67,7 +72,12 @@ public final class PrivateNatsServer implements AutoCloseable {
               .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile.toFile()))
               .start();
       PrivateNatsServer server = new PrivateNatsServer(process, chosen, storeDir);
-      server.awaitReady(logFile);
+      try {
+        server.awaitReady(logFile);
+      } catch (RuntimeException e) {
+        server.close();
+        throw e;
+      }
       log.info(
           "started a private nats-server (pid {}) on {} with its store in {}",
           process.pid(),
@@ -131,7 +141,6 @@ public final class PrivateNatsServer implements AutoCloseable {
         }
       }
     }
-    process.destroyForcibly();
     throw new NatsServerException(
         "nats-server did not accept connections within " + START_TIMEOUT + "; see " + logFile);
   }
@@ -145,6 +154,15 @@ public final class PrivateNatsServer implements AutoCloseable {
   /** SIGTERM, then wait; the server flushes its store on a clean stop. */
   @Override
   public void close() {
+    try {
+      Runtime.getRuntime().removeShutdownHook(stopOnExit);
+    } catch (IllegalStateException shuttingDown) {
+      // The JVM is already stopping: the hook runs (or ran) the same stop.
+    }
+    stop();
+  }
+
+  private void stop() {
     process.destroy();
     try {
       if (!process.waitFor(10, TimeUnit.SECONDS)) {

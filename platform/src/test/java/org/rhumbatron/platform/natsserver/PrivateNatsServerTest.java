@@ -5,8 +5,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.nats.client.Connection;
 import io.nats.client.Nats;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -28,6 +31,57 @@ class PrivateNatsServerTest {
       assertThat(server.url()).doesNotEndWith(":4222");
       assertThat(server.storeDir()).isEqualTo(data.resolve("nats"));
       assertThat(c.jetStreamManagement().getAccountStatistics()).isNotNull();
+    }
+  }
+
+  @Test
+  void aJvmStoppedBySigtermStopsItsServer() throws Exception {
+    Process jvm =
+        new ProcessBuilder(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp",
+                System.getProperty("java.class.path"),
+                StartAndWait.class.getName(),
+                data.toString())
+            .redirectErrorStream(true)
+            .start();
+    long serverPid = -1;
+    try {
+      BufferedReader out = new BufferedReader(new InputStreamReader(jvm.getInputStream()));
+      String line;
+      while ((line = out.readLine()) != null) {
+        if (line.startsWith("nats-server pid ")) {
+          serverPid = Long.parseLong(line.substring("nats-server pid ".length()).trim());
+          break;
+        }
+      }
+      assertThat(serverPid).as("the child JVM started a server").isPositive();
+      ProcessHandle server = ProcessHandle.of(serverPid).orElseThrow();
+
+      jvm.destroy(); // SIGTERM: shutdown hooks run, the main thread's finally does not
+
+      assertThat(jvm.waitFor(20, TimeUnit.SECONDS)).as("the child JVM exits").isTrue();
+      assertThat(server.onExit().get(20, TimeUnit.SECONDS).isAlive())
+          .as("its nats-server exits with it")
+          .isFalse();
+    } finally {
+      jvm.destroyForcibly();
+      if (serverPid > 0) {
+        ProcessHandle.of(serverPid).ifPresent(ProcessHandle::destroyForcibly); // when this failed
+      }
+    }
+  }
+
+  /** The child JVM: starts a server, says its pid, and waits to be killed. */
+  public static final class StartAndWait {
+    public static void main(String[] args) throws Exception {
+      PrivateNatsServer server = PrivateNatsServer.start(Path.of(args[0]), 0);
+      long pid =
+          ProcessHandle.current().children().findFirst().orElseThrow().pid(); // the nats-server
+      System.out.println("nats-server pid " + pid);
+      System.out.flush();
+      Thread.sleep(Long.MAX_VALUE);
+      server.close(); // not reached: the test stops this JVM with SIGTERM
     }
   }
 }
