@@ -22,10 +22,20 @@ final class GroupCommit {
 
   private static final long PARK_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
 
+  /**
+   * A leader with fewer members than this waits up to GATHER_NANOS for more. Measured on bench
+   * outbox, same runs alternating: 12,882 and 10,011 commits/s with the wait, 10,886 and 9,269
+   * without; p99 commit-to-PubAck 9.8 and 11.8 ms against 18.8 and 16.0 ms.
+   */
+  static final int GATHER_MEMBERS = 8;
+
+  static final long GATHER_NANOS = TimeUnit.MICROSECONDS.toNanos(100);
+
   private final Database database;
   private final ConcurrentLinkedQueue<Pending<?>> queue = new ConcurrentLinkedQueue<>();
   private final ReentrantLock leader = new ReentrantLock();
   private final LongAdder groupCommits = new LongAdder();
+  private int lastBatchSize; // read and written only by the leader, under the leader lock
 
   GroupCommit(Database database) {
     this.database = database;
@@ -63,12 +73,25 @@ final class GroupCommit {
   private void lead() {
     List<Pending<?>> batch = new ArrayList<>();
     Pending<?> next;
-    while (batch.size() < MAX_BATCH && (next = queue.poll()) != null) {
-      batch.add(next);
+    // Only under concurrency (the last batch had company) does a small batch wait a moment for
+    // the writers about to queue, so that more members share one commit's page writes; a lone
+    // writer never waits. Yield, not spin: on two cores a spinner takes the core they need.
+    boolean gather = lastBatchSize > 1;
+    long gatherUntil = System.nanoTime() + GATHER_NANOS;
+    while (batch.size() < MAX_BATCH) {
+      next = queue.poll();
+      if (next != null) {
+        batch.add(next);
+      } else if (gather && batch.size() < GATHER_MEMBERS && System.nanoTime() < gatherUntil) {
+        Thread.yield();
+      } else {
+        break;
+      }
     }
     if (batch.isEmpty()) {
       return;
     }
+    lastBatchSize = batch.size();
     if (batch.size() > 1) {
       groupCommits.increment();
     }
