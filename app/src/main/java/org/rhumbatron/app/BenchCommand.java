@@ -103,11 +103,11 @@ final class BenchCommand implements Runnable {
 
     @Override
     public Integer call() throws Exception {
-      Rounds.check(this, rounds);
-      if (!acks.equals("nats") && !acks.equals("in-process")) {
-        throw new picocli.CommandLine.ParameterException(
-            new picocli.CommandLine(this), "--acks must be nats or in-process, was " + acks);
-      }
+      require(this, rounds >= 1, "--rounds must be at least 1, was " + rounds);
+      require(
+          this,
+          acks.equals("nats") || acks.equals("in-process"),
+          "--acks must be nats or in-process, was " + acks);
       return common.run(
           "outbox",
           (url, db) ->
@@ -144,7 +144,7 @@ final class BenchCommand implements Runnable {
 
     @Override
     public Integer call() throws Exception {
-      Rounds.check(this, rounds);
+      require(this, rounds >= 1, "--rounds must be at least 1, was " + rounds);
       return common.run(
           "router",
           (url, db) -> new RouterBench(url, db, count, projects, latencySeconds, rounds).run());
@@ -169,13 +169,10 @@ final class BenchCommand implements Runnable {
     }
   }
 
-  /** The check of {@code --rounds}. */
-  private static final class Rounds {
-    static void check(Object command, int rounds) {
-      if (rounds < 1) {
-        throw new picocli.CommandLine.ParameterException(
-            new picocli.CommandLine(command), "--rounds must be at least 1, was " + rounds);
-      }
+  /** A usage error of {@code command} (picocli prints it with the usage) unless {@code ok}. */
+  private static void require(Object command, boolean ok, String message) {
+    if (!ok) {
+      throw new picocli.CommandLine.ParameterException(new picocli.CommandLine(command), message);
     }
   }
 }

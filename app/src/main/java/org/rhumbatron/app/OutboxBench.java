@@ -63,13 +63,13 @@ final class OutboxBench {
       int latencySeconds,
       int rounds,
       boolean inProcessAcks) {
-    this.inProcessAcks = inProcessAcks;
     this.natsUrl = natsUrl;
     this.dbUrl = dbUrl;
     this.count = count;
     this.actors = actors;
     this.latencySeconds = latencySeconds;
     this.rounds = rounds;
+    this.inProcessAcks = inProcessAcks;
   }
 
   /** Records when each PubAck arrived, by msg id (= event id). */

@@ -54,9 +54,9 @@ final class RouterBench {
   private final int count;
   private final int projectsPerStream;
   private final int latencySeconds;
+  private final int rounds;
   private final Clock clock = Clock.systemUTC();
   private final EnvelopeCodec codec = new EnvelopeCodec();
-  private final int rounds;
   private final Map<String, Long> appliedAtNanos = new ConcurrentHashMap<>();
 
   RouterBench(
@@ -66,12 +66,12 @@ final class RouterBench {
       int projectsPerStream,
       int latencySeconds,
       int rounds) {
-    this.rounds = rounds;
     this.natsUrl = natsUrl;
     this.dbUrl = dbUrl;
     this.count = count;
     this.projectsPerStream = projectsPerStream;
     this.latencySeconds = latencySeconds;
+    this.rounds = rounds;
   }
 
   String run() throws Exception {

@@ -98,8 +98,8 @@ public final class ProjectRootActor extends OutboxActor {
   }
 
   private Event.Builder event(String tenantId, EventType type, Long generation, String changeId) {
-    String id = StableIds.randomEventId(clock().instant());
     Instant now = clock().instant();
+    String id = StableIds.randomEventId(now);
     return Event.builder()
         .eventId(id)
         .eventType(type)
