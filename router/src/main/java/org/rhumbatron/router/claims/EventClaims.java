@@ -49,18 +49,22 @@ public final class EventClaims {
     Set<String> claimed = new HashSet<>();
     for (int from = 0; from < eventIds.size(); from += LOOKUP_CHUNK) {
       List<String> chunk = eventIds.subList(from, Math.min(eventIds.size(), from + LOOKUP_CHUNK));
-      Object[] args = new Object[chunk.size() + 1];
-      args[0] = consumer;
+      Object[] args = new Object[2 * chunk.size()];
       for (int i = 0; i < chunk.size(); i++) {
-        args[i + 1] = chunk.get(i);
+        args[2 * i] = consumer;
+        args[2 * i + 1] = chunk.get(i);
       }
-      String sql =
-          "SELECT event_id FROM processed_events WHERE consumer = ? AND event_id IN ("
-              + String.join(", ", java.util.Collections.nCopies(chunk.size(), "?"))
-              + ")";
+      String sql = claimedAmongSql(chunk.size());
       claimed.addAll(database.read(tx -> tx.query(sql, rs -> rs.getString(1), args)));
     }
     return claimed;
+  }
+
+  /** The lookup of {@link #claimedAmong} for {@code ids} event ids (one consumer). */
+  static String claimedAmongSql(int ids) {
+    return "SELECT event_id FROM processed_events WHERE "
+        + String.join(
+            " OR ", java.util.Collections.nCopies(ids, "(consumer = ? AND event_id = ?)"));
   }
 
   /** Releases claims of events that were not applied, so their next delivery applies them. */
