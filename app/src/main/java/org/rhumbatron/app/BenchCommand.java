@@ -123,7 +123,8 @@ final class BenchCommand implements Runnable {
       description =
           "Events per second from the stream to the applied projection on one stream and on 8,"
               + " beside raw fetch + ack of a bare pull consumer in the same run, and"
-              + " publish-to-applied latency on the nudge path. Purges the 8 event streams.")
+              + " publish-to-applied latency on the nudge path. Purges the 8 event streams and"
+              + " deletes their router consumers; on a --nats server only with --purge.")
   static final class Router implements Callable<Integer> {
     @picocli.CommandLine.Mixin Common common = new Common();
 
@@ -142,12 +143,22 @@ final class BenchCommand implements Runnable {
         description = "Measured rounds (raw, one stream, eight streams); figures are medians.")
     int rounds;
 
+    @Option(
+        names = "--purge",
+        description =
+            "Allow purging the event streams of the --nats server when they hold messages or"
+                + " consumers (a private nats-server is always the bench's own).")
+    boolean purge;
+
     @Override
     public Integer call() throws Exception {
       require(this, rounds >= 1, "--rounds must be at least 1, was " + rounds);
+      boolean ownServer = common.nats == null;
       return common.run(
           "router",
-          (url, db) -> new RouterBench(url, db, count, projects, latencySeconds, rounds).run());
+          (url, db) ->
+              new RouterBench(url, db, count, projects, latencySeconds, rounds, purge || ownServer)
+                  .run());
     }
   }
 

@@ -55,6 +55,7 @@ final class RouterBench {
   private final int projectsPerStream;
   private final int latencySeconds;
   private final int rounds;
+  private final boolean purgeAllowed;
   private final Clock clock = Clock.systemUTC();
   private final EnvelopeCodec codec = new EnvelopeCodec();
   private final Map<String, Long> appliedAtNanos = new ConcurrentHashMap<>();
@@ -65,13 +66,15 @@ final class RouterBench {
       int count,
       int projectsPerStream,
       int latencySeconds,
-      int rounds) {
+      int rounds,
+      boolean purgeAllowed) {
     this.natsUrl = natsUrl;
     this.dbUrl = dbUrl;
     this.count = count;
     this.projectsPerStream = projectsPerStream;
     this.latencySeconds = latencySeconds;
     this.rounds = rounds;
+    this.purgeAllowed = purgeAllowed;
   }
 
   String run() throws Exception {
@@ -80,6 +83,9 @@ final class RouterBench {
         Database db = Database.open(dbUrl)) {
       JetStreamManagement jsm = nats.jetStreamManagement();
       new JetStreamTopology(jsm, settings).ensure();
+      if (!purgeAllowed) {
+        refuseKeptEvents(jsm);
+      }
       for (int s = 0; s < EventStreams.STREAM_COUNT; s++) {
         jsm.purgeStream(EventStreams.streamName(s));
         for (Subscription sub : Subscription.values()) {
@@ -165,6 +171,32 @@ final class RouterBench {
         LatencyStats.put(latency, latencies, 50, 99);
         return JSON.writerWithDefaultPrettyPrinter().writeValueAsString(out);
       }
+    }
+  }
+
+  /**
+   * The bench purges the event streams and deletes their consumers: on a server that is not its
+   * own, only when they hold nothing (or with --purge), so that it never drops a core's events.
+   */
+  private static void refuseKeptEvents(JetStreamManagement jsm) throws Exception {
+    List<String> kept = new ArrayList<>();
+    for (int s = 0; s < EventStreams.STREAM_COUNT; s++) {
+      var state = jsm.getStreamInfo(EventStreams.streamName(s)).getStreamState();
+      if (state.getMsgCount() > 0 || state.getConsumerCount() > 0) {
+        kept.add(
+            EventStreams.streamName(s)
+                + " holds "
+                + state.getMsgCount()
+                + " messages and "
+                + state.getConsumerCount()
+                + " consumers");
+      }
+    }
+    if (!kept.isEmpty()) {
+      throw new IllegalStateException(
+          "bench router purges the 8 event streams and deletes their consumers, and "
+              + String.join(", ", kept)
+              + ": pass --purge to allow it, or leave out --nats to run a private nats-server");
     }
   }
 

@@ -1,0 +1,43 @@
+package org.rhumbatron.app;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.nats.client.Connection;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+import org.rhumbatron.platform.config.Settings;
+import org.rhumbatron.platform.jetstream.JetStreamConnections;
+import org.rhumbatron.platform.jetstream.JetStreamTopology;
+import org.rhumbatron.protocol.EventStreams;
+import org.rhumbatron.testkit.nats.NatsServerExtension;
+
+/** bench router purges the event streams: never those of a server whose events someone keeps. */
+class RouterBenchTest {
+  @RegisterExtension final NatsServerExtension nats = NatsServerExtension.perTest();
+  @TempDir Path data;
+
+  @Test
+  void refusesAServerWhoseEventStreamsHoldMessagesAndPurgesNothing() throws Exception {
+    try (Connection c = JetStreamConnections.connect(nats.url(), "test")) {
+      new JetStreamTopology(c.jetStreamManagement(), Settings.defaults()).ensure();
+      c.jetStream().publish(EventStreams.streamSubject(3), "kept".getBytes(StandardCharsets.UTF_8));
+      RouterBench bench =
+          new RouterBench(nats.url(), data.resolve("bench.db").toString(), 100, 1, 1, 1, false);
+
+      assertThatThrownBy(bench::run)
+          .isInstanceOf(IllegalStateException.class)
+          .hasMessageContaining(EventStreams.streamName(3) + " holds 1 messages and 0 consumers")
+          .hasMessageContaining("--purge");
+      assertThat(
+              c.jetStreamManagement()
+                  .getStreamInfo(EventStreams.streamName(3))
+                  .getStreamState()
+                  .getMsgCount())
+          .isEqualTo(1);
+    }
+  }
+}
