@@ -1,6 +1,7 @@
 package org.rhumbatron.coordinator.view;
 
 import java.sql.SQLException;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import org.rhumbatron.coordinator.actor.Actor;
@@ -78,16 +79,16 @@ public final class ProjectViewActor extends Actor {
           }
           long now = clock().millis();
           Long generation = null;
+          List<Object[]> items = new ArrayList<>();
           for (Event e : fresh) {
             for (var item : List.of(ViewItem.of(e), ViewItem.agentOf(e))) {
-              if (item.isPresent()) {
-                upsert(tx, item.get(), e.eventId(), now);
-              }
+              item.ifPresent(i -> items.add(itemRow(i, e.eventId(), now)));
             }
             if (e.canonicalGeneration() != null && e.eventType() == EventType.CANONICAL_ADVANCED) {
               generation = e.canonicalGeneration();
             }
           }
+          tx.updateBatch(UPSERT_ITEM, items); // in event order: the last event of an item wins
           Event last = fresh.get(fresh.size() - 1);
           tx.update(
               UPSERT_VIEW,
@@ -102,15 +103,9 @@ public final class ProjectViewActor extends Actor {
         });
   }
 
-  private void upsert(Tx tx, ViewItem item, String eventId, long now) throws SQLException {
-    tx.update(
-        UPSERT_ITEM,
-        projectId(),
-        item.kind(),
-        item.itemId(),
-        item.state(),
-        item.changeId(),
-        eventId,
-        now);
+  private Object[] itemRow(ViewItem item, String eventId, long now) {
+    return new Object[] {
+      projectId(), item.kind(), item.itemId(), item.state(), item.changeId(), eventId, now
+    };
   }
 }

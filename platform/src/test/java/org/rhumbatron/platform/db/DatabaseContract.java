@@ -95,6 +95,29 @@ abstract class DatabaseContract {
     }
   }
 
+  @Test
+  void aBatchReportsTheRowsEachOfItsRowsChanged() {
+    Database db = open();
+    String insert =
+        "INSERT INTO processed_events (consumer, event_id, processed_at_ms) VALUES (?, ?, ?)"
+            + " ON CONFLICT DO NOTHING";
+    db.inTransaction(tx -> tx.update(insert, "c", "e2", 0L));
+    int[] counts =
+        db.inTransaction(
+            tx ->
+                tx.updateBatch(
+                    insert,
+                    List.of(
+                        new Object[] {"c", "e1", 1L},
+                        new Object[] {"c", "e2", 1L},
+                        new Object[] {"c", "e3", 1L},
+                        new Object[] {"c", "e1", 1L})));
+    assertThat(counts).as("e2 was there, e1 twice in the batch").containsExactly(1, 0, 1, 0);
+    int[] none = db.inTransaction(tx -> tx.updateBatch(insert, List.of()));
+    assertThat(none).isEmpty();
+    assertThat(queryLong(db, "SELECT COUNT(*) FROM processed_events")).isEqualTo(3);
+  }
+
   // Migrations ------------------------------------------------------------------------------
 
   @Test

@@ -32,10 +32,16 @@ public final class EventClaims {
   public List<String> claimEvents(Tx tx, String consumer, Collection<String> eventIds)
       throws SQLException {
     long now = clock.millis();
+    List<String> ids = List.copyOf(eventIds);
+    List<Object[]> rows = new ArrayList<>(ids.size());
+    for (String id : ids) {
+      rows.add(new Object[] {consumer, id, now});
+    }
+    int[] inserted = tx.updateBatch(CLAIM, rows);
     List<String> fresh = new ArrayList<>();
-    for (String id : eventIds) {
-      if (tx.update(CLAIM, consumer, id, now) == 1) {
-        fresh.add(id);
+    for (int i = 0; i < ids.size(); i++) {
+      if (inserted[i] == 1) {
+        fresh.add(ids.get(i));
       }
     }
     return fresh;
@@ -69,11 +75,14 @@ public final class EventClaims {
 
   /** Releases claims of events that were not applied, so their next delivery applies them. */
   public int release(Tx tx, String consumer, Collection<String> eventIds) throws SQLException {
-    int released = 0;
+    List<Object[]> rows = new ArrayList<>(eventIds.size());
     for (String id : eventIds) {
-      released +=
-          tx.update(
-              "DELETE FROM processed_events WHERE consumer = ? AND event_id = ?", consumer, id);
+      rows.add(new Object[] {consumer, id});
+    }
+    int released = 0;
+    for (int n :
+        tx.updateBatch("DELETE FROM processed_events WHERE consumer = ? AND event_id = ?", rows)) {
+      released += n;
     }
     return released;
   }

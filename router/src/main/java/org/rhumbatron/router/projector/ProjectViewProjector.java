@@ -130,25 +130,28 @@ public final class ProjectViewProjector implements SubscriptionHandler {
     Set<String> freshIds = Set.copyOf(fresh);
     long now = f.clock().millis();
     List<Event> out = new ArrayList<>(fresh.size());
+    List<Object[]> feed = new ArrayList<>(fresh.size());
     for (Event e : events) {
       if (!freshIds.contains(e.eventId())) {
         continue;
       }
       EventRecord r = byId.get(e.eventId());
-      tx.update(
-          FEED_ROW,
-          e.projectId(),
-          e.eventId(),
-          e.eventType().wireName(),
-          e.changeId(),
-          e.taskId(),
-          streamIndex,
-          r.streamSequence(),
-          e.timestamp().toEpochMilli(),
-          new String(r.data(), StandardCharsets.UTF_8),
-          now);
+      feed.add(
+          new Object[] {
+            e.projectId(),
+            e.eventId(),
+            e.eventType().wireName(),
+            e.changeId(),
+            e.taskId(),
+            streamIndex,
+            r.streamSequence(),
+            e.timestamp().toEpochMilli(),
+            new String(r.data(), StandardCharsets.UTF_8),
+            now
+          });
       out.add(e);
     }
+    tx.updateBatch(FEED_ROW, feed);
     return out;
   }
 
