@@ -85,6 +85,9 @@ public final class Tx {
       }
       return counts;
     } finally {
+      // sqlite-jdbc and pgjdbc clear a failed batch themselves; a cached statement stays clean
+      // whatever the driver does.
+      ps.clearBatch();
       done(ps);
     }
   }

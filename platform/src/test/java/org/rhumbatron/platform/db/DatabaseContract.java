@@ -118,6 +118,21 @@ abstract class DatabaseContract {
     assertThat(queryLong(db, "SELECT COUNT(*) FROM processed_events")).isEqualTo(3);
   }
 
+  @Test
+  void aFailedBatchLeavesNothingForTheNextBatchOfTheSameStatement() {
+    Database db = open();
+    String insert =
+        "INSERT INTO processed_events (consumer, event_id, processed_at_ms) VALUES (?, ?, ?)";
+    List<Object[]> broken = List.of(new Object[] {"c", "e1", 1L}, new Object[] {"c", null, 1L});
+    assertThatThrownBy(() -> db.inTransaction(tx -> tx.updateBatch(insert, broken)))
+        .isInstanceOf(DatabaseException.class);
+    List<Object[]> next = new ArrayList<>();
+    next.add(new Object[] {"c", "e2", 2L});
+    int[] counts = db.inTransaction(tx -> tx.updateBatch(insert, next));
+    assertThat(counts).containsExactly(1);
+    assertThat(queryLong(db, "SELECT COUNT(*) FROM processed_events")).isEqualTo(1);
+  }
+
   // Migrations ------------------------------------------------------------------------------
 
   @Test
