@@ -170,6 +170,35 @@ abstract class DatabaseContract {
   }
 
   @Test
+  void theFeedKeepsItsRowsAndItsSequenceThroughV5() {
+    MigrationSource shipped = Migrations.classpath(Migrations.DEFAULT_LOCATION);
+    MigrationSource upToV4 =
+        dialect -> shipped.load(dialect).stream().filter(m -> m.version() <= 4).toList();
+    String feedRow =
+        "INSERT INTO project_events (project_id, event_id, event_type, stream_index, stream_seq,"
+            + " occurred_at_ms, event, recorded_at_ms) VALUES ('p', ?, 'task.ready', 0, ?, 0,"
+            + " '{}', 0)";
+    try (Database db = Database.open(db().url(), options().migrations(upToV4).build())) {
+      assertThat(Migrations.currentVersion(db)).isEqualTo(4);
+      db.inTransaction(tx -> tx.update(feedRow, "e1", 1L) + tx.update(feedRow, "e2", 2L));
+      db.inTransaction(tx -> tx.update("DELETE FROM project_events WHERE event_id = 'e2'"));
+    }
+    try (Database db = Database.open(db().url(), options().build())) {
+      assertThat(Migrations.currentVersion(db)).isGreaterThanOrEqualTo(5);
+      db.inTransaction(tx -> tx.update(feedRow, "e3", 3L) + tx.update(feedRow, "e1", 4L));
+      List<String> rows =
+          db.read(
+              tx ->
+                  tx.query(
+                      "SELECT feed_seq, event_id FROM project_events ORDER BY feed_seq",
+                      rs -> rs.getLong(1) + " " + rs.getString(2)));
+      assertThat(rows)
+          .as("e1 kept with its feed_seq; e2's seq not reused; the event key is gone")
+          .containsExactly("1 e1", "3 e3", "4 e1");
+    }
+  }
+
+  @Test
   void aBrokenMigrationNamesItsFileAndRollsBack() throws Exception {
     Path root = migrations("V1__base.sql", "CREATE TABLE t1 (id INTEGER PRIMARY KEY);");
     write(

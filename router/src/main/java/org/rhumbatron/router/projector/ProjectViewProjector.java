@@ -33,7 +33,7 @@ public final class ProjectViewProjector implements SubscriptionHandler {
   private static final String FEED_ROW =
       "INSERT INTO project_events (project_id, event_id, event_type, change_id, task_id,"
           + " stream_index, stream_seq, occurred_at_ms, event, recorded_at_ms)"
-          + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING";
+          + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
 
   /** Makes the projector of each run, with the run's own applyDelta budget. */
   public record Factory(
@@ -121,7 +121,10 @@ public final class ProjectViewProjector implements SubscriptionHandler {
     }
   }
 
-  /** claimEvents, plus a feed row for each fresh event, inside the view's transaction. */
+  /**
+   * claimEvents, plus a feed row for each fresh event, inside the view's transaction: the claim
+   * keeps the feed at one row per event.
+   */
   private List<Event> claimWithFeed(
       Tx tx, int streamIndex, List<Event> events, Map<String, EventRecord> byId)
       throws SQLException {
