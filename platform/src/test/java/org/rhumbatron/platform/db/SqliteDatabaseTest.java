@@ -36,7 +36,7 @@ class SqliteDatabaseTest extends DatabaseContract {
   }
 
   @Test
-  void connectionsUseWalNormalSyncBusyTimeoutAndForeignKeys() {
+  void connectionsUseWalNormalSyncBusyTimeoutForeignKeysAndMemoryTemp() {
     Database db = open(options().busyTimeout(Duration.ofMillis(1234)).build());
 
     List<String> pragmas =
@@ -46,10 +46,15 @@ class SqliteDatabaseTest extends DatabaseContract {
                     tx.queryFirst("PRAGMA journal_mode", rs -> rs.getString(1)).orElseThrow(),
                     "synchronous=" + tx.queryLong("PRAGMA synchronous"),
                     "busy_timeout=" + tx.queryLong("PRAGMA busy_timeout"),
-                    "foreign_keys=" + tx.queryLong("PRAGMA foreign_keys")));
+                    "foreign_keys=" + tx.queryLong("PRAGMA foreign_keys"),
+                    "temp_store=" + tx.queryLong("PRAGMA temp_store")));
 
+    // temp_store 2 (memory): a group commit's savepoint journals stay off the disk.
     assertThat(pragmas)
-        .containsExactly("wal", "synchronous=1", "busy_timeout=1234", "foreign_keys=1");
+        .containsExactly(
+            "wal", "synchronous=1", "busy_timeout=1234", "foreign_keys=1", "temp_store=2");
+    long readerTempStore = db.read(tx -> tx.queryLong("PRAGMA temp_store"));
+    assertThat(readerTempStore).isEqualTo(2);
   }
 
   @Test
