@@ -17,6 +17,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.rhumbatron.coordinator.view.ProjectView;
 import org.rhumbatron.platform.eventlog.EventRecord;
 import org.rhumbatron.platform.eventlog.Subscription;
+import org.rhumbatron.protocol.EnvelopeCodec;
 import org.rhumbatron.protocol.Event;
 import org.rhumbatron.protocol.EventStreams;
 import org.rhumbatron.protocol.EventType;
@@ -94,6 +95,29 @@ abstract class EventRouterContract {
     assertThat(projector.callsLeft()).as("a duplicate-only project costs no call").isEqualTo(14);
     assertThat(f.count("SELECT COUNT(*) FROM project_events WHERE project_id = ?", "p-twice"))
         .isEqualTo(5);
+  }
+
+  @Test
+  void anEventTwiceInOneBatchIsAppliedOnceWithOneFeedRow() throws Exception {
+    fixture(Map.of());
+    List<Event> events = RouterEvents.changeWithTasks("p-dup", "c-dup", 1);
+    f.publish(events);
+    // The same Event again under another msg id (a resend after the duplicate window).
+    Event again = events.get(1);
+    int stream = EventStreams.streamIndex("p-dup");
+    f.publishRaw(stream, "resend-" + again.eventId(), new EnvelopeCodec().encodeEvent(again));
+    List<EventRecord> batch = f.eventLog.fetch(stream, Subscription.PROJECT_VIEW_PROJECTOR, 100);
+    assertThat(batch).hasSize(events.size() + 1);
+
+    assertThat(f.projector.forRun().handle(stream, batch).allRecordsApplied()).isTrue();
+
+    assertThat(applied("p-dup")).isEqualTo(events.size());
+    assertThat(
+            f.count(
+                "SELECT COUNT(*) FROM project_events WHERE project_id = ? AND event_id = ?",
+                "p-dup",
+                again.eventId()))
+        .isEqualTo(1);
   }
 
   @Test

@@ -233,6 +233,12 @@ public final class Settings {
       throw new SettingsException(
           SETTLE_QUIET_MAX.key(), "must be above " + SETTLE_QUIET_MIN.key());
     }
+    if (get(PROCESSED_EVENTS_KEEP).compareTo(get(EVENT_STREAM_MAX_AGE)) < 0) {
+      // A replayed event (a consumer reset or recreated) must still find its claim, or the
+      // projector would apply it, and write its feed row, a second time.
+      throw new SettingsException(
+          PROCESSED_EVENTS_KEEP.key(), "must not be below " + EVENT_STREAM_MAX_AGE.key());
+    }
     if (get(OUTBOX_KEEP_PUBLISHED).compareTo(get(EVENT_STREAM_MAX_AGE)) >= 0) {
       throw new SettingsException(
           OUTBOX_KEEP_PUBLISHED.key(), "must be below " + EVENT_STREAM_MAX_AGE.key());

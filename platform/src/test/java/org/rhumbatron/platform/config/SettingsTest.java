@@ -73,6 +73,9 @@ class SettingsTest {
     assertThatThrownBy(
             () -> Settings.defaults().with(Settings.OUTBOX_BACKOFF_MAX, Duration.ofMillis(10)))
         .hasMessageContaining("outbox.backoff-max");
+    assertThatThrownBy(
+            () -> Settings.defaults().with(Settings.PROCESSED_EVENTS_KEEP, Duration.ofDays(6)))
+        .hasMessage("setting processed-events.keep: must not be below events.max-age");
   }
 
   @Test

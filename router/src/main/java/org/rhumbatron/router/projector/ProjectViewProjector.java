@@ -5,6 +5,7 @@ import java.sql.SQLException;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -70,8 +71,12 @@ public final class ProjectViewProjector implements SubscriptionHandler {
     List<EventRecord> failed = new ArrayList<>();
     List<String> errors = new ArrayList<>();
     Map<String, List<EventRecord>> byProject = new LinkedHashMap<>();
+    Set<String> seen = new HashSet<>();
     for (EventRecord r : records) {
       if (r.decoded()) {
+        if (!seen.add(r.event().eventId())) {
+          continue; // the same event twice in one batch (two msg ids): it applies once, both ack
+        }
         byProject.computeIfAbsent(r.event().projectId(), p -> new ArrayList<>()).add(r);
       } else {
         failed.add(r);
@@ -166,7 +171,7 @@ public final class ProjectViewProjector implements SubscriptionHandler {
       return Set.of();
     }
     Set<String> claimed = f.claims().claimedAmong(f.database(), CONSUMER, ids);
-    Set<String> projects = new java.util.HashSet<>();
+    Set<String> projects = new HashSet<>();
     byProject.forEach(
         (project, rs) -> {
           for (EventRecord r : rs) {
