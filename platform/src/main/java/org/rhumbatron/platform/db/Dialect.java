@@ -75,6 +75,12 @@ public interface Dialect {
   /** True for errors that a rerun of the whole transaction can cure. */
   boolean isTransient(SQLException e);
 
+  /**
+   * Has {@code ps} planned at each execution for its values and the tables' sizes then, never by a
+   * plan kept from when the tables were small. SQLite plans every statement that way already.
+   */
+  default void planEachExecution(java.sql.PreparedStatement ps) throws SQLException {}
+
   private static String insert(String table, String... columns) {
     if (columns.length == 0) {
       throw new IllegalArgumentException("no columns for " + table);

@@ -75,6 +75,16 @@ public final class PostgresDialect implements Dialect {
   @Override
   public void endRead(Connection c) {}
 
+  /**
+   * pgjdbc prepares a statement on the server after 5 runs, and PostgreSQL may then keep a generic
+   * plan made on a small, never analyzed table (a seq scan), however large the table grows. A
+   * threshold of 0 keeps the statement unnamed, so the server plans it at each execution.
+   */
+  @Override
+  public void planEachExecution(java.sql.PreparedStatement ps) throws SQLException {
+    ps.unwrap(org.postgresql.PGStatement.class).setPrepareThreshold(0);
+  }
+
   @Override
   public void lockForMigration(Connection c) throws SQLException {
     try (Statement st = c.createStatement()) {

@@ -72,6 +72,13 @@ public final class Tx {
     if (rows.isEmpty()) {
       return new int[0];
     }
+    int columns = rows.get(0).length;
+    for (int i = 1; i < rows.size(); i++) {
+      if (rows.get(i).length != columns) {
+        throw new IllegalArgumentException(
+            "row " + i + " has " + rows.get(i).length + " values, row 0 has " + columns);
+      }
+    }
     PreparedStatement ps = prepare(sql);
     try {
       for (Object[] row : rows) {
@@ -83,18 +90,46 @@ public final class Tx {
         throw new SQLException(
             "the batch of " + rows.size() + " rows reported " + counts.length + " counts: " + sql);
       }
+      for (int count : counts) {
+        if (count < 0) {
+          // SUCCESS_NO_INFO, e.g. pgjdbc with reWriteBatchedInserts=true in the URL: callers
+          // tell fresh rows from repeats by these counts, so a batch without them is refused.
+          throw new SQLException(
+              "the driver reported no row counts for the batch (remove reWriteBatchedInserts from"
+                  + " the database URL): "
+                  + sql);
+        }
+      }
       return counts;
     } finally {
-      // sqlite-jdbc and pgjdbc clear a failed batch themselves; a cached statement stays clean
-      // whatever the driver does.
-      ps.clearBatch();
-      done(ps);
+      try {
+        // sqlite-jdbc and pgjdbc clear a failed batch themselves; a cached statement stays clean
+        // whatever the driver does.
+        ps.clearBatch();
+      } finally {
+        done(ps);
+      }
     }
   }
 
   /** All rows of a query, mapped. */
   public <T> List<T> query(String sql, RowMapper<T> mapper, Object... args) throws SQLException {
+    return query(prepare(sql), mapper, args);
+  }
+
+  /**
+   * {@link #query}, planned at this execution for these values and the tables as they are now (see
+   * {@link Dialect#planEachExecution}): for a lookup on a table that grows from empty.
+   */
+  public <T> List<T> queryPlannedNow(String sql, RowMapper<T> mapper, Object... args)
+      throws SQLException {
     PreparedStatement ps = prepare(sql);
+    dialect.planEachExecution(ps);
+    return query(ps, mapper, args);
+  }
+
+  private <T> List<T> query(PreparedStatement ps, RowMapper<T> mapper, Object... args)
+      throws SQLException {
     try {
       bind(ps, args);
       ps.setMaxRows(0);
