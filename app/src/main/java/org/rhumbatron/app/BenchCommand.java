@@ -124,7 +124,8 @@ final class BenchCommand implements Runnable {
           "Events per second from the stream to the applied projection on one stream and on 8,"
               + " beside raw fetch + ack of a bare pull consumer in the same run, and"
               + " publish-to-applied latency on the nudge path. Purges the 8 event streams and"
-              + " deletes their router consumers; on a --nats server only with --purge.")
+              + " deletes their router consumers, before and after; on a --nats server whose"
+              + " event streams hold messages or consumers, only with --purge.")
   static final class Router implements Callable<Integer> {
     @picocli.CommandLine.Mixin Common common = new Common();
 

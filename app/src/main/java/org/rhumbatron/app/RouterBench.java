@@ -43,7 +43,9 @@ import org.rhumbatron.router.run.SubscriptionHandler;
  * The router benchmark of issue 4: events per second from the stream to the applied projection
  * (project-view-projector, then causal-router, driven by nudges) on one stream and on 8, beside the
  * raw fetch + ack rate of a bare pull consumer on the same messages in the same run, and the
- * publish-to-applied latency on the nudge path. It purges the 8 event streams first.
+ * publish-to-applied latency on the nudge path. It purges the 8 event streams and deletes their
+ * router consumers before and after; on a server that is not its own it first refuses streams that
+ * hold messages or consumers, unless allowed to purge them.
  */
 final class RouterBench {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -79,99 +81,112 @@ final class RouterBench {
 
   String run() throws Exception {
     Settings settings = Settings.defaults();
-    try (Connection nats = JetStreamConnections.connect(natsUrl, "rhumbatron-bench-router");
-        Database db = Database.open(dbUrl)) {
+    try (Connection nats = JetStreamConnections.connect(natsUrl, "rhumbatron-bench-router")) {
       JetStreamManagement jsm = nats.jetStreamManagement();
-      new JetStreamTopology(jsm, settings).ensure();
       if (!purgeAllowed) {
-        refuseKeptEvents(jsm);
+        refuseKeptEvents(jsm); // before the bench changes anything on the server or in --db
       }
-      for (int s = 0; s < EventStreams.STREAM_COUNT; s++) {
-        jsm.purgeStream(EventStreams.streamName(s));
-        for (Subscription sub : Subscription.values()) {
-          deleteConsumer(jsm, EventStreams.streamName(s), sub.durableName());
-        }
-      }
-      deleteConsumer(jsm, EventStreams.streamName(0), "bench-raw");
-      JetStreamEventLog log = JetStreamEventLog.bind(nats);
-      SubscriptionHandler idle = new AckAll();
-      // The view actors run on the coordinator's actor pool, as in `rhumbatron core`.
-      try (Coordinator coordinator = new Coordinator(db, log, clock, settings, StreamNudges.NONE);
-          EventRouter router =
-              EventRouter.wire(
-                  new EventLogClient(nats, codec, settings),
-                  db,
-                  coordinator::view,
-                  (tx, fresh) -> {
-                    long now = System.nanoTime();
-                    for (Event e : fresh) {
-                      appliedAtNanos.putIfAbsent(e.eventId(), now);
-                    }
-                  },
-                  idle,
-                  idle,
-                  c -> {},
-                  null, // no maintenance tick runs in the benchmark
-                  null,
-                  clock,
-                  settings)) {
-        List<List<String>> projects = projects();
-        int payloadBytes = codec.encodeEvent(event(projects.get(0).get(0), 0)).length;
-
-        List<Integer> all = new ArrayList<>();
-        for (int s = 0; s < EventStreams.STREAM_COUNT; s++) {
-          all.add(s);
-        }
-        List<Double> raws = new ArrayList<>();
-        List<Double> ones = new ArrayList<>();
-        List<Double> eights = new ArrayList<>();
-        long next = 0;
-        // Round 0 warms up the JIT, the database and the consumers; rounds 1.. are measured.
-        for (int r = 0; r <= rounds; r++) {
-          // One stream: the same messages for the bare consumer and for the router.
-          // Each target is read before its publish: a run still queued from the phase before may
-          // take some of the new events before the drive starts.
-          long target = appliedAtNanos.size() + count;
-          publish(log, eventsOn(List.of(0), projects, count, next));
-          next += count;
-          double raw = rawFetchAck(nats, count);
-          double oneStream = drive(router, List.of(0), target, count);
-          target = appliedAtNanos.size() + count;
-          publish(log, eventsOn(all, projects, count, next));
-          next += count;
-          double eightStreams = drive(router, all, target, count);
-          if (r > 0) {
-            raws.add(raw);
-            ones.add(oneStream);
-            eights.add(eightStreams);
-          }
-        }
-        double raw = BenchRounds.median(raws);
-        double oneStream = BenchRounds.median(ones);
-        double eightStreams = BenchRounds.median(eights);
-        long[] latencies = latency(router, log, projects, Math.max(50, oneStream / 2), next);
-
-        ObjectNode out = JSON.createObjectNode();
-        out.put("bench", "router");
-        out.put("database", db.dialect().name());
-        out.put("nats", natsUrl);
-        out.put("events", count);
-        out.put("projects_per_stream", projectsPerStream);
-        out.put("payload_bytes", payloadBytes);
-        out.put("raw_fetch_ack_per_s", Math.round(raw));
-        out.put("router_one_stream_per_s", Math.round(oneStream));
-        out.put("router_eight_streams_per_s", Math.round(eightStreams));
-        out.put("ratio", BenchRounds.ratio(oneStream, raw));
-        out.put("ratio_eight_streams", BenchRounds.ratio(eightStreams, raw));
-        BenchRounds.put(out, "router_one_stream_per_s", ones);
-        BenchRounds.put(out, "router_eight_streams_per_s", eights);
-        BenchRounds.put(out, "raw_per_s", raws);
-        ObjectNode latency = out.putObject("publish_to_applied_ms");
-        latency.put("offered_per_s", Math.round(Math.max(50, oneStream / 2)));
-        LatencyStats.put(latency, latencies, 50, 99);
-        return JSON.writerWithDefaultPrettyPrinter().writeValueAsString(out);
+      new JetStreamTopology(jsm, settings).ensure();
+      clearEventStreams(jsm);
+      try (Database db = Database.open(dbUrl)) {
+        return measure(nats, db, settings);
+      } finally {
+        clearEventStreams(jsm); // as it found them: the next run on this server is not refused
       }
     }
+  }
+
+  /** The warm-up, the measured rounds and the latency phase; returns the JSON. */
+  private String measure(Connection nats, Database db, Settings settings) throws Exception {
+    JetStreamEventLog log = JetStreamEventLog.bind(nats);
+    SubscriptionHandler idle = new AckAll();
+    // The view actors run on the coordinator's actor pool, as in `rhumbatron core`.
+    try (Coordinator coordinator = new Coordinator(db, log, clock, settings, StreamNudges.NONE);
+        EventRouter router =
+            EventRouter.wire(
+                new EventLogClient(nats, codec, settings),
+                db,
+                coordinator::view,
+                (tx, fresh) -> {
+                  long now = System.nanoTime();
+                  for (Event e : fresh) {
+                    appliedAtNanos.putIfAbsent(e.eventId(), now);
+                  }
+                },
+                idle,
+                idle,
+                c -> {},
+                null, // no maintenance tick runs in the benchmark
+                null,
+                clock,
+                settings)) {
+      List<List<String>> projects = projects();
+      int payloadBytes = codec.encodeEvent(event(projects.get(0).get(0), 0)).length;
+
+      List<Integer> all = new ArrayList<>();
+      for (int s = 0; s < EventStreams.STREAM_COUNT; s++) {
+        all.add(s);
+      }
+      List<Double> raws = new ArrayList<>();
+      List<Double> ones = new ArrayList<>();
+      List<Double> eights = new ArrayList<>();
+      long next = 0;
+      // Round 0 warms up the JIT, the database and the consumers; rounds 1.. are measured.
+      for (int r = 0; r <= rounds; r++) {
+        // One stream: the same messages for the bare consumer and for the router.
+        // Each target is read before its publish: a run still queued from the phase before may
+        // take some of the new events before the drive starts.
+        long target = appliedAtNanos.size() + count;
+        publish(log, eventsOn(List.of(0), projects, count, next));
+        next += count;
+        double raw = rawFetchAck(nats, count);
+        double oneStream = drive(router, List.of(0), target, count);
+        target = appliedAtNanos.size() + count;
+        publish(log, eventsOn(all, projects, count, next));
+        next += count;
+        double eightStreams = drive(router, all, target, count);
+        if (r > 0) {
+          raws.add(raw);
+          ones.add(oneStream);
+          eights.add(eightStreams);
+        }
+      }
+      double raw = BenchRounds.median(raws);
+      double oneStream = BenchRounds.median(ones);
+      double eightStreams = BenchRounds.median(eights);
+      long[] latencies = latency(router, log, projects, Math.max(50, oneStream / 2), next);
+
+      ObjectNode out = JSON.createObjectNode();
+      out.put("bench", "router");
+      out.put("database", db.dialect().name());
+      out.put("nats", natsUrl);
+      out.put("events", count);
+      out.put("projects_per_stream", projectsPerStream);
+      out.put("payload_bytes", payloadBytes);
+      out.put("raw_fetch_ack_per_s", Math.round(raw));
+      out.put("router_one_stream_per_s", Math.round(oneStream));
+      out.put("router_eight_streams_per_s", Math.round(eightStreams));
+      out.put("ratio", BenchRounds.ratio(oneStream, raw));
+      out.put("ratio_eight_streams", BenchRounds.ratio(eightStreams, raw));
+      BenchRounds.put(out, "router_one_stream_per_s", ones);
+      BenchRounds.put(out, "router_eight_streams_per_s", eights);
+      BenchRounds.put(out, "raw_per_s", raws);
+      ObjectNode latency = out.putObject("publish_to_applied_ms");
+      latency.put("offered_per_s", Math.round(Math.max(50, oneStream / 2)));
+      LatencyStats.put(latency, latencies, 50, 99);
+      return JSON.writerWithDefaultPrettyPrinter().writeValueAsString(out);
+    }
+  }
+
+  /** Purges the 8 event streams and deletes the router's consumers and the raw one on them. */
+  private static void clearEventStreams(JetStreamManagement jsm) throws Exception {
+    for (int s = 0; s < EventStreams.STREAM_COUNT; s++) {
+      jsm.purgeStream(EventStreams.streamName(s));
+      for (Subscription sub : Subscription.values()) {
+        deleteConsumer(jsm, EventStreams.streamName(s), sub.durableName());
+      }
+    }
+    deleteConsumer(jsm, EventStreams.streamName(0), "bench-raw");
   }
 
   /**
@@ -181,6 +196,9 @@ final class RouterBench {
   private static void refuseKeptEvents(JetStreamManagement jsm) throws Exception {
     List<String> kept = new ArrayList<>();
     for (int s = 0; s < EventStreams.STREAM_COUNT; s++) {
+      if (!jsm.getStreamNames().contains(EventStreams.streamName(s))) {
+        continue; // not made yet: nothing kept in it
+      }
       var state = jsm.getStreamInfo(EventStreams.streamName(s)).getStreamState();
       if (state.getMsgCount() > 0 || state.getConsumerCount() > 0) {
         kept.add(

@@ -40,4 +40,20 @@ class RouterBenchTest {
           .isEqualTo(1);
     }
   }
+
+  @Test
+  void aRunOnAServerWithoutEventStreamsLeavesThemEmptySoTheNextRunIsNotRefused() throws Exception {
+    String json =
+        new RouterBench(nats.url(), data.resolve("bench.db").toString(), 200, 1, 1, 1, false).run();
+
+    assertThat(json).contains("\"ratio\"");
+    try (Connection c = JetStreamConnections.connect(nats.url(), "test")) {
+      for (int s = 0; s < EventStreams.STREAM_COUNT; s++) {
+        var state =
+            c.jetStreamManagement().getStreamInfo(EventStreams.streamName(s)).getStreamState();
+        assertThat(state.getMsgCount()).as(EventStreams.streamName(s)).isZero();
+        assertThat(state.getConsumerCount()).as(EventStreams.streamName(s)).isZero();
+      }
+    }
+  }
 }
