@@ -44,6 +44,9 @@ class CoreCommandTest {
       assertThat(core.waitFor(30, TimeUnit.SECONDS)).isTrue();
       reader.join(5_000);
       assertThat(lines).as("exit %d", core.exitValue()).anyMatch(l -> l.contains("core stopped"));
+      assertThat(lines)
+          .as("an orderly stop logs no errors (nats-server stops after core's connections)")
+          .noneMatch(l -> l.contains(" ERROR "));
       assertThat(PortProbe.accepts(java.net.URI.create(m.group(1).replace("nats", "tcp"))))
           .as("the private nats-server stops with core")
           .isFalse();

@@ -9,6 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.rhumbatron.protocol.RhumbatronException;
 import org.slf4j.Logger;
@@ -29,13 +30,17 @@ public final class PrivateNatsServer implements AutoCloseable {
   private final Path storeDir;
   // A JVM stopped by a signal (SIGTERM, Ctrl-C) runs its shutdown hooks but not the finally blocks
   // that would close this server: the hook stops it, so it does not outlive the JVM that owns it.
+  // Hooks run at the same time, so it first gives the owner's own hook (core's orderly stop) a
+  // moment to close its connections and then this server; stopping it under them logs errors.
   private final Thread stopOnExit;
+  private final CountDownLatch closed = new CountDownLatch(1);
+  private static final Duration OWNER_GRACE = Duration.ofSeconds(5);
 
   private PrivateNatsServer(Process process, int port, Path storeDir) {
     this.process = process;
     this.port = port;
     this.storeDir = storeDir;
-    this.stopOnExit = new Thread(this::stop, "private-nats-server-stop");
+    this.stopOnExit = new Thread(this::stopUnlessClosed, "private-nats-server-stop");
     Runtime.getRuntime().addShutdownHook(stopOnExit);
   }
 
@@ -158,6 +163,18 @@ public final class PrivateNatsServer implements AutoCloseable {
       Runtime.getRuntime().removeShutdownHook(stopOnExit);
     } catch (IllegalStateException shuttingDown) {
       // The JVM is already stopping: the hook runs (or ran) the same stop.
+    }
+    stop();
+    closed.countDown();
+  }
+
+  private void stopUnlessClosed() {
+    try {
+      if (closed.await(OWNER_GRACE.toMillis(), TimeUnit.MILLISECONDS)) {
+        return;
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     }
     stop();
   }
