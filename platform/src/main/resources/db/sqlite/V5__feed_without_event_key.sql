@@ -1,10 +1,8 @@
 -- V5 (issue 4, router benchmark): the feed's UNIQUE (project_id, event_id) goes. The projector
 -- writes a feed row only for an event whose claim (processed_events, the same transaction) is
 -- fresh, so the claim already keeps one row per event, as the seed has it; the unique index only
--- cost every feed row a write at a random place (event ids are hashes). Measured on bench router,
--- jars alternating, 4 runs each: one stream 10,458 / 10,295 / 9,779 / 9,775 events/s with it,
--- 10,981 / 10,719 / 10,722 / 10,605 without; eight streams 13,800 / 13,376 / 12,488 / 12,975
--- with it, 14,820 / 15,562 / 15,063 / 14,800 without.
+-- cost every feed row a write at a random place (event ids are hashes): bench router about 7%
+-- (one stream) and 13% (eight streams) faster without it.
 -- SQLite cannot drop a table constraint: the table is rebuilt, feed_seq and its sequence kept.
 -- Keep db/sqlite/V5__feed_without_event_key.sql and db/postgres/V5__feed_without_event_key.sql
 -- the same in effect.

@@ -195,8 +195,9 @@ final class RouterBench {
    */
   private static void refuseKeptEvents(JetStreamManagement jsm) throws Exception {
     List<String> kept = new ArrayList<>();
+    List<String> existing = jsm.getStreamNames();
     for (int s = 0; s < EventStreams.STREAM_COUNT; s++) {
-      if (!jsm.getStreamNames().contains(EventStreams.streamName(s))) {
+      if (!existing.contains(EventStreams.streamName(s))) {
         continue; // not made yet: nothing kept in it
       }
       var state = jsm.getStreamInfo(EventStreams.streamName(s)).getStreamState();

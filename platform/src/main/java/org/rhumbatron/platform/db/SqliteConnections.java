@@ -101,14 +101,12 @@ final class SqliteConnections implements ConnectionSource {
             throw new SQLException("SQLite refused WAL mode (journal_mode is " + mode + ")");
           }
         }
-      }
-      st.execute("PRAGMA synchronous = NORMAL");
-      if (!readOnly) {
         // The writer's savepoint journals in memory: the router's group commits (a savepoint per
         // member) spilled them to temp files, 6.7 pwrites per applied event on bench router. Its
         // sorts (CREATE INDEX in a migration) then use memory too; readers keep temp files.
         st.execute("PRAGMA temp_store = MEMORY");
       }
+      st.execute("PRAGMA synchronous = NORMAL");
       st.execute("PRAGMA foreign_keys = ON");
       if (readOnly) {
         st.execute("PRAGMA query_only = ON");
