@@ -5,6 +5,8 @@ import java.time.Instant;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.function.Supplier;
 import org.rhumbatron.platform.db.Database;
 import org.rhumbatron.platform.db.Tx;
 import org.rhumbatron.platform.db.TxWork;
@@ -37,13 +39,51 @@ public abstract class Actor {
     return context.database();
   }
 
-  /** Runs {@code work} in one transaction on this actor's lane, after its earlier calls. */
+  /**
+   * Runs {@code work} in one transaction on this actor's lane, after its earlier calls. The lane
+   * holds no thread while the transaction waits for its commit ({@link
+   * Database#inTransactionAsync}); the future completes after the commit.
+   */
   protected final <T> CompletableFuture<T> transact(TxWork<T> work) {
-    return onLane(() -> database().inTransaction(work));
+    return onLaneAsync(() -> database().inTransactionAsync(work));
+  }
+
+  /**
+   * Runs {@code start} on this actor's lane and holds the lane until the stage it returns
+   * completes; the result completes with that stage. {@code start} and what it chains to its stage
+   * must not block: they run on the thread that completes the previous stage (a database's group
+   * commit).
+   */
+  protected final <T> CompletableFuture<T> onLaneAsync(Supplier<CompletionStage<T>> start) {
+    CompletableFuture<T> result = new CompletableFuture<>();
+    context
+        .lane()
+        .executeAsync(
+            () -> {
+              CompletionStage<T> stage;
+              try {
+                stage = start.get();
+              } catch (RuntimeException | Error e) {
+                result.completeExceptionally(e);
+                return result;
+              }
+              return stage.whenComplete(
+                  (r, e) -> {
+                    if (e == null) {
+                      result.complete(r);
+                    } else {
+                      result.completeExceptionally(
+                          e instanceof CompletionException && e.getCause() != null
+                              ? e.getCause()
+                              : e);
+                    }
+                  });
+            });
+    return result;
   }
 
   /** Runs {@code body} on this actor's lane (no transaction of its own). */
-  protected final <T> CompletableFuture<T> onLane(java.util.function.Supplier<T> body) {
+  protected final <T> CompletableFuture<T> onLane(Supplier<T> body) {
     CompletableFuture<T> result = new CompletableFuture<>();
     context
         .lane()

@@ -1,7 +1,6 @@
 package org.rhumbatron.coordinator.actor;
 
 import java.time.Clock;
-import java.util.concurrent.Executor;
 import org.rhumbatron.platform.config.Settings;
 import org.rhumbatron.platform.db.Database;
 
@@ -11,5 +10,5 @@ public record ActorContext(
     Database database,
     Clock clock,
     Settings settings,
-    Executor lane,
+    SerialExecutor lane,
     ActorAlarms alarms) {}

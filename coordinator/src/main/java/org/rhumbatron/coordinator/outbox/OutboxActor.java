@@ -7,6 +7,7 @@ import java.util.concurrent.CompletableFuture;
 import org.rhumbatron.coordinator.actor.Actor;
 import org.rhumbatron.coordinator.actor.ActorContext;
 import org.rhumbatron.platform.config.Settings;
+import org.rhumbatron.platform.db.Database;
 import org.rhumbatron.platform.db.Tx;
 import org.rhumbatron.protocol.Event;
 import org.rhumbatron.protocol.EventStreams;
@@ -62,48 +63,54 @@ public abstract class OutboxActor extends Actor {
 
   /**
    * Runs {@code work} in one transaction on this actor's lane: state change and outbox rows commit
-   * together or not at all. After the commit the publisher is kicked.
+   * together or not at all. After the commit the publisher is kicked. The lane holds no thread
+   * while the transaction waits for its group commit ({@link Database#inTransactionAsync}).
    */
   protected final <T> CompletableFuture<T> transactWithEvents(EventWork<T> work) {
-    return onLane(
+    return onLaneAsync(
         () -> {
           boolean[] appended = new boolean[1];
           Instant backstop =
               clock().instant().plus(context().settings().get(Settings.OUTBOX_ALARM_BACKSTOP));
-          T result =
-              database()
-                  .inTransaction(
-                      tx -> {
-                        appended[0] = false;
-                        T r =
-                            work.run(
-                                tx,
-                                new Appender() {
-                                  @Override
-                                  public boolean append(Event event) throws SQLException {
-                                    return append(outbox.encode(event));
-                                  }
+          // Read on the lane before the work is queued: the alarm is armed in the same
+          // transaction when the last backstop has passed.
+          boolean arm = armedUntil == null || !armedUntil.isAfter(clock().instant());
+          return database()
+              .inTransactionAsync(
+                  tx -> {
+                    appended[0] = false;
+                    T r =
+                        work.run(
+                            tx,
+                            new Appender() {
+                              @Override
+                              public boolean append(Event event) throws SQLException {
+                                return append(outbox.encode(event));
+                              }
 
-                                  @Override
-                                  public boolean append(Outbox.Encoded event) throws SQLException {
-                                    boolean fresh = outbox.append(tx, address(), event);
-                                    appended[0] |= fresh;
-                                    return fresh;
-                                  }
-                                });
-                        if (appended[0]
-                            && (armedUntil == null || !armedUntil.isAfter(clock().instant()))) {
-                          context().alarms().setIfEarlier(tx, address(), backstop);
-                        }
-                        return r;
-                      });
-          if (appended[0]) {
-            if (armedUntil == null || !armedUntil.isAfter(clock().instant())) {
-              armedUntil = backstop;
-            }
-            publisher.kick(streamIndex());
-          }
-          return result;
+                              @Override
+                              public boolean append(Outbox.Encoded event) throws SQLException {
+                                boolean fresh = outbox.append(tx, address(), event);
+                                appended[0] |= fresh;
+                                return fresh;
+                              }
+                            });
+                    if (appended[0] && arm) {
+                      context().alarms().setIfEarlier(tx, address(), backstop);
+                    }
+                    return r;
+                  })
+              .thenApply(
+                  result -> {
+                    // Still on the lane: it waits for this stage before its next task.
+                    if (appended[0]) {
+                      if (arm) {
+                        armedUntil = backstop;
+                      }
+                      publisher.kick(streamIndex());
+                    }
+                    return result;
+                  });
         });
   }
 

@@ -65,4 +65,68 @@ class SerialExecutorTest {
       pool.shutdownNow();
     }
   }
+
+  @Test
+  void anAsyncTaskHoldsItsLaneUntilItsStageCompletesButNotThePoolThread() throws Exception {
+    ExecutorService pool = Executors.newSingleThreadExecutor(r -> new Thread(r, "pool"));
+    try {
+      SerialExecutor lane = new SerialExecutor(pool);
+      SerialExecutor other = new SerialExecutor(pool);
+      CompletableFuture<Void> commit = new CompletableFuture<>();
+      List<String> order = Collections.synchronizedList(new ArrayList<>());
+      CompletableFuture<String> nextAsyncRanOn = new CompletableFuture<>();
+      CompletableFuture<String> plainRanOn = new CompletableFuture<>();
+      lane.executeAsync(
+          () -> {
+            order.add("first");
+            return commit;
+          });
+      lane.executeAsync(
+          () -> {
+            order.add("second");
+            nextAsyncRanOn.complete(Thread.currentThread().getName());
+            return CompletableFuture.completedFuture(null);
+          });
+      lane.execute(
+          () -> {
+            order.add("plain");
+            plainRanOn.complete(Thread.currentThread().getName());
+          });
+      // The pool's only thread is free while the first task waits: another lane runs on it.
+      CompletableFuture<Void> otherRan = new CompletableFuture<>();
+      other.execute(() -> otherRan.complete(null));
+      otherRan.get(5, TimeUnit.SECONDS);
+      assertThat(order).containsExactly("first");
+      assertThat(lane.isIdle()).isFalse();
+
+      Thread completer = new Thread(() -> commit.complete(null), "completer");
+      completer.start();
+      completer.join();
+
+      // The next async task started on the completing thread; the plain one went to the pool.
+      assertThat(nextAsyncRanOn.get(5, TimeUnit.SECONDS)).isEqualTo("completer");
+      assertThat(plainRanOn.get(5, TimeUnit.SECONDS)).isEqualTo("pool");
+      assertThat(order).containsExactly("first", "second", "plain");
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  @Test
+  void anAsyncTaskThatThrowsOrFailsDoesNotStopItsLane() throws Exception {
+    ExecutorService pool = Executors.newFixedThreadPool(2);
+    try {
+      SerialExecutor lane = new SerialExecutor(pool);
+      lane.executeAsync(
+          () -> {
+            throw new IllegalStateException("start failed");
+          });
+      lane.executeAsync(() -> CompletableFuture.failedFuture(new IllegalStateException("failed")));
+      CompletableFuture<Void> ran = new CompletableFuture<>();
+      lane.execute(() -> ran.complete(null));
+      ran.get(5, TimeUnit.SECONDS);
+    } finally {
+      pool.shutdownNow();
+    }
+  }
 }

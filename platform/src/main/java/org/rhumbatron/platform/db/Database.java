@@ -6,6 +6,7 @@ import java.sql.Statement;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.LongAdder;
 import org.slf4j.Logger;
@@ -46,7 +47,7 @@ public final class Database implements AutoCloseable {
     this.dialect = dialect;
     this.connections = connections;
     this.options = options;
-    this.groupCommit = dialect instanceof SqliteDialect ? new GroupCommit(this) : null;
+    this.groupCommit = dialect instanceof SqliteDialect ? new GroupCommit(this, url) : null;
   }
 
   /**
@@ -104,6 +105,30 @@ public final class Database implements AutoCloseable {
       return groupCommit.submit(work);
     }
     return withRetries(true, work);
+  }
+
+  /**
+   * {@link #inTransaction} without waiting: the future completes when the work committed, or with
+   * the exception {@code inTransaction} would throw. On SQLite the work joins the next group commit
+   * and the future completes on the thread that led it, so what depends on the future must not
+   * block (it may queue more work). On PostgreSQL the work runs now, on the calling thread.
+   *
+   * @throws IllegalStateException when called inside another transaction of this database on the
+   *     same thread
+   */
+  public <T> CompletableFuture<T> inTransactionAsync(TxWork<T> work) {
+    if (current.get() != null) {
+      throw new IllegalStateException(
+          "inTransactionAsync called inside a transaction of the same database; pass the Tx down");
+    }
+    if (groupCommit != null) {
+      return groupCommit.submitAsync(work);
+    }
+    try {
+      return CompletableFuture.completedFuture(withRetries(true, work));
+    } catch (RuntimeException | Error e) {
+      return CompletableFuture.failedFuture(e);
+    }
   }
 
   /**
@@ -182,6 +207,9 @@ public final class Database implements AutoCloseable {
 
   @Override
   public void close() {
+    if (groupCommit != null) {
+      groupCommit.close();
+    }
     connections.close();
   }
 

@@ -15,6 +15,7 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -386,6 +387,35 @@ abstract class DatabaseContract {
   }
 
   @Test
+  void anAsyncTransactionCompletesWithItsResultOrItsOwnExceptionAfterTheCommit() throws Exception {
+    Database db = open();
+    IllegalStateException boom = new IllegalStateException("boom");
+
+    CompletableFuture<Long> committed =
+        db.inTransactionAsync(
+            tx -> {
+              insertProject(tx, "p1");
+              return tx.queryLong("SELECT COUNT(*) FROM projects");
+            });
+    CompletableFuture<Object> failed =
+        db.inTransactionAsync(
+            tx -> {
+              insertProject(tx, "p2");
+              throw boom;
+            });
+    CompletableFuture<Integer> sqlError = db.inTransactionAsync(tx -> insertProject(tx, "p1"));
+
+    assertThat(committed.get(10, TimeUnit.SECONDS)).isEqualTo(1L);
+    assertThatThrownBy(() -> failed.get(10, TimeUnit.SECONDS)).hasCauseReference(boom);
+    assertThatThrownBy(() -> sqlError.get(10, TimeUnit.SECONDS))
+        .hasCauseInstanceOf(DatabaseException.class);
+    // What the future reports is committed: a read after it sees p1 and nothing of p2.
+    List<String> projects =
+        db.read(tx -> tx.query("SELECT project_id FROM projects", rs -> rs.getString(1)));
+    assertThat(projects).containsExactly("p1");
+  }
+
+  @Test
   void readInsideATransactionSeesItsWrites() {
     Database db = open();
     long seen =
@@ -400,17 +430,23 @@ abstract class DatabaseContract {
   @Test
   void aNestedTransactionIsRefusedAndTheOuterOneRollsBack() {
     Database db = open();
+    List<TxWork<Object>> nested =
+        List.of(
+            tx -> db.inTransaction(inner -> insertProject(inner, "p2")),
+            tx -> db.inTransactionAsync(inner -> insertProject(inner, "p2")));
 
-    assertThatThrownBy(
-            () ->
-                db.inTransaction(
-                    tx -> {
-                      insertProject(tx, "p1");
-                      return db.inTransaction(inner -> insertProject(inner, "p2"));
-                    }))
-        .isInstanceOf(IllegalStateException.class)
-        .hasMessageContaining("pass the Tx down");
-    assertThat(countAll(db, "projects")).isZero();
+    for (TxWork<Object> inner : nested) {
+      assertThatThrownBy(
+              () ->
+                  db.inTransaction(
+                      tx -> {
+                        insertProject(tx, "p1");
+                        return inner.run(tx);
+                      }))
+          .isInstanceOf(IllegalStateException.class)
+          .hasMessageContaining("pass the Tx down");
+      assertThat(countAll(db, "projects")).isZero();
+    }
   }
 
   @Test

@@ -182,6 +182,97 @@ class SqliteDatabaseTest extends DatabaseContract {
   }
 
   @Test
+  void whatDependsOnAnAsyncCommitRunsOnTheWriterAndMayQueueMoreWork() throws Exception {
+    Database db = open();
+    // A chain of 3,000 transactions, each queued by the completion of the one before (as an
+    // actor's lane queues its next transaction): no thread waits, the stack does not grow, and
+    // the chain ends with every row there.
+    int links = 3_000;
+    CompletableFuture<Integer> end = new CompletableFuture<>();
+    java.util.function.IntConsumer[] link = new java.util.function.IntConsumer[1];
+    link[0] =
+        n ->
+            db.inTransactionAsync(
+                    tx ->
+                        tx.update(
+                            "INSERT INTO processed_events (consumer, event_id, processed_at_ms)"
+                                + " VALUES ('chain', ?, 0)",
+                            "e" + n))
+                .whenComplete(
+                    (r, e) -> {
+                      if (e != null) {
+                        end.completeExceptionally(e);
+                      } else if (n + 1 == links) {
+                        end.complete(n + 1);
+                      } else {
+                        link[0].accept(n + 1);
+                      }
+                    });
+    link[0].accept(0);
+
+    assertThat(end.get(30, TimeUnit.SECONDS)).isEqualTo(links);
+    Long rows =
+        db.read(
+            tx -> tx.queryLong("SELECT COUNT(*) FROM processed_events WHERE consumer = 'chain'"));
+    assertThat(rows).isEqualTo((long) links);
+  }
+
+  @Test
+  void aDependentThatWaitsForAnotherTransactionOnTheWriterDoesNotDeadlock() throws Exception {
+    Database db = open();
+    CompletableFuture<Long> inner = new CompletableFuture<>();
+    db.inTransactionAsync(tx -> insertProject(tx, "p1"))
+        .thenRun(
+            () -> {
+              // The writer thread's own inTransaction: it leads that batch itself.
+              inner.complete(
+                  db.inTransaction(
+                      tx -> {
+                        insertProject(tx, "p2");
+                        return tx.queryLong("SELECT COUNT(*) FROM projects");
+                      }));
+            });
+
+    assertThat(inner.get(10, TimeUnit.SECONDS)).isEqualTo(2L);
+  }
+
+  @Test
+  void closeFailsAsyncWorkNotYetRunAndRefusesNewWork() throws Exception {
+    Database db = open();
+    CountDownLatch release = new CountDownLatch(1);
+    CompletableFuture<Integer> holding =
+        db.inTransactionAsync(
+            tx -> {
+              awaitLatch(release); // holds the writer while more work queues behind it
+              return insertProject(tx, "p1");
+            });
+    List<CompletableFuture<Integer>> queued = new java.util.ArrayList<>();
+    for (int i = 0; i < 5; i++) {
+      int n = i;
+      queued.add(db.inTransactionAsync(tx -> insertProject(tx, "q" + n)));
+    }
+    Thread closer = new Thread(db::close);
+    closer.start();
+    release.countDown();
+    closer.join(20_000);
+
+    assertThat(closer.isAlive()).isFalse();
+    assertThat(holding.get(10, TimeUnit.SECONDS)).isEqualTo(1);
+    for (CompletableFuture<Integer> q : queued) {
+      // Each either committed with the running batch or failed naming the closed database.
+      try {
+        assertThat(q.get(10, TimeUnit.SECONDS)).isEqualTo(1);
+      } catch (java.util.concurrent.ExecutionException e) {
+        assertThat(e.getCause()).isInstanceOf(DatabaseException.class);
+        assertThat(e.getCause().getMessage()).contains("closed");
+      }
+    }
+    assertThatThrownBy(() -> db.inTransactionAsync(tx -> insertProject(tx, "late")))
+        .isInstanceOf(DatabaseException.class)
+        .hasMessageContaining("database is closed");
+  }
+
+  @Test
   void checkpointsRunOffTheCommitPathAndCloseEmptiesTheWal() throws Exception {
     String url = db().url();
     java.nio.file.Path file = java.nio.file.Path.of(url.replaceFirst("^jdbc:sqlite:", ""));
