@@ -12,6 +12,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.rhumbatron.testkit.db.DatabaseExtension;
@@ -120,6 +121,16 @@ class SqliteDatabaseTest extends DatabaseContract {
     assertThat(blocked.get(10, TimeUnit.SECONDS)).isEqualTo(1);
     assertThat(countAll(waiter, "projects")).isEqualTo(2);
     threads.shutdown();
+  }
+
+  /** A transaction that holds the writer until {@code release}, so that work queues behind it. */
+  private static CompletableFuture<Integer> holdWriter(
+      Database db, CountDownLatch release, String projectId) {
+    return db.inTransactionAsync(
+        tx -> {
+          awaitLatch(release);
+          return insertProject(tx, projectId);
+        });
   }
 
   private static void awaitLatch(CountDownLatch latch) {
@@ -237,15 +248,55 @@ class SqliteDatabaseTest extends DatabaseContract {
   }
 
   @Test
+  void aMemberThatFailsInABatchLeavesNoWritesAndTheOthersCommitOnce() throws Exception {
+    Database db = open();
+    CountDownLatch release = new CountDownLatch(1);
+    // The first transaction holds the writer, so the next three queue into one batch.
+    CompletableFuture<Integer> holding = holdWriter(db, release, "p0");
+    IllegalStateException boom = new IllegalStateException("boom");
+    AtomicInteger failingRuns = new AtomicInteger();
+    CompletableFuture<Integer> before = db.inTransactionAsync(tx -> insertProject(tx, "p1"));
+    CompletableFuture<Integer> failing =
+        db.inTransactionAsync(
+            tx -> {
+              failingRuns.incrementAndGet();
+              insertProject(tx, "bad");
+              throw boom;
+            });
+    CompletableFuture<Integer> after = db.inTransactionAsync(tx -> insertProject(tx, "p2"));
+    release.countDown();
+
+    assertThat(holding.get(10, TimeUnit.SECONDS)).isEqualTo(1);
+    assertThat(before.get(10, TimeUnit.SECONDS)).isEqualTo(1);
+    assertThat(after.get(10, TimeUnit.SECONDS)).isEqualTo(1);
+    assertThatThrownBy(() -> failing.get(10, TimeUnit.SECONDS)).hasCauseReference(boom);
+    List<String> projects =
+        db.read(
+            tx -> tx.query("SELECT project_id FROM projects ORDER BY 1", rs -> rs.getString(1)));
+    assertThat(projects).containsExactly("p0", "p1", "p2");
+    // Once without savepoints (the batch rolled back), once in its own savepoint.
+    assertThat(failingRuns).hasValue(2);
+
+    // A transaction alone in its batch fails at once: its work ran one time.
+    AtomicInteger loneRuns = new AtomicInteger();
+    assertThatThrownBy(
+            () ->
+                db.inTransaction(
+                    tx -> {
+                      loneRuns.incrementAndGet();
+                      insertProject(tx, "lone");
+                      throw boom;
+                    }))
+        .isSameAs(boom);
+    assertThat(loneRuns).hasValue(1);
+    assertThat(countAll(db, "projects")).isEqualTo(3);
+  }
+
+  @Test
   void closeFailsAsyncWorkNotYetRunAndRefusesNewWork() throws Exception {
     Database db = open();
     CountDownLatch release = new CountDownLatch(1);
-    CompletableFuture<Integer> holding =
-        db.inTransactionAsync(
-            tx -> {
-              awaitLatch(release); // holds the writer while more work queues behind it
-              return insertProject(tx, "p1");
-            });
+    CompletableFuture<Integer> holding = holdWriter(db, release, "p1");
     List<CompletableFuture<Integer>> queued = new java.util.ArrayList<>();
     for (int i = 0; i < 5; i++) {
       int n = i;
