@@ -35,7 +35,7 @@ final class Check {
   }
 
   static String matching(String field, String value, Pattern pattern) {
-    if (value != null && !pattern.matcher(value).matches()) {
+    if (value != null && !IdFormat.matches(pattern, value)) {
       throw new EnvelopeException(
           field,
           EnvelopeException.PATTERN,
@@ -107,7 +107,7 @@ final class Check {
     return out.toString();
   }
 
-  private static int firstUnpairedSurrogate(String value) {
+  static int firstUnpairedSurrogate(String value) {
     if (value == null) {
       return -1;
     }

@@ -54,6 +54,9 @@ public final class EnvelopeCodec {
   // been oversized; room for that, but still a bound.
   private static final int DEAD_LETTER_FACTOR = 8;
 
+  /** How much larger than its input a parsed payload may write out: see checkPayloadSize. */
+  private static final int PAYLOAD_GROWTH = 3;
+
   private static final ObjectMapper MAPPER =
       JsonMapper.builder()
           .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
@@ -112,7 +115,7 @@ public final class EnvelopeCodec {
   }
 
   public byte[] encodeEvent(Event event) {
-    return serialize(tree(event, EnvelopeJson::write, true));
+    return encode(event, EnvelopeJson::write);
   }
 
   /** The Event as a validated JSON tree (a fresh copy), e.g. for an HTTP response. */
@@ -130,7 +133,7 @@ public final class EnvelopeCodec {
   }
 
   public byte[] encodeCommand(Command command) {
-    return serialize(tree(command, EnvelopeJson::write, true));
+    return encode(command, EnvelopeJson::write);
   }
 
   /** The Command as a validated JSON tree (a fresh copy), e.g. for an HTTP response. */
@@ -180,7 +183,7 @@ public final class EnvelopeCodec {
     if (readableWithoutSchema.test(tree)) {
       try {
         if (hasPayload) {
-          checkPayloadSize(tree);
+          checkPayloadSize(tree, json.length);
         }
         return reader.apply(tree);
       } catch (RuntimeException e) {
@@ -189,7 +192,7 @@ public final class EnvelopeCodec {
     }
     validate(schema, tree);
     if (hasPayload) {
-      checkPayloadSize(tree);
+      checkPayloadSize(tree, json.length);
     }
     try {
       return reader.apply(tree);
@@ -200,6 +203,19 @@ public final class EnvelopeCodec {
       throw new EnvelopeException(
           EnvelopeException.WHOLE_ENVELOPE, "decode", "unexpected error: " + e, e);
     }
+  }
+
+  /**
+   * The envelope's JSON. The payload is part of it, so when the whole fits in the payload limit the
+   * payload does too, and only a larger envelope has its payload measured on its own.
+   */
+  private <T> byte[] encode(T envelope, Function<T, ObjectNode> writer) {
+    ObjectNode tree = tree(envelope, writer, false);
+    byte[] bytes = serialize(tree);
+    if (bytes.length > maxPayloadBytes) {
+      checkPayloadSize(tree);
+    }
+    return bytes;
   }
 
   /** The envelope's tree, with its payload size checked (its constructor checked the rest). */
@@ -269,6 +285,18 @@ public final class EnvelopeCodec {
     Set<ValidationMessage> messages = schema.validate(tree);
     if (!messages.isEmpty()) {
       throw SchemaViolations.toException(messages);
+    }
+  }
+
+  /**
+   * {@link #checkPayloadSize(ObjectNode)} for a tree parsed from {@code inputBytes} of JSON. Its
+   * payload written again is under PAYLOAD_GROWTH times the input: only numbers grow ({@code 1e6}
+   * comes back as {@code 1000000.0}, three times its text, and a separator or key around it makes
+   * the ratio smaller), strings and whitespace do not. So a small input needs no measuring.
+   */
+  private void checkPayloadSize(ObjectNode tree, int inputBytes) {
+    if ((long) inputBytes * PAYLOAD_GROWTH > maxPayloadBytes) {
+      checkPayloadSize(tree);
     }
   }
 

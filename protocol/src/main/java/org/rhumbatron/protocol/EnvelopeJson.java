@@ -13,7 +13,6 @@ import static org.rhumbatron.protocol.JsonFields.text;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.List;
-import java.util.regex.Pattern;
 
 /**
  * Maps the envelopes to JSON trees and back, field by field in the seed's order. Hand-written
@@ -42,8 +41,6 @@ final class EnvelopeJson {
     tree.set("payload", e.payloadView());
     return tree;
   }
-
-  private static final Pattern TIMESTAMP = Pattern.compile(IdFormat.TIMESTAMP);
 
   /**
    * The part of the Event schema that {@link #readEvent} does not check: every field is there and
@@ -76,7 +73,7 @@ final class EnvelopeJson {
         && (generation.isIntegralNumber() || generation.isNull())
         && payload != null
         && payload.isObject()
-        && TIMESTAMP.matcher(tree.get("timestamp").textValue()).matches();
+        && IdFormat.isTimestamp(tree.get("timestamp").textValue());
   }
 
   private static final List<String> EVENT_TEXT =

@@ -33,6 +33,11 @@ final class Payloads {
     return (ObjectNode) copy(field, payload, 0);
   }
 
+  /**
+   * Copies {@code node}, whose JSON Pointer is {@code pointer}. The pointers of its children are
+   * made only for a child that has children of its own or fails a check: most of a payload is
+   * leaves that pass, and the router copies the payload of every Event it decodes.
+   */
   private static JsonNode copy(String pointer, JsonNode node, int depth) {
     if (depth > MAX_DEPTH) {
       throw new EnvelopeException(
@@ -43,17 +48,45 @@ final class Payloads {
         ObjectNode object = NODES.objectNode();
         for (Iterator<Map.Entry<String, JsonNode>> it = node.fields(); it.hasNext(); ) {
           Map.Entry<String, JsonNode> e = it.next();
-          String child = pointer + "/" + escape(e.getKey());
-          Check.wellFormed(child, e.getKey());
-          object.set(e.getKey(), copy(child, e.getValue(), depth + 1));
+          String key = e.getKey();
+          if (Check.firstUnpairedSurrogate(key) >= 0) {
+            Check.wellFormed(pointer + "/" + escape(key), key);
+          }
+          object.set(key, child(pointer, key, -1, e.getValue(), depth + 1));
         }
         return object;
       case ARRAY:
         ArrayNode array = NODES.arrayNode(node.size());
         for (int i = 0; i < node.size(); i++) {
-          array.add(copy(pointer + "/" + i, node.get(i), depth + 1));
+          array.add(child(pointer, null, i, node.get(i), depth + 1));
         }
         return array;
+      default:
+        return leaf(pointer, node);
+    }
+  }
+
+  /** The child at {@code key} (an object's) or {@code index} (an array's) of {@code parent}. */
+  private static JsonNode child(String parent, String key, int index, JsonNode node, int depth) {
+    if (depth > MAX_DEPTH || node.isContainerNode() || !isPlainLeaf(node)) {
+      return copy(
+          parent + "/" + (key != null ? escape(key) : Integer.toString(index)), node, depth);
+    }
+    return leaf(null, node);
+  }
+
+  /** A leaf that passes every check as it is: its copy needs no pointer. */
+  private static boolean isPlainLeaf(JsonNode node) {
+    return switch (node.getNodeType()) {
+      case STRING -> Check.firstUnpairedSurrogate(node.textValue()) < 0;
+      case NUMBER -> node.isIntegralNumber() || Double.isFinite(node.doubleValue());
+      case BOOLEAN, NULL -> true;
+      default -> false;
+    };
+  }
+
+  private static JsonNode leaf(String pointer, JsonNode node) {
+    switch (node.getNodeType()) {
       case NUMBER:
         return number(pointer, node);
       case STRING:
@@ -71,6 +104,9 @@ final class Payloads {
   }
 
   private static JsonNode number(String pointer, JsonNode node) {
+    if (node.isInt()) {
+      return node; // what a decode makes of an integer in int range; immutable
+    }
     if (node.isIntegralNumber()) {
       BigInteger value = node.bigIntegerValue();
       if (value.bitLength() < 32) {

@@ -330,6 +330,27 @@ class EnvelopeCodecTest {
   }
 
   @Test
+  void aPayloadWhoseNumbersWriteLongerThanTheyReadIsMeasuredAsWritten() {
+    // 1e6 reads as 3 bytes and writes as 1000000.0: the limit applies to the written payload.
+    String numbers = String.join(",", java.util.Collections.nCopies(200, "1e6"));
+    ObjectNode marked = JsonNodeFactory.instance.objectNode().put("n", "MARK");
+    Event small = Samples.eventBuilder(EventType.TASK_COMPLETED).payload(marked).build();
+    String json =
+        new String(codec.encodeEvent(small), UTF_8).replace("\"MARK\"", "[" + numbers + "]");
+    int written = "{\"n\":[]}".length() + 200 * "1000000.0".length() + 199;
+    assertThat(json.length()).isLessThan(written);
+
+    EnvelopeCodec fits = new EnvelopeCodec(written);
+    EnvelopeCodec tooSmall = new EnvelopeCodec(written - 1);
+
+    assertThat(fits.decodeEvent(json).payload().get("n").size()).isEqualTo(200);
+    EnvelopeException e =
+        catchThrowableOfType(EnvelopeException.class, () -> tooSmall.decodeEvent(json));
+    assertThat(e.field()).isEqualTo("/payload");
+    assertThat(e.rule()).isEqualTo(EnvelopeException.MAX_BYTES);
+  }
+
+  @Test
   void theDefaultPayloadLimitIs256KiB() {
     assertThat(codec.maxPayloadBytes()).isEqualTo(256 * 1024);
     int overhead = "{\"blob\":\"\"}".length();
