@@ -2,6 +2,7 @@ package org.rhumbatron.app;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.concurrent.Callable;
 import org.rhumbatron.platform.natsserver.PrivateNatsServer;
 import picocli.CommandLine.Command;
@@ -94,6 +95,14 @@ final class BenchCommand implements Runnable {
     int rounds;
 
     @Option(
+        names = "--warmup-seconds",
+        defaultValue = "10",
+        description =
+            "Both paths run in turn for at least this long (and twice) before the rounds, so that"
+                + " the JIT has compiled them.")
+    int warmupSeconds;
+
+    @Option(
         names = "--acks",
         defaultValue = "nats",
         description =
@@ -105,6 +114,8 @@ final class BenchCommand implements Runnable {
     public Integer call() throws Exception {
       require(this, rounds >= 1, "--rounds must be at least 1, was " + rounds);
       require(
+          this, warmupSeconds >= 0, "--warmup-seconds must not be negative, was " + warmupSeconds);
+      require(
           this,
           acks.equals("nats") || acks.equals("in-process"),
           "--acks must be nats or in-process, was " + acks);
@@ -112,7 +123,14 @@ final class BenchCommand implements Runnable {
           "outbox",
           (url, db) ->
               new OutboxBench(
-                      url, db, count, actors, latencySeconds, rounds, acks.equals("in-process"))
+                      url,
+                      db,
+                      count,
+                      actors,
+                      latencySeconds,
+                      rounds,
+                      Duration.ofSeconds(warmupSeconds),
+                      acks.equals("in-process"))
                   .run());
     }
   }
