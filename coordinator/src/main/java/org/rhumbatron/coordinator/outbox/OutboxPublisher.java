@@ -1,6 +1,5 @@
 package org.rhumbatron.coordinator.outbox;
 
-import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
@@ -13,6 +12,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
@@ -66,9 +67,14 @@ public final class OutboxPublisher {
   private volatile boolean paused;
   private final LongAdder failedSends = new LongAdder();
 
-  /** What one run did. */
-  public record PublishRun(int published, int retryWait, int failed, boolean more) {
-    static final PublishRun NOTHING = new PublishRun(0, 0, 0, false);
+  /**
+   * What one run did; {@code recorded} completes when its outcome is committed (a run that only
+   * published records it without waiting: see {@link #publishDue}).
+   */
+  public record PublishRun(
+      int published, int retryWait, int failed, boolean more, CompletableFuture<Void> recorded) {
+    static final PublishRun NOTHING =
+        new PublishRun(0, 0, 0, false, CompletableFuture.completedFuture(null));
   }
 
   private record Row(
@@ -96,6 +102,13 @@ public final class OutboxPublisher {
     // while that message is inside the duplicate window; if it refuses what we read back, the
     // next run sends its first message without the expectation.
     boolean justSynced;
+    // Rows acknowledged whose 'published' is not committed yet: the next run skips them. Added on
+    // the lane, removed by the commit of their outcome (the writer's thread).
+    final Set<Long> recording = ConcurrentHashMap.newKeySet();
+    final AtomicBoolean kickAfterRecord = new AtomicBoolean();
+    // While a run that sent every row it read is being recorded, the rows up to its last seq are
+    // all in flight: the next read starts after them. 0 when no such run is in flight.
+    volatile long floor;
 
     Lane(Executor pool) {
       this.serial = new SerialExecutor(pool);
@@ -152,13 +165,28 @@ public final class OutboxPublisher {
     }
   }
 
-  /** Runs {@link #publishDue} on the stream's lane and completes with its result (alarm path). */
+  /**
+   * Runs {@link #publishDue} on the stream's lane and completes with its result once its outcome is
+   * committed (alarm path).
+   */
   public CompletableFuture<PublishRun> publishDueOnLane(int streamIndex) {
     CompletableFuture<PublishRun> result = new CompletableFuture<>();
     lanes[streamIndex].serial.execute(
         () -> {
           try {
-            result.complete(publishDue(streamIndex));
+            PublishRun run = publishDue(streamIndex);
+            run.recorded()
+                .whenComplete(
+                    (v, e) -> {
+                      if (e == null) {
+                        result.complete(run);
+                      } else {
+                        result.completeExceptionally(
+                            e instanceof CompletionException && e.getCause() != null
+                                ? e.getCause()
+                                : e);
+                      }
+                    });
           } catch (RuntimeException e) {
             result.completeExceptionally(e);
           }
@@ -205,8 +233,24 @@ public final class OutboxPublisher {
    */
   PublishRun publishDue(int streamIndex) {
     long now = clock.millis();
-    List<Row> rows = waitingRows(streamIndex);
+    Lane lane = lanes[streamIndex];
+    // Copied before the read: a row whose outcome commits after this copy is skipped either way,
+    // one that committed before it is no longer waiting in what the read sees.
+    Set<Long> recording = Set.copyOf(lane.recording);
+    List<Row> rows = waitingRows(streamIndex, recording.isEmpty() ? 0 : lane.floor);
+    int read = rows.size();
+    if (!recording.isEmpty()) {
+      rows = rows.stream().filter(r -> !recording.contains(r.seq())).toList();
+    }
     if (rows.isEmpty()) {
+      if (read > 0) {
+        // All it read is being recorded (a full window of them may hide rows behind): run again
+        // when a record is in, or now if they all are in already.
+        lane.kickAfterRecord.set(true);
+        if (lane.recording.isEmpty() && lane.kickAfterRecord.compareAndSet(true, false)) {
+          kick(streamIndex);
+        }
+      }
       return PublishRun.NOTHING;
     }
     Set<ActorAddress> held = new HashSet<>();
@@ -218,7 +262,6 @@ public final class OutboxPublisher {
     boolean disconnected = false;
     boolean capped = false;
     boolean bound = transport.boundStreams().contains(streamIndex);
-    Lane lane = lanes[streamIndex];
     if (bound && !lane.synced && transport.isConnected()) {
       resync(streamIndex, lane);
     }
@@ -263,7 +306,18 @@ public final class OutboxPublisher {
     } else {
       lane.synced = false; // read the stream's last message again before the next send
     }
-    if (!dueRetries.isEmpty() || !unbound.isEmpty() || outcome.anyAcked() || outcome.anyCounted()) {
+    CompletableFuture<Void> recorded = CompletableFuture.completedFuture(null);
+    if (dueRetries.isEmpty() && unbound.isEmpty() && outcome.failures.isEmpty()) {
+      if (outcome.anyAcked()) {
+        // Every row read went out when nothing was held back (no actor waiting for a retry, no
+        // project over its cap): the next read may start after the last of them.
+        boolean allSent = held.isEmpty() && sent.size() == rows.size();
+        recorded = recordPublishedAsync(streamIndex, lane, sent, outcome, allSent);
+      }
+    } else if (!dueRetries.isEmpty()
+        || !unbound.isEmpty()
+        || outcome.anyAcked()
+        || outcome.anyCounted()) {
       recordOutcome(streamIndex, sent, dueRetries, unbound, outcome);
     }
     int publishedNow = outcome.publishedCount();
@@ -281,10 +335,9 @@ public final class OutboxPublisher {
           sent.get(first.index()).eventId(),
           first.error());
     }
-    boolean more =
-        !disconnected && outcome.failures.isEmpty() && (capped || rows.size() == ROWS_PER_RUN);
+    boolean more = !disconnected && outcome.failures.isEmpty() && (capped || read == ROWS_PER_RUN);
     int retrying = (int) outcome.failures.values().stream().filter(Failure::counted).count();
-    return new PublishRun(publishedNow, retrying, unbound.size(), more);
+    return new PublishRun(publishedNow, retrying, unbound.size(), more, recorded);
   }
 
   /** Reads the stream's last msg id; when the stream cannot be read, sends go out unchained. */
@@ -301,13 +354,14 @@ public final class OutboxPublisher {
     }
   }
 
-  private List<Row> waitingRows(int streamIndex) {
+  /** The stream's waiting rows after {@code afterSeq}, in outbox order. */
+  private List<Row> waitingRows(int streamIndex, long afterSeq) {
     return database.read(
         tx ->
             tx.query(
                 "SELECT seq, actor_class, actor_id, project_id, event_id, payload, state, attempts,"
                     + " next_attempt_at_ms FROM outbox WHERE stream_index = ?"
-                    + " AND state IN ('pending', 'retry_wait') ORDER BY seq LIMIT "
+                    + " AND state IN ('pending', 'retry_wait') AND seq > ? ORDER BY seq LIMIT "
                     + ROWS_PER_RUN,
                 rs ->
                     new Row(
@@ -319,7 +373,8 @@ public final class OutboxPublisher {
                         rs.getString(7),
                         rs.getInt(8),
                         rs.getLong(9)),
-                streamIndex));
+                streamIndex,
+                afterSeq));
   }
 
   /** The first failed send of an actor in a run; later rows of that actor stay pending. */
@@ -381,6 +436,50 @@ public final class OutboxPublisher {
     return outcome;
   }
 
+  /**
+   * A run in which every send was acknowledged (no failure, no retry due, no unbound row) records
+   * its rows as published without waiting: the lane goes on to its next run while the commit waits
+   * for the writer, and that run skips these rows until the commit is in. A run with anything else
+   * records it all before the next run, whose holds depend on it.
+   */
+  private CompletableFuture<Void> recordPublishedAsync(
+      int streamIndex, Lane lane, List<Row> sent, Outcome outcome, boolean allSent) {
+    List<Long> seqs = sent.stream().map(Row::seq).toList();
+    lane.recording.addAll(seqs);
+    if (allSent) {
+      lane.floor = Math.max(lane.floor, seqs.get(seqs.size() - 1));
+    } else {
+      lane.floor = 0; // rows held back below these: read from the start
+    }
+    return database
+        .inTransactionAsync(
+            tx -> {
+              markPublished(tx, sent, outcome);
+              return null;
+            })
+        .<Void>thenApply(v -> null)
+        .whenComplete(
+            (v, e) -> {
+              seqs.forEach(lane.recording::remove);
+              if (lane.recording.isEmpty()) {
+                lane.floor = 0;
+              }
+              if (lane.kickAfterRecord.compareAndSet(true, false)) {
+                kick(streamIndex);
+              }
+              if (e != null) {
+                // The rows stay pending and go out again with the same msg ids (the server drops
+                // the repeats); read the stream's tail first.
+                lane.synced = false;
+                log.warn(
+                    "{}: recording {} published row(s) failed: {}",
+                    EventStreams.streamName(streamIndex),
+                    seqs.size(),
+                    e.toString());
+              }
+            });
+  }
+
   /** One write transaction with what the run did. */
   private void recordOutcome(
       int streamIndex, List<Row> sent, List<Row> dueRetries, List<Row> unbound, Outcome outcome) {
@@ -397,22 +496,7 @@ public final class OutboxPublisher {
                 row.attempts(),
                 "no producer binding for stream " + EventStreams.streamName(streamIndex));
           }
-          try (PreparedStatement ps =
-              tx.connection()
-                  .prepareStatement(
-                      "UPDATE outbox SET state = 'published', stream_seq = ?, published_at_ms = ?,"
-                          + " attempts = attempts + 1, last_error = NULL WHERE seq = ?")) {
-            for (int i = 0; i < outcome.ackedSeqs.size(); i++) {
-              Long seq = outcome.ackedSeqs.get(i);
-              if (seq != null) {
-                ps.setLong(1, seq);
-                ps.setLong(2, now);
-                ps.setLong(3, sent.get(i).seq());
-                ps.addBatch();
-              }
-            }
-            ps.executeBatch();
-          }
+          markPublished(tx, sent, outcome);
           for (Failure failure : outcome.failures.values()) {
             if (failure.counted()) {
               recordFailedSend(tx, sent.get(failure.index()), failure.error());
@@ -420,6 +504,21 @@ public final class OutboxPublisher {
           }
           return null;
         });
+  }
+
+  private void markPublished(Tx tx, List<Row> sent, Outcome outcome) throws SQLException {
+    long now = clock.millis();
+    List<Object[]> rows = new ArrayList<>(sent.size());
+    for (int i = 0; i < outcome.ackedSeqs.size(); i++) {
+      Long seq = outcome.ackedSeqs.get(i);
+      if (seq != null) {
+        rows.add(new Object[] {seq, now, sent.get(i).seq()});
+      }
+    }
+    tx.updateBatch(
+        "UPDATE outbox SET state = 'published', stream_seq = ?, published_at_ms = ?,"
+            + " attempts = attempts + 1, last_error = NULL WHERE seq = ?",
+        rows);
   }
 
   private void recordFailedSend(Tx tx, Row row, String error) throws SQLException {
