@@ -23,8 +23,9 @@ import org.sqlite.SQLiteConfig;
  * one write transaction at a time per file anyway, so serializing writers in the JVM costs nothing
  * and keeps SQLITE_BUSY to the rare case of a second process on the same file.
  *
- * <p>A later group commit (several callers' work in one COMMIT) would replace the lock by a queue
- * drained by one writer thread; the {@link ConnectionSource} seam is where it goes.
+ * <p>Group commit (several callers' work in one COMMIT, led by a waiting caller or by the
+ * database's writer thread) sits above this class, in {@link GroupCommit}; whoever leads a batch
+ * holds the lock for its transaction.
  */
 final class SqliteConnections implements ConnectionSource {
 
