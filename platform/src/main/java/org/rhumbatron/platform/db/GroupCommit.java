@@ -11,6 +11,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Group commit for SQLite's single writer: callers queue their work; whoever takes the leader lock
@@ -24,6 +26,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * transaction) queues its work at once without a thread of its own parked on the commit.
  */
 final class GroupCommit implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(GroupCommit.class);
+
   /** Enough to amortize a commit; small enough that one batch stays a few milliseconds. */
   static final int MAX_BATCH = 128;
 
@@ -125,14 +129,20 @@ final class GroupCommit implements AutoCloseable {
         Thread.interrupted(); // close() may interrupt; the loop checks closed
         continue;
       }
-      List<Pending<?>> batch;
-      leader.lock();
       try {
-        batch = lead();
-      } finally {
-        leader.unlock();
+        List<Pending<?>> batch;
+        leader.lock();
+        try {
+          batch = lead();
+        } finally {
+          leader.unlock();
+        }
+        completeAsync(batch);
+      } catch (RuntimeException | Error e) {
+        // runBatch hands every failure to the members; this is what escaped it (out of memory):
+        // the thread must stay, or no async work would commit again.
+        log.error("the writer thread of {} survived an error: {}", database.url(), e.toString());
       }
-      completeAsync(batch);
     }
   }
 
