@@ -72,7 +72,8 @@ final class Payloads {
       return copy(
           parent + "/" + (key != null ? escape(key) : Integer.toString(index)), node, depth);
     }
-    return leaf(null, node);
+    // Checked already: only a number changes in the copy (a finite one, so no pointer is needed).
+    return node.isNumber() ? number(null, node) : node;
   }
 
   /** A leaf that passes every check as it is: its copy needs no pointer. */

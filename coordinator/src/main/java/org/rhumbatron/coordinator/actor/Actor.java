@@ -7,6 +7,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Supplier;
+import org.rhumbatron.platform.concurrent.Futures;
 import org.rhumbatron.platform.db.Database;
 import org.rhumbatron.platform.db.Tx;
 import org.rhumbatron.platform.db.TxWork;
@@ -72,10 +73,7 @@ public abstract class Actor {
                     if (e == null) {
                       result.complete(r);
                     } else {
-                      result.completeExceptionally(
-                          e instanceof CompletionException && e.getCause() != null
-                              ? e.getCause()
-                              : e);
+                      result.completeExceptionally(Futures.unwrap(e));
                     }
                   });
             });
@@ -92,7 +90,7 @@ public abstract class Actor {
               try {
                 result.complete(body.get());
               } catch (CompletionException e) {
-                result.completeExceptionally(e.getCause() == null ? e : e.getCause());
+                result.completeExceptionally(Futures.unwrap(e));
               } catch (RuntimeException | Error e) {
                 result.completeExceptionally(e);
               }

@@ -12,7 +12,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
@@ -23,6 +22,7 @@ import java.util.concurrent.atomic.LongAdder;
 import org.rhumbatron.coordinator.actor.ActorAddress;
 import org.rhumbatron.coordinator.actor.ActorAlarms;
 import org.rhumbatron.coordinator.actor.SerialExecutor;
+import org.rhumbatron.platform.concurrent.Futures;
 import org.rhumbatron.platform.config.Settings;
 import org.rhumbatron.platform.db.Database;
 import org.rhumbatron.platform.db.Tx;
@@ -181,10 +181,7 @@ public final class OutboxPublisher {
                       if (e == null) {
                         result.complete(run);
                       } else {
-                        result.completeExceptionally(
-                            e instanceof CompletionException && e.getCause() != null
-                                ? e.getCause()
-                                : e);
+                        result.completeExceptionally(Futures.unwrap(e));
                       }
                     });
           } catch (RuntimeException e) {
@@ -307,18 +304,15 @@ public final class OutboxPublisher {
       lane.synced = false; // read the stream's last message again before the next send
     }
     CompletableFuture<Void> recorded = CompletableFuture.completedFuture(null);
-    if (dueRetries.isEmpty() && unbound.isEmpty() && outcome.failures.isEmpty()) {
-      if (outcome.anyAcked()) {
+    if (!dueRetries.isEmpty() || !unbound.isEmpty() || outcome.anyAcked() || outcome.anyCounted()) {
+      if (dueRetries.isEmpty() && unbound.isEmpty() && outcome.failures.isEmpty()) {
         // Every row read went out when nothing was held back (no actor waiting for a retry, no
         // project over its cap): the next read may start after the last of them.
         boolean allSent = held.isEmpty() && sent.size() == rows.size();
         recorded = recordPublishedAsync(streamIndex, lane, sent, outcome, allSent);
+      } else {
+        recordOutcome(streamIndex, sent, dueRetries, unbound, outcome);
       }
-    } else if (!dueRetries.isEmpty()
-        || !unbound.isEmpty()
-        || outcome.anyAcked()
-        || outcome.anyCounted()) {
-      recordOutcome(streamIndex, sent, dueRetries, unbound, outcome);
     }
     int publishedNow = outcome.publishedCount();
     published.add(publishedNow);
@@ -452,12 +446,11 @@ public final class OutboxPublisher {
       lane.floor = 0; // rows held back below these: read from the start
     }
     return database
-        .inTransactionAsync(
+        .<Void>inTransactionAsync(
             tx -> {
               markPublished(tx, sent, outcome);
               return null;
             })
-        .<Void>thenApply(v -> null)
         .whenComplete(
             (v, e) -> {
               seqs.forEach(lane.recording::remove);
@@ -483,7 +476,6 @@ public final class OutboxPublisher {
   /** One write transaction with what the run did. */
   private void recordOutcome(
       int streamIndex, List<Row> sent, List<Row> dueRetries, List<Row> unbound, Outcome outcome) {
-    long now = clock.millis();
     database.inTransaction(
         tx -> {
           for (Row row : dueRetries) {

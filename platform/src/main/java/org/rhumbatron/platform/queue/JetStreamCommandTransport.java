@@ -6,7 +6,7 @@ import io.nats.client.impl.Headers;
 import java.io.IOException;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
+import org.rhumbatron.platform.concurrent.Futures;
 
 /** {@link CommandTransport} on JetStream: an async publish that completes with the PubAck. */
 public final class JetStreamCommandTransport implements CommandTransport {
@@ -29,18 +29,12 @@ public final class JetStreamCommandTransport implements CommandTransport {
                 if (error == null) {
                   stored.complete(new Stored(ack.getSeqno(), ack.isDuplicate()));
                 } else {
-                  stored.completeExceptionally(unwrap(error));
+                  stored.completeExceptionally(Futures.unwrap(error));
                 }
               });
     } catch (RuntimeException e) { // a closed connection throws at once
       stored.completeExceptionally(e);
     }
     return stored;
-  }
-
-  private static Throwable unwrap(Throwable error) {
-    return error instanceof CompletionException && error.getCause() != null
-        ? error.getCause()
-        : error;
   }
 }

@@ -14,6 +14,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.function.Function;
 import org.rhumbatron.coordinator.view.ProjectViewActor;
+import org.rhumbatron.platform.concurrent.Futures;
 import org.rhumbatron.platform.db.Database;
 import org.rhumbatron.platform.db.Tx;
 import org.rhumbatron.platform.eventlog.EventRecord;
@@ -101,7 +102,7 @@ public final class ProjectViewProjector implements SubscriptionHandler {
       try {
         call.getValue().join();
       } catch (CompletionException e) {
-        Throwable cause = e.getCause() == null ? e : e.getCause();
+        Throwable cause = Futures.unwrap(e);
         failed.addAll(byProject.get(call.getKey()));
         errors.add("project " + call.getKey() + ": " + cause.getMessage());
       }
