@@ -1,12 +1,12 @@
 package org.rhumbatron.platform.eventlog;
 
 import io.nats.client.Connection;
-import io.nats.client.ConsumerContext;
-import io.nats.client.FetchConsumeOptions;
-import io.nats.client.FetchConsumer;
 import io.nats.client.JetStreamApiException;
 import io.nats.client.JetStreamManagement;
+import io.nats.client.JetStreamSubscription;
 import io.nats.client.Message;
+import io.nats.client.PullRequestOptions;
+import io.nats.client.PullSubscribeOptions;
 import io.nats.client.api.AckPolicy;
 import io.nats.client.api.ConsumerConfiguration;
 import io.nats.client.api.DeliverPolicy;
@@ -33,7 +33,7 @@ public final class EventLogClient {
   private final EnvelopeCodec codec;
   private final int fetchBatch;
   private final Duration ackWait;
-  private final Map<String, ConsumerContext> consumers = new ConcurrentHashMap<>();
+  private final Map<String, JetStreamSubscription> subscriptions = new ConcurrentHashMap<>();
   private final DecodedEvents[] decoded = new DecodedEvents[EventStreams.STREAM_COUNT];
 
   public EventLogClient(Connection connection, EnvelopeCodec codec, Settings settings)
@@ -54,6 +54,12 @@ public final class EventLogClient {
    */
   static final int DECODED_PER_STREAM = 512;
 
+  /**
+   * How long a fetch waits for the server's answer to its pull; a record that comes later stays in
+   * the subscription for the next fetch (it is delivered, so it is not lost; its ack wait runs).
+   */
+  private static final Duration PULL_ANSWER_WAIT = Duration.ofSeconds(1);
+
   /** The consumer's configuration: durable, explicit ack, all of the stream's subject. */
   public ConsumerConfiguration consumerConfiguration(int streamIndex, Subscription subscription) {
     return ConsumerConfiguration.builder()
@@ -68,15 +74,33 @@ public final class EventLogClient {
   /**
    * Fetches up to {@code max} (at most the seed's 100) records that the consumer has now, without
    * waiting for more (a nudge or sweep reads what is there; an empty fetch must not hold the run).
+   *
+   * <p>One pull subscription per consumer lives across fetches: records that reach it after a fetch
+   * stopped waiting are the next fetch's first ones. jnats' one-shot {@code ConsumerContext.fetch}
+   * lost such a record: it counts a batch's messages on the connection's reader thread before it
+   * queues them, so a fetch could see its whole batch counted, find the last message not queued yet
+   * and close, and the server then redelivered that message only after the 5-minute ack wait (seen
+   * in bench router: a round of 20,000 events took 5 minutes, one message of a full batch pending).
    */
   public List<EventRecord> fetch(int streamIndex, Subscription subscription, int max) {
     int wanted = Math.min(max, fetchBatch);
-    List<EventRecord> records = new ArrayList<>();
-    FetchConsumeOptions options =
-        FetchConsumeOptions.builder().maxMessages(wanted).noWait().build();
-    try (FetchConsumer fetch = consumer(streamIndex, subscription).fetch(options)) {
-      for (Message m = fetch.nextMessage(); m != null; m = fetch.nextMessage()) {
-        records.add(record(streamIndex, m));
+    List<EventRecord> records = new ArrayList<>(wanted);
+    try {
+      JetStreamSubscription sub = subscription(streamIndex, subscription);
+      synchronized (sub) {
+        // What reached the subscription after the last fetch stopped waiting comes first.
+        for (Message m;
+            records.size() < wanted && (m = sub.nextMessage((Duration) null)) != null; ) {
+          records.add(record(streamIndex, m));
+        }
+        if (records.size() < wanted) {
+          sub.pull(PullRequestOptions.noWait(wanted - records.size()).build());
+          // Ends with the batch, or with the server's status that it holds no more now.
+          for (Message m;
+              records.size() < wanted && (m = sub.nextMessage(PULL_ANSWER_WAIT)) != null; ) {
+            records.add(record(streamIndex, m));
+          }
+        }
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -118,18 +142,23 @@ public final class EventLogClient {
     return n;
   }
 
-  private synchronized ConsumerContext consumer(int streamIndex, Subscription subscription)
-      throws IOException, JetStreamApiException {
+  /** The consumer's pull subscription, creating the durable consumer at its first read. */
+  private synchronized JetStreamSubscription subscription(
+      int streamIndex, Subscription subscription) throws IOException, JetStreamApiException {
     String key = streamIndex + "/" + subscription.durableName();
-    ConsumerContext existing = consumers.get(key);
+    JetStreamSubscription existing = subscriptions.get(key);
     if (existing != null) {
       return existing;
     }
     String stream = EventStreams.streamName(streamIndex);
     jsm.addOrUpdateConsumer(stream, consumerConfiguration(streamIndex, subscription));
-    ConsumerContext created =
-        connection.jetStream().getConsumerContext(stream, subscription.durableName());
-    consumers.put(key, created);
+    JetStreamSubscription created =
+        connection
+            .jetStream()
+            .subscribe(
+                EventStreams.streamSubject(streamIndex),
+                PullSubscribeOptions.fastBind(stream, subscription.durableName()));
+    subscriptions.put(key, created);
     return created;
   }
 }

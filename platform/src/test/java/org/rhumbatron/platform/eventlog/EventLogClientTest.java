@@ -11,6 +11,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -49,22 +51,25 @@ class EventLogClientTest {
   private List<String> publish(int n) throws Exception {
     List<String> ids = new ArrayList<>();
     for (int i = 0; i < n; i++) {
-      Event e =
-          Event.builder()
-              .eventId(StableIds.randomEventId())
-              .eventType(EventType.TASK_COMPLETED)
-              .tenantId("t")
-              .projectId("p-log")
-              .changeId("c1")
-              .taskId("t" + i)
-              .actor("test")
-              .correlationId("c1")
-              .timestamp(Instant.parse("2026-01-01T00:00:00Z"))
-              .build();
+      Event e = event("p-log", i);
       log.publish(STREAM, e.eventId(), codec.encodeEvent(e), null).get();
       ids.add(e.eventId());
     }
     return ids;
+  }
+
+  private static Event event(String projectId, int i) {
+    return Event.builder()
+        .eventId(StableIds.randomEventId())
+        .eventType(EventType.TASK_COMPLETED)
+        .tenantId("t")
+        .projectId(projectId)
+        .changeId("c1")
+        .taskId("t" + i)
+        .actor("test")
+        .correlationId("c1")
+        .timestamp(Instant.parse("2026-01-01T00:00:00Z"))
+        .build();
   }
 
   private static final String MALFORMED_ID = "evt_0000000000000000000000000000beef";
@@ -107,6 +112,75 @@ class EventLogClientTest {
         .containsExactlyElementsOf(ids.subList(100, 150));
     // The subscriptions are independent: another one reads from the start.
     assertThat(client.fetch(STREAM, Subscription.AUDIT_ARCHIVER, 100)).hasSize(100);
+  }
+
+  /**
+   * Every full batch reaches the caller whole while other threads load the CPU. jnats' one-shot
+   * fetch could close after counting the batch's last message on the reader thread and before
+   * queueing it: that message stayed pending until the 5-minute ack wait.
+   */
+  @Test
+  void everyMessageOfEveryFullBatchIsReturnedUnderLoad() throws Exception {
+    EventLogClient client = new EventLogClient(connection, codec, Settings.defaults());
+    byte[] body = codec.encodeEvent(event("p-load", 0));
+    int total = 20_000;
+    List<CompletableFuture<Long>> acks = new ArrayList<>();
+    for (int i = 0; i < total; i++) {
+      acks.add(log.publish(STREAM, "m-" + i, body, null));
+      if (acks.size() == 500) {
+        acks.forEach(CompletableFuture::join);
+        acks.clear();
+      }
+    }
+    acks.forEach(CompletableFuture::join);
+    AtomicBoolean loading = new AtomicBoolean(true);
+    List<Thread> load = new ArrayList<>();
+    for (int t = 0; t < 3; t++) {
+      Thread spin =
+          new Thread(
+              () -> {
+                long x = 0;
+                while (loading.get()) {
+                  x += System.nanoTime() % 7;
+                }
+                Blackhole.sink = x;
+              });
+      spin.setDaemon(true);
+      spin.start();
+      load.add(spin);
+    }
+    int fetched = 0;
+    List<Integer> shortBatches = new ArrayList<>();
+    try {
+      while (fetched < total) {
+        List<EventRecord> batch = client.fetch(STREAM, Subscription.CAUSAL_ROUTER, 100);
+        if (batch.size() < Math.min(100, total - fetched)) {
+          shortBatches.add(batch.size());
+        }
+        batch.forEach(EventRecord::ack);
+        fetched += batch.size();
+        if (batch.isEmpty()) {
+          break;
+        }
+      }
+    } finally {
+      loading.set(false);
+    }
+    assertThat(shortBatches).as("batches that came back short").isEmpty();
+    assertThat(fetched).isEqualTo(total);
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(
+            () ->
+                connection
+                        .jetStreamManagement()
+                        .getConsumerInfo(EventStreams.streamName(STREAM), "causal-router")
+                        .getNumAckPending()
+                    == 0);
+  }
+
+  private static final class Blackhole {
+    static volatile long sink;
   }
 
   @Test
