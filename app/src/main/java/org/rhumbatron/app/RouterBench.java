@@ -50,6 +50,9 @@ import org.rhumbatron.router.run.SubscriptionHandler;
 final class RouterBench {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final Duration FETCH_WAIT = Duration.ofMillis(200);
+  private static final String RAW_CONSUMER = "bench-raw";
+  private static final String RAW_FIRST = "bench-raw-first";
+  private static final String RAW_SECOND = "bench-raw-second";
 
   private final String natsUrl;
   private final String dbUrl;
@@ -128,6 +131,7 @@ final class RouterBench {
         all.add(s);
       }
       List<Double> raws = new ArrayList<>();
+      List<Double> rawTwos = new ArrayList<>();
       List<Double> ones = new ArrayList<>();
       List<Double> eights = new ArrayList<>();
       long next = 0;
@@ -140,6 +144,7 @@ final class RouterBench {
         publish(log, eventsOn(List.of(0), projects, count, next));
         next += count;
         double raw = rawFetchAck(nats, count);
+        double rawTwo = rawTwoSubscriptions(nats, count);
         double oneStream = drive(router, List.of(0), target, count);
         target = appliedAtNanos.size() + count;
         publish(log, eventsOn(all, projects, count, next));
@@ -147,11 +152,13 @@ final class RouterBench {
         double eightStreams = drive(router, all, target, count);
         if (r > 0) {
           raws.add(raw);
+          rawTwos.add(rawTwo);
           ones.add(oneStream);
           eights.add(eightStreams);
         }
       }
       double raw = BenchRounds.median(raws);
+      double rawTwo = BenchRounds.median(rawTwos);
       double oneStream = BenchRounds.median(ones);
       double eightStreams = BenchRounds.median(eights);
       long[] latencies = latency(router, log, projects, Math.max(50, oneStream / 2), next);
@@ -164,13 +171,17 @@ final class RouterBench {
       out.put("projects_per_stream", projectsPerStream);
       out.put("payload_bytes", payloadBytes);
       out.put("raw_fetch_ack_per_s", Math.round(raw));
+      out.put("raw_two_subscriptions_per_s", Math.round(rawTwo));
       out.put("router_one_stream_per_s", Math.round(oneStream));
       out.put("router_eight_streams_per_s", Math.round(eightStreams));
       out.put("ratio", BenchRounds.ratio(oneStream, raw));
       out.put("ratio_eight_streams", BenchRounds.ratio(eightStreams, raw));
+      // The ceiling of `ratio` that fetch and ack alone leave, before any claim or projection.
+      out.put("ratio_raw_two_subscriptions", BenchRounds.ratio(rawTwo, raw));
       BenchRounds.put(out, "router_one_stream_per_s", ones);
       BenchRounds.put(out, "router_eight_streams_per_s", eights);
       BenchRounds.put(out, "raw_per_s", raws);
+      BenchRounds.put(out, "raw_two_subscriptions_per_s", rawTwos);
       ObjectNode latency = out.putObject("publish_to_applied_ms");
       latency.put("offered_per_s", Math.round(Math.max(50, oneStream / 2)));
       LatencyStats.put(latency, latencies, 50, 99);
@@ -186,7 +197,9 @@ final class RouterBench {
         deleteConsumer(jsm, EventStreams.streamName(s), sub.durableName());
       }
     }
-    deleteConsumer(jsm, EventStreams.streamName(0), "bench-raw");
+    for (String raw : List.of(RAW_CONSUMER, RAW_FIRST, RAW_SECOND)) {
+      deleteConsumer(jsm, EventStreams.streamName(0), raw);
+    }
   }
 
   /**
@@ -221,29 +234,49 @@ final class RouterBench {
 
   /** Raw rate: a bare durable pull consumer fetching 100 at a time and acking each message. */
   private double rawFetchAck(Connection nats, int n) throws Exception {
+    return bareFetchAck(nats, n, List.of(RAW_CONSUMER));
+  }
+
+  /**
+   * What a run's two subscriptions cost without any work: two bare durable consumers on the same
+   * messages, each batch of 100 fetched and acked on the first, then on the second, as a nudge runs
+   * project-view-projector then causal-router. The rate counts each message once.
+   */
+  private double rawTwoSubscriptions(Connection nats, int n) throws Exception {
+    return bareFetchAck(nats, n, List.of(RAW_FIRST, RAW_SECOND));
+  }
+
+  private double bareFetchAck(Connection nats, int n, List<String> durables) throws Exception {
     String stream = EventStreams.streamName(0);
-    nats.jetStreamManagement()
-        .addOrUpdateConsumer(
-            stream,
-            ConsumerConfiguration.builder()
-                .durable("bench-raw")
-                .ackPolicy(AckPolicy.Explicit)
-                .filterSubject(EventStreams.streamSubject(0))
-                .build());
-    JetStreamSubscription sub =
-        nats.jetStream()
-            .subscribe(
-                EventStreams.streamSubject(0), PullSubscribeOptions.bind(stream, "bench-raw"));
+    List<JetStreamSubscription> subs = new ArrayList<>();
+    for (String durable : durables) {
+      nats.jetStreamManagement()
+          .addOrUpdateConsumer(
+              stream,
+              ConsumerConfiguration.builder()
+                  .durable(durable)
+                  .ackPolicy(AckPolicy.Explicit)
+                  .filterSubject(EventStreams.streamSubject(0))
+                  .build());
+      subs.add(
+          nats.jetStream()
+              .subscribe(
+                  EventStreams.streamSubject(0), PullSubscribeOptions.bind(stream, durable)));
+    }
     long start = System.nanoTime();
-    int got = 0;
-    while (got < n) {
-      for (Message m : sub.fetch(100, FETCH_WAIT)) {
-        m.ack();
-        got++;
+    int[] got = new int[subs.size()];
+    while (Arrays.stream(got).anyMatch(g -> g < n)) {
+      for (int i = 0; i < subs.size(); i++) {
+        for (Message m : subs.get(i).fetch(100, FETCH_WAIT)) {
+          m.ack();
+          got[i]++;
+        }
       }
     }
     double rate = n / ((System.nanoTime() - start) / 1e9);
-    sub.unsubscribe();
+    for (JetStreamSubscription sub : subs) {
+      sub.unsubscribe();
+    }
     return rate;
   }
 
