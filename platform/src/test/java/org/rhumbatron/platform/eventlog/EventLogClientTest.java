@@ -134,7 +134,6 @@ class EventLogClientTest {
     }
     acks.forEach(CompletableFuture::join);
     AtomicBoolean loading = new AtomicBoolean(true);
-    List<Thread> load = new ArrayList<>();
     for (int t = 0; t < 3; t++) {
       Thread spin =
           new Thread(
@@ -147,7 +146,6 @@ class EventLogClientTest {
               });
       spin.setDaemon(true);
       spin.start();
-      load.add(spin);
     }
     int fetched = 0;
     List<Integer> shortBatches = new ArrayList<>();
