@@ -115,6 +115,38 @@ class EventLogClientTest {
   }
 
   /**
+   * A fetch that gave up waiting (the server stalled) leaves its pull's answer to the next fetch,
+   * as first deliveries. With jnats' one-shot fetch that answer went to a subscription already
+   * closed; in one of two runs of the old code the messages came back as redeliveries.
+   */
+  @Test
+  void recordsThatArriveAfterAFetchStoppedWaitingAreTheNextFetchsFirst() throws Exception {
+    EventLogClient client = new EventLogClient(connection, codec, Settings.defaults());
+    assertThat(client.fetch(STREAM, Subscription.CAUSAL_ROUTER, 100)).isEmpty();
+    List<String> ids = publish(5);
+    nats.server().pause();
+    List<EventRecord> whileStalled;
+    try {
+      whileStalled = client.fetch(STREAM, Subscription.CAUSAL_ROUTER, 100);
+    } finally {
+      nats.server().resume();
+    }
+    assertThat(whileStalled).isEmpty();
+    List<EventRecord> after = new ArrayList<>();
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(
+            () -> {
+              after.addAll(client.fetch(STREAM, Subscription.CAUSAL_ROUTER, 100));
+              return after.size() >= 5;
+            });
+    assertThat(after).extracting(r -> r.event().eventId()).containsExactlyElementsOf(ids);
+    assertThat(after)
+        .as("the first delivery, not a redelivery after the ack wait")
+        .allSatisfy(r -> assertThat(r.deliveredCount()).isEqualTo(1));
+  }
+
+  /**
    * Every full batch reaches the caller whole while other threads load the CPU. jnats' one-shot
    * fetch could close after counting the batch's last message on the reader thread and before
    * queueing it: that message stayed pending until the 5-minute ack wait.

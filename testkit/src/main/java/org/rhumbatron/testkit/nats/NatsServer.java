@@ -180,6 +180,34 @@ public final class NatsServer implements AutoCloseable {
             .build());
   }
 
+  /**
+   * SIGSTOP: the server holds its connections but reads and answers nothing until {@link
+   * #resume()}, as a server stalled by its machine would.
+   */
+  public synchronized void pause() {
+    signal("-STOP");
+  }
+
+  /** SIGCONT after {@link #pause()}: the server reads what its clients sent meanwhile. */
+  public synchronized void resume() {
+    signal("-CONT");
+  }
+
+  private void signal(String signal) {
+    requireRunning();
+    try {
+      Process kill = new ProcessBuilder("kill", signal, Long.toString(process.pid())).start();
+      if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+        throw new IllegalStateException("kill " + signal + " " + process.pid() + " failed");
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot run kill " + signal, e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while signalling nats-server", e);
+    }
+  }
+
   /** SIGKILL: the server gets no chance to flush or write its index files. */
   public synchronized void kill() {
     if (process == null) {
