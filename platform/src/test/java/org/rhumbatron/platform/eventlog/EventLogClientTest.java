@@ -72,6 +72,20 @@ class EventLogClientTest {
         .build();
   }
 
+  /** Fetches until {@code n} records came back, within 10 s. */
+  private static List<EventRecord> fetchUntil(
+      EventLogClient client, Subscription subscription, int n) {
+    List<EventRecord> got = new ArrayList<>();
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(
+            () -> {
+              got.addAll(client.fetch(STREAM, subscription, 100));
+              return got.size() >= n;
+            });
+    return got;
+  }
+
   private static final String MALFORMED_ID = "evt_0000000000000000000000000000beef";
 
   /** Valid JSON that is not an Event envelope. */
@@ -132,14 +146,7 @@ class EventLogClientTest {
       nats.server().resume();
     }
     assertThat(whileStalled).isEmpty();
-    List<EventRecord> after = new ArrayList<>();
-    await()
-        .atMost(Duration.ofSeconds(10))
-        .until(
-            () -> {
-              after.addAll(client.fetch(STREAM, Subscription.CAUSAL_ROUTER, 100));
-              return after.size() >= 5;
-            });
+    List<EventRecord> after = fetchUntil(client, Subscription.CAUSAL_ROUTER, 5);
     assertThat(after).extracting(r -> r.event().eventId()).containsExactlyElementsOf(ids);
     assertThat(after)
         .as("the first delivery, not a redelivery after the ack wait")
@@ -222,15 +229,8 @@ class EventLogClientTest {
     assertThat(client.fetch(STREAM, Subscription.CAUSAL_ROUTER, 100))
         .as("inside the delay")
         .isEmpty();
-    List<EventRecord> again = new ArrayList<>();
-    await()
-        .atMost(Duration.ofSeconds(10))
-        .until(
-            () -> {
-              again.addAll(client.fetch(STREAM, Subscription.CAUSAL_ROUTER, 100));
-              return again.size() == 3;
-            });
-    assertThat(again).allSatisfy(r -> assertThat(r.deliveredCount()).isEqualTo(2));
+    List<EventRecord> again = fetchUntil(client, Subscription.CAUSAL_ROUTER, 3);
+    assertThat(again).hasSize(3).allSatisfy(r -> assertThat(r.deliveredCount()).isEqualTo(2));
   }
 
   @Test
@@ -239,15 +239,8 @@ class EventLogClientTest {
     EventLogClient client = new EventLogClient(connection, codec, shortWait);
     publish(2);
     assertThat(client.fetch(STREAM, Subscription.ANALYTICS_PROJECTOR, 100)).hasSize(2);
-    List<EventRecord> again = new ArrayList<>();
-    await()
-        .atMost(Duration.ofSeconds(10))
-        .until(
-            () -> {
-              again.addAll(client.fetch(STREAM, Subscription.ANALYTICS_PROJECTOR, 100));
-              return again.size() == 2;
-            });
-    assertThat(again).allSatisfy(r -> assertThat(r.deliveredCount()).isEqualTo(2));
+    List<EventRecord> again = fetchUntil(client, Subscription.ANALYTICS_PROJECTOR, 2);
+    assertThat(again).hasSize(2).allSatisfy(r -> assertThat(r.deliveredCount()).isEqualTo(2));
   }
 
   @Test
