@@ -20,6 +20,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.rhumbatron.coordinator.Coordinator;
 import org.rhumbatron.coordinator.outbox.StreamNudges;
@@ -88,8 +89,7 @@ final class OutboxBench {
 
     private final Map<String, End> firstEnds = new ConcurrentHashMap<>();
     private final long[] samples;
-    private final java.util.concurrent.atomic.AtomicInteger count =
-        new java.util.concurrent.atomic.AtomicInteger();
+    private final AtomicInteger count = new AtomicInteger();
 
     Latencies(int capacity) {
       this.samples = new long[capacity];

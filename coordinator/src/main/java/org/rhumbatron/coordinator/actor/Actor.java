@@ -68,14 +68,7 @@ public abstract class Actor {
                 result.completeExceptionally(e);
                 return result;
               }
-              return stage.whenComplete(
-                  (r, e) -> {
-                    if (e == null) {
-                      result.complete(r);
-                    } else {
-                      result.completeExceptionally(Futures.unwrap(e));
-                    }
-                  });
+              return Futures.relay(stage, result);
             });
     return result;
   }

@@ -175,15 +175,7 @@ public final class OutboxPublisher {
         () -> {
           try {
             PublishRun run = publishDue(streamIndex);
-            run.recorded()
-                .whenComplete(
-                    (v, e) -> {
-                      if (e == null) {
-                        result.complete(run);
-                      } else {
-                        result.completeExceptionally(Futures.unwrap(e));
-                      }
-                    });
+            Futures.relay(run.recorded().thenApply(v -> run), result);
           } catch (RuntimeException e) {
             result.completeExceptionally(e);
           }

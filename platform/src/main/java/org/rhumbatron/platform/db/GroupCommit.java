@@ -16,9 +16,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Group commit for SQLite's single writer: callers queue their work; whoever takes the leader lock
- * runs everything queued in one transaction (one savepoint each) and commits once, then wakes the
- * others. SQLite writes are serial anyway, so this turns many small commits into few larger ones
- * without changing what each caller sees: its work commits, or it gets its own exception.
+ * runs everything queued in one transaction and commits once, then wakes the others (a member that
+ * fails makes the batch run again with a savepoint per member: {@code Database.runBatch}). SQLite
+ * writes are serial anyway, so this turns many small commits into few larger ones without changing
+ * what each caller sees: its work commits, or it gets its own exception.
  *
  * <p>A caller that waits ({@link #submit}) may lead the batch itself. A caller that does not wait
  * ({@link #submitAsync}) only queues: the writer thread leads for it and completes its future after
