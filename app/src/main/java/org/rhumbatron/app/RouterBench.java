@@ -16,11 +16,13 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.ToDoubleFunction;
 import org.rhumbatron.coordinator.Coordinator;
 import org.rhumbatron.coordinator.outbox.StreamNudges;
 import org.rhumbatron.platform.config.Settings;
@@ -130,33 +132,35 @@ final class RouterBench {
       for (int s = 0; s < EventStreams.STREAM_COUNT; s++) {
         all.add(s);
       }
-      List<Double> raws = new ArrayList<>();
-      List<Double> rawTwos = new ArrayList<>();
-      List<Double> ones = new ArrayList<>();
-      List<Double> eights = new ArrayList<>();
+      Map<String, List<Phase>> measured = new LinkedHashMap<>();
+      PHASES.forEach(phase -> measured.put(phase, new ArrayList<>()));
       long next = 0;
       // Round 0 warms up the JIT, the database and the consumers; rounds 1.. are measured.
       for (int r = 0; r <= rounds; r++) {
         // One stream: the same messages for the bare consumer and for the router.
         // Each target is read before its publish: a run still queued from the phase before may
         // take some of the new events before the drive starts.
-        long target = appliedAtNanos.size() + count;
+        long oneTarget = appliedAtNanos.size() + count;
         publish(log, eventsOn(List.of(0), projects, count, next));
         next += count;
-        double raw = rawFetchAck(nats, count);
-        double rawTwo = rawTwoSubscriptions(nats, count);
-        double oneStream = drive(router, List.of(0), target, count);
-        target = appliedAtNanos.size() + count;
+        Phase raw = phase(() -> rawFetchAck(nats, count));
+        Phase rawTwo = phase(() -> rawTwoSubscriptions(nats, count));
+        Phase oneStream = phase(() -> drive(router, List.of(0), oneTarget, count));
+        long eightTarget = appliedAtNanos.size() + count;
         publish(log, eventsOn(all, projects, count, next));
         next += count;
-        double eightStreams = drive(router, all, target, count);
+        Phase eightStreams = phase(() -> drive(router, all, eightTarget, count));
         if (r > 0) {
-          raws.add(raw);
-          rawTwos.add(rawTwo);
-          ones.add(oneStream);
-          eights.add(eightStreams);
+          List<Phase> round = List.of(raw, rawTwo, oneStream, eightStreams);
+          for (int i = 0; i < PHASES.size(); i++) {
+            measured.get(PHASES.get(i)).add(round.get(i));
+          }
         }
       }
+      List<Double> raws = each(measured.get("raw_fetch_ack"), Phase::perSecond);
+      List<Double> rawTwos = each(measured.get("raw_two_subscriptions"), Phase::perSecond);
+      List<Double> ones = each(measured.get("router_one_stream"), Phase::perSecond);
+      List<Double> eights = each(measured.get("router_eight_streams"), Phase::perSecond);
       double raw = BenchRounds.median(raws);
       double rawTwo = BenchRounds.median(rawTwos);
       double oneStream = BenchRounds.median(ones);
@@ -182,11 +186,73 @@ final class RouterBench {
       BenchRounds.put(out, "router_eight_streams_per_s", eights);
       BenchRounds.put(out, "raw_per_s", raws);
       BenchRounds.put(out, "raw_two_subscriptions_per_s", rawTwos);
+      // What each event costs in CPU (this JVM and its private nats-server), the medians of the
+      // rounds; and how many cores the phase kept busy: near `cores`, it is bound by CPU, not by
+      // waiting.
+      ObjectNode cpu = out.putObject("cpu_us_per_event");
+      cpu.put("includes_nats_server", CpuTime.countsChildren());
+      ObjectNode serverCpu = cpu.putObject("of_which_nats_server");
+      ObjectNode busy = out.putObject("cores_busy");
+      measured.forEach(
+          (phase, rounds) -> {
+            cpu.put(phase, round(each(rounds, p -> p.cpuMicrosPerEvent(count)), 1));
+            serverCpu.put(phase, round(each(rounds, p -> p.serverCpuMicrosPerEvent(count)), 1));
+            busy.put(phase, round(each(rounds, Phase::coresBusy), 2));
+          });
+      out.put("cores", Runtime.getRuntime().availableProcessors());
       ObjectNode latency = out.putObject("publish_to_applied_ms");
       latency.put("offered_per_s", Math.round(Math.max(50, oneStream / 2)));
       LatencyStats.put(latency, latencies, 50, 99);
       return JSON.writerWithDefaultPrettyPrinter().writeValueAsString(out);
     }
+  }
+
+  /** The measured phases of a round, in the order they run, as the JSON names them. */
+  static final List<String> PHASES =
+      List.of(
+          "raw_fetch_ack", "raw_two_subscriptions", "router_one_stream", "router_eight_streams");
+
+  /** A measured phase: its rate, its wall time, and the CPU time of this JVM and its children. */
+  private record Phase(double perSecond, long wallNanos, long jvmCpuNanos, long serverCpuNanos) {
+    double cpuMicrosPerEvent(int events) {
+      return (jvmCpuNanos + serverCpuNanos) / 1e3 / events;
+    }
+
+    double serverCpuMicrosPerEvent(int events) {
+      return serverCpuNanos / 1e3 / events;
+    }
+
+    double coresBusy() {
+      return (double) (jvmCpuNanos + serverCpuNanos) / wallNanos;
+    }
+  }
+
+  @FunctionalInterface
+  private interface Rate {
+    double perSecond() throws Exception;
+  }
+
+  /** Runs {@code rate}'s phase and measures it. */
+  private static Phase phase(Rate rate) throws Exception {
+    long jvm = CpuTime.jvmNanosNow();
+    long children = CpuTime.childrenNanosNow();
+    long wall = System.nanoTime();
+    double perSecond = rate.perSecond();
+    return new Phase(
+        perSecond,
+        System.nanoTime() - wall,
+        CpuTime.jvmNanosNow() - jvm,
+        CpuTime.childrenNanosNow() - children);
+  }
+
+  private static List<Double> each(List<Phase> rounds, ToDoubleFunction<Phase> figure) {
+    return rounds.stream().map(figure::applyAsDouble).toList();
+  }
+
+  /** The median of {@code values} to {@code digits} decimals. */
+  private static double round(List<Double> values, int digits) {
+    double scale = Math.pow(10, digits);
+    return Math.round(BenchRounds.median(values) * scale) / scale;
   }
 
   /** Purges the 8 event streams and deletes the router's consumers and the raw one on them. */

@@ -3,6 +3,8 @@ package org.rhumbatron.app;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.nats.client.Connection;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -46,7 +48,19 @@ class RouterBenchTest {
     String json =
         new RouterBench(nats.url(), data.resolve("bench.db").toString(), 200, 1, 1, 1, false).run();
 
-    assertThat(json).contains("\"ratio\"");
+    JsonNode out = new ObjectMapper().readTree(json);
+    assertThat(out.path("ratio").isNumber()).isTrue();
+    JsonNode cpu = out.path("cpu_us_per_event");
+    assertThat(cpu.path("includes_nats_server").asBoolean())
+        .as("the test's nats-server is a child process of this JVM")
+        .isTrue();
+    for (String phase : RouterBench.PHASES) {
+      assertThat(cpu.path(phase).isNumber()).as(phase).isTrue();
+      assertThat(cpu.path("of_which_nats_server").path(phase).asDouble())
+          .as(phase + ": the server's part of the CPU")
+          .isBetween(0.0, cpu.path(phase).asDouble());
+      assertThat(out.path("cores_busy").path(phase).isNumber()).as(phase).isTrue();
+    }
     try (Connection c = JetStreamConnections.connect(nats.url(), "test")) {
       for (int s = 0; s < EventStreams.STREAM_COUNT; s++) {
         var state =
