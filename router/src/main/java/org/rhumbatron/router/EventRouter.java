@@ -20,6 +20,7 @@ import org.rhumbatron.platform.concurrent.DaemonThreads;
 import org.rhumbatron.platform.config.Settings;
 import org.rhumbatron.platform.db.Database;
 import org.rhumbatron.platform.eventlog.EventLogClient;
+import org.rhumbatron.platform.eventlog.Subscription;
 import org.rhumbatron.protocol.EventStreams;
 import org.rhumbatron.router.archive.ArchiveExpiry;
 import org.rhumbatron.router.causal.CausalBatchRouter;
@@ -166,6 +167,13 @@ public final class EventRouter implements StreamNudges, AutoCloseable {
     return done;
   }
 
+  /** The subscriptions every sweep reads; analytics-projector only on some ticks. */
+  private static final List<Subscription> SWEPT =
+      List.of(
+          Subscription.PROJECT_VIEW_PROJECTOR,
+          Subscription.CAUSAL_ROUTER,
+          Subscription.AUDIT_ARCHIVER);
+
   /** The sweep of the minute holding {@code at}, on the swept stream's lane; waits for it. */
   public SweepReport sweepTick(Instant at) {
     SweepTick tick = SweepTick.at(at, settings);
@@ -175,6 +183,12 @@ public final class EventRouter implements StreamNudges, AutoCloseable {
         () -> {
           int n = 0;
           try {
+            List<Subscription> read = new ArrayList<>(SWEPT);
+            if (tick.runsAnalytics()) {
+              read.add(Subscription.ANALYTICS_PROJECTOR);
+            }
+            // A consumer deleted under the running core reads as empty until it is made again.
+            read.forEach(sub -> parts.run().ensureConsumer(stream, sub));
             n += runProjectorAndRouter(stream);
             n += parts.run().consume(stream, parts.auditArchiver()).fetched();
             if (tick.runsAnalytics()) {

@@ -244,6 +244,31 @@ abstract class EventRouterContract {
   }
 
   @Test
+  void aConsumerDeletedUnderTheRouterIsMadeAgainByItsStreamsSweep() throws Exception {
+    fixture(Map.of());
+    int stream = 3;
+    String p = RouterEvents.projectsOnStream(stream, 1, "p-deleted").get(0);
+    f.publish(List.of(RouterEvents.event(p, "c-" + p, null, EventType.CHANGE_CREATED, null)));
+    runOnce(stream);
+    assertThat(applied(p)).isEqualTo(1);
+    f.connection
+        .jetStreamManagement()
+        .deleteConsumer(
+            EventStreams.streamName(stream), Subscription.PROJECT_VIEW_PROJECTOR.durableName());
+    f.publish(List.of(RouterEvents.event(p, "c-" + p, "t-1", EventType.TASK_READY, null)));
+    runOnce(stream);
+    assertThat(applied(p)).as("a nudge reads the deleted consumer as empty").isEqualTo(1);
+
+    java.time.Instant tick = java.time.Instant.parse("2026-12-02T10:00:00Z");
+    while (f.router.sweepTick(tick).tick().streamIndex() != stream) {
+      tick = tick.plusSeconds(60);
+    }
+    // The new consumer replays the stream from its first event; the claim skips the applied one.
+    assertThat(applied(p)).isEqualTo(2);
+    assertThat(f.count("SELECT COUNT(*) FROM project_events WHERE project_id = ?", p)).isEqualTo(2);
+  }
+
+  @Test
   void aBurstOfNudgesCoalescesAndLosesNone() throws Exception {
     fixture(Map.of());
     List<Event> events = RouterEvents.changeWithTasks("p-burst", "c-burst", 20);

@@ -60,6 +60,9 @@ public final class EventLogClient {
    */
   private static final Duration PULL_ANSWER_WAIT = Duration.ofSeconds(1);
 
+  /** JetStream's API error code for "consumer not found". */
+  private static final int CONSUMER_NOT_FOUND = 10014;
+
   /** The consumer's configuration: durable, explicit ack, all of the stream's subject. */
   public ConsumerConfiguration consumerConfiguration(int streamIndex, Subscription subscription) {
     return ConsumerConfiguration.builder()
@@ -116,6 +119,40 @@ public final class EventLogClient {
           e);
     }
     return records;
+  }
+
+  /**
+   * Makes the consumer again when it no longer exists: deleted by an operator, or with its stream
+   * when the stream was made again. A pull to a missing consumer is answered "no responders", which
+   * looks like an empty stream, so without this check the client would fetch nothing from it until
+   * a restart; the subscription it keeps pulls on the same subject, so it reads the new consumer at
+   * once. The sweep calls this before it reads a stream. Returns whether it made the consumer.
+   *
+   * @throws EventLogException when the stream is missing or the server cannot be asked
+   */
+  public boolean ensureConsumer(int streamIndex, Subscription subscription) {
+    String stream = EventStreams.streamName(streamIndex);
+    try {
+      try {
+        jsm.getConsumerInfo(stream, subscription.durableName());
+        return false;
+      } catch (JetStreamApiException e) {
+        if (e.getApiErrorCode() != CONSUMER_NOT_FOUND) {
+          throw e;
+        }
+      }
+      jsm.addOrUpdateConsumer(stream, consumerConfiguration(streamIndex, subscription));
+      return true;
+    } catch (IOException | JetStreamApiException e) {
+      throw new EventLogException(
+          "cannot check consumer "
+              + subscription.durableName()
+              + " of "
+              + stream
+              + ": "
+              + e.getMessage(),
+          e);
+    }
   }
 
   private EventRecord record(int streamIndex, Message m) {

@@ -1,6 +1,7 @@
 package org.rhumbatron.platform.eventlog;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.nats.client.Connection;
@@ -126,6 +127,65 @@ class EventLogClientTest {
         .containsExactlyElementsOf(ids.subList(100, 150));
     // The subscriptions are independent: another one reads from the start.
     assertThat(client.fetch(STREAM, Subscription.AUDIT_ARCHIVER, 100)).hasSize(100);
+  }
+
+  /**
+   * A consumer deleted under a running client (by an operator) answers its pulls "no responders":
+   * the fetch is empty, as from an empty stream, until ensureConsumer (the sweep) makes it again.
+   */
+  @Test
+  void aDeletedConsumerIsMadeAgainByEnsureConsumerAndItsSubscriptionReadsIt() throws Exception {
+    EventLogClient client = new EventLogClient(connection, codec, Settings.defaults());
+    List<String> first = publish(2);
+    fetchUntil(client, Subscription.CAUSAL_ROUTER, 2).forEach(EventRecord::ack);
+    assertThat(client.ensureConsumer(STREAM, Subscription.CAUSAL_ROUTER)).isFalse();
+    connection
+        .jetStreamManagement()
+        .deleteConsumer(EventStreams.streamName(STREAM), Subscription.CAUSAL_ROUTER.durableName());
+    List<String> second = publish(3);
+    assertThat(client.fetch(STREAM, Subscription.CAUSAL_ROUTER, 100)).isEmpty();
+
+    assertThat(client.ensureConsumer(STREAM, Subscription.CAUSAL_ROUTER)).isTrue();
+    List<String> all = new ArrayList<>(first);
+    all.addAll(second);
+    // The new durable starts at the stream's first message: the claims make the replay harmless.
+    assertThat(fetchUntil(client, Subscription.CAUSAL_ROUTER, 5))
+        .extracting(r -> r.event().eventId())
+        .containsExactlyElementsOf(all);
+    assertThat(
+            connection
+                .jetStreamManagement()
+                .getConsumerInfo(
+                    EventStreams.streamName(STREAM), Subscription.CAUSAL_ROUTER.durableName())
+                .getConsumerConfiguration()
+                .getAckWait())
+        .as("made again with the seed's configuration")
+        .isEqualTo(Duration.ofMinutes(5));
+  }
+
+  @Test
+  void aStreamMadeAgainUnderTheClientIsReadAfterEnsureConsumer() throws Exception {
+    EventLogClient client = new EventLogClient(connection, codec, Settings.defaults());
+    publish(2);
+    fetchUntil(client, Subscription.PROJECT_VIEW_PROJECTOR, 2).forEach(EventRecord::ack);
+    connection.jetStreamManagement().deleteStream(EventStreams.streamName(STREAM));
+    new JetStreamTopology(connection.jetStreamManagement(), Settings.defaults()).ensure();
+    List<String> again = publish(3);
+    assertThat(client.ensureConsumer(STREAM, Subscription.PROJECT_VIEW_PROJECTOR)).isTrue();
+    assertThat(fetchUntil(client, Subscription.PROJECT_VIEW_PROJECTOR, 3))
+        .extracting(r -> r.event().eventId())
+        .containsExactlyElementsOf(again);
+  }
+
+  @Test
+  void ensureConsumerOnAMissingStreamNamesTheStream() throws Exception {
+    EventLogClient client = new EventLogClient(connection, codec, Settings.defaults());
+    connection.jetStreamManagement().deleteStream(EventStreams.streamName(STREAM));
+    assertThatThrownBy(() -> client.ensureConsumer(STREAM, Subscription.AUDIT_ARCHIVER))
+        .isInstanceOf(EventLogException.class)
+        .hasMessageContaining("audit-archiver")
+        .hasMessageContaining(EventStreams.streamName(STREAM))
+        .hasMessageContaining("stream not found");
   }
 
   /**

@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Set;
 import org.rhumbatron.platform.eventlog.EventLogClient;
 import org.rhumbatron.platform.eventlog.EventRecord;
+import org.rhumbatron.platform.eventlog.Subscription;
 import org.rhumbatron.protocol.EventStreams;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -49,6 +50,20 @@ public final class SubscriptionRun {
       }
     }
     return fetched;
+  }
+
+  /**
+   * Makes {@code subscription}'s consumer on {@code streamIndex} again if it no longer exists (the
+   * sweep's check: a deleted consumer reads as empty). The new one starts at the stream's first
+   * record; the claims skip what was applied.
+   */
+  public void ensureConsumer(int streamIndex, Subscription subscription) {
+    if (eventLog.ensureConsumer(streamIndex, subscription)) {
+      log.warn(
+          "{} on {} was missing and is made again: it reads the stream from its first record",
+          subscription.durableName(),
+          EventStreams.streamName(streamIndex));
+    }
   }
 
   /** One consume: at most the seed's 100 records. */
