@@ -187,7 +187,8 @@ public final class EventRouter implements StreamNudges, AutoCloseable {
             if (tick.runsAnalytics()) {
               read.add(Subscription.ANALYTICS_PROJECTOR);
             }
-            // A consumer deleted under the running core reads as empty until it is made again.
+            // A consumer deleted under the running core: its pulls go unanswered until it is made
+            // again, so each fetch waits 1 s and comes back empty.
             read.forEach(sub -> parts.run().ensureConsumer(stream, sub));
             n += runProjectorAndRouter(stream);
             n += parts.run().consume(stream, parts.auditArchiver()).fetched();

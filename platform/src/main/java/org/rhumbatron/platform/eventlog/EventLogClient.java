@@ -123,10 +123,11 @@ public final class EventLogClient {
 
   /**
    * Makes the consumer again when it no longer exists: deleted by an operator, or with its stream
-   * when the stream was made again. A pull to a missing consumer is answered "no responders", which
-   * looks like an empty stream, so without this check the client would fetch nothing from it until
-   * a restart; the subscription it keeps pulls on the same subject, so it reads the new consumer at
-   * once. The sweep calls this before it reads a stream. Returns whether it made the consumer.
+   * when the stream was made again. The server does not answer a pull to a missing consumer: the
+   * fetch waits out its 1 s and comes back empty, as from an empty stream, so without this check
+   * the client would fetch nothing from it until a restart. The subscription it keeps pulls on the
+   * same subject, so it reads the new consumer at once. The sweep calls this before it reads a
+   * stream. Returns whether it made the consumer.
    *
    * @throws EventLogException when the stream is missing or the server cannot be asked
    */

@@ -130,8 +130,8 @@ class EventLogClientTest {
   }
 
   /**
-   * A consumer deleted under a running client (by an operator) answers its pulls "no responders":
-   * the fetch is empty, as from an empty stream, until ensureConsumer (the sweep) makes it again.
+   * A consumer deleted under a running client (by an operator) leaves its pulls unanswered: the
+   * fetch is empty, as from an empty stream, until ensureConsumer (the sweep) makes it again.
    */
   @Test
   void aDeletedConsumerIsMadeAgainByEnsureConsumerAndItsSubscriptionReadsIt() throws Exception {

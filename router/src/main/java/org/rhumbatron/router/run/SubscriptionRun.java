@@ -54,8 +54,9 @@ public final class SubscriptionRun {
 
   /**
    * Makes {@code subscription}'s consumer on {@code streamIndex} again if it no longer exists (the
-   * sweep's check: a deleted consumer reads as empty). The new one starts at the stream's first
-   * record; the claims skip what was applied.
+   * sweep's check: the server leaves a pull to a deleted consumer unanswered, so its fetches wait 1
+   * s and come back empty). The new one starts at the stream's first record; the claims skip what
+   * was applied.
    */
   public void ensureConsumer(int streamIndex, Subscription subscription) {
     if (eventLog.ensureConsumer(streamIndex, subscription)) {
