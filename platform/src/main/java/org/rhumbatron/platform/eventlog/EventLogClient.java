@@ -127,11 +127,15 @@ public final class EventLogClient {
    * fetch waits out its 1 s and comes back empty, as from an empty stream, so without this check
    * the client would fetch nothing from it until a restart. The subscription it keeps pulls on the
    * same subject, so it reads the new consumer at once. The sweep calls this before it reads a
-   * stream. Returns whether it made the consumer.
+   * stream. A consumer this client has not read yet is left to its first read, which makes it.
+   * Returns whether it made the consumer again.
    *
    * @throws EventLogException when the stream is missing or the server cannot be asked
    */
   public boolean ensureConsumer(int streamIndex, Subscription subscription) {
+    if (!subscriptions.containsKey(streamIndex + "/" + subscription.durableName())) {
+      return false; // not read yet: its first fetch makes it
+    }
     String stream = EventStreams.streamName(streamIndex);
     try {
       try {

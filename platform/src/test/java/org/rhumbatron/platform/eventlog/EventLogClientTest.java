@@ -180,12 +180,25 @@ class EventLogClientTest {
   @Test
   void ensureConsumerOnAMissingStreamNamesTheStream() throws Exception {
     EventLogClient client = new EventLogClient(connection, codec, Settings.defaults());
+    assertThat(client.fetch(STREAM, Subscription.AUDIT_ARCHIVER, 100)).isEmpty();
     connection.jetStreamManagement().deleteStream(EventStreams.streamName(STREAM));
     assertThatThrownBy(() -> client.ensureConsumer(STREAM, Subscription.AUDIT_ARCHIVER))
         .isInstanceOf(EventLogException.class)
         .hasMessageContaining("audit-archiver")
         .hasMessageContaining(EventStreams.streamName(STREAM))
         .hasMessageContaining("stream not found");
+  }
+
+  @Test
+  void ensureConsumerLeavesAConsumerNotReadYetToItsFirstRead() throws Exception {
+    EventLogClient client = new EventLogClient(connection, codec, Settings.defaults());
+    assertThat(client.ensureConsumer(STREAM, Subscription.ANALYTICS_PROJECTOR)).isFalse();
+    assertThat(connection.jetStreamManagement().getConsumerNames(EventStreams.streamName(STREAM)))
+        .isEmpty();
+    List<String> ids = publish(1);
+    assertThat(client.fetch(STREAM, Subscription.ANALYTICS_PROJECTOR, 100))
+        .extracting(r -> r.event().eventId())
+        .containsExactlyElementsOf(ids);
   }
 
   /**
