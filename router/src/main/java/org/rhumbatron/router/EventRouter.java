@@ -167,13 +167,6 @@ public final class EventRouter implements StreamNudges, AutoCloseable {
     return done;
   }
 
-  /** The subscriptions every sweep reads; analytics-projector only on some ticks. */
-  private static final List<Subscription> SWEPT =
-      List.of(
-          Subscription.PROJECT_VIEW_PROJECTOR,
-          Subscription.CAUSAL_ROUTER,
-          Subscription.AUDIT_ARCHIVER);
-
   /** The sweep of the minute holding {@code at}, on the swept stream's lane; waits for it. */
   public SweepReport sweepTick(Instant at) {
     SweepTick tick = SweepTick.at(at, settings);
@@ -183,13 +176,12 @@ public final class EventRouter implements StreamNudges, AutoCloseable {
         () -> {
           int n = 0;
           try {
-            List<Subscription> read = new ArrayList<>(SWEPT);
-            if (tick.runsAnalytics()) {
-              read.add(Subscription.ANALYTICS_PROJECTOR);
-            }
             // A consumer deleted under the running core: its pulls go unanswered until it is made
-            // again, so each fetch waits 1 s and comes back empty.
-            read.forEach(sub -> parts.run().ensureConsumer(stream, sub));
+            // again, so each fetch waits 1 s and comes back empty. (analytics-projector too on a
+            // tick that does not read it: one not read yet is left to its first read.)
+            for (Subscription sub : Subscription.values()) {
+              parts.run().ensureConsumer(stream, sub);
+            }
             n += runProjectorAndRouter(stream);
             n += parts.run().consume(stream, parts.auditArchiver()).fetched();
             if (tick.runsAnalytics()) {

@@ -133,7 +133,7 @@ public final class EventLogClient {
    * @throws EventLogException when the stream is missing or the server cannot be asked
    */
   public boolean ensureConsumer(int streamIndex, Subscription subscription) {
-    if (!subscriptions.containsKey(streamIndex + "/" + subscription.durableName())) {
+    if (!subscriptions.containsKey(key(streamIndex, subscription))) {
       return false; // not read yet: its first fetch makes it
     }
     String stream = EventStreams.streamName(streamIndex);
@@ -184,10 +184,14 @@ public final class EventLogClient {
     return n;
   }
 
+  private static String key(int streamIndex, Subscription subscription) {
+    return streamIndex + "/" + subscription.durableName();
+  }
+
   /** The consumer's pull subscription, creating the durable consumer at its first read. */
   private synchronized JetStreamSubscription subscription(
       int streamIndex, Subscription subscription) throws IOException, JetStreamApiException {
-    String key = streamIndex + "/" + subscription.durableName();
+    String key = key(streamIndex, subscription);
     JetStreamSubscription existing = subscriptions.get(key);
     if (existing != null) {
       return existing;
