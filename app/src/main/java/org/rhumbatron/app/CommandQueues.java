@@ -34,17 +34,20 @@ final class CommandQueues implements AutoCloseable {
   private final QueueRuntime runtime;
   private final DeadLetterOperator operator;
   private final IndexingFailures indexingFailures;
+  private final Settings settings;
   private final List<QueueConsumer<?>> running = new ArrayList<>();
 
   private CommandQueues(
       Commands commands,
       QueueRuntime runtime,
       DeadLetterOperator operator,
-      IndexingFailures indexingFailures) {
+      IndexingFailures indexingFailures,
+      Settings settings) {
     this.commands = commands;
     this.runtime = runtime;
     this.operator = operator;
     this.indexingFailures = indexingFailures;
+    this.settings = settings;
   }
 
   /** Builds the queue side and starts the dead-letter consumer ({@code q-dead-letter}). */
@@ -60,12 +63,13 @@ final class CommandQueues implements AutoCloseable {
             commands,
             runtime,
             new DeadLetterOperator(database, commands, codec, clock),
-            new IndexingFailures(database, clock));
+            new IndexingFailures(database, clock),
+            settings);
     DeadLetterConsumer deadLetters =
         new DeadLetterConsumer(database, coordinator.changeEvents(), codec, clock);
     queues.running.add(
         runtime.runDeadLetterConsumer(
-            QueueConsumers.of(Queue.DEAD_LETTER), deadLetters, deadLetters));
+            QueueConsumers.of(Queue.DEAD_LETTER, settings), deadLetters, deadLetters));
     return queues;
   }
 
@@ -95,7 +99,7 @@ final class CommandQueues implements AutoCloseable {
     QueueListener<Command> extra = hooks == null ? QueueListener.none() : hooks;
     QueueConsumer<Command> consumer =
         runtime.runQueueConsumer(
-            QueueConsumers.of(queue),
+            QueueConsumers.of(queue, settings),
             handler,
             new QueueListener<>() {
               @Override

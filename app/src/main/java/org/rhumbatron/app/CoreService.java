@@ -10,6 +10,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import org.rhumbatron.coordinator.Coordinator;
 import org.rhumbatron.coordinator.outbox.StreamNudges;
+import org.rhumbatron.lifecycle.Lifecycle;
 import org.rhumbatron.platform.bucket.Bucket;
 import org.rhumbatron.platform.config.Settings;
 import org.rhumbatron.platform.db.Database;
@@ -26,7 +27,7 @@ import org.rhumbatron.router.EventRouter;
 import org.rhumbatron.router.analytics.AnalyticsProjector;
 import org.rhumbatron.router.archive.ArchiveExpiry;
 import org.rhumbatron.router.archive.AuditArchiver;
-import org.rhumbatron.router.causal.CausalBatchRouter;
+import org.rhumbatron.router.causal.CausalRules;
 import org.rhumbatron.router.claims.EventClaims;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -45,6 +46,8 @@ final class CoreService implements AutoCloseable {
   private final Database database;
   private final Coordinator coordinator;
   private final CommandQueues queues;
+  private final Lifecycle lifecycle;
+  private final LifecycleConsumers consumers;
   private final EventRouter router;
   private final HttpServer http;
   private final CountDownLatch closed = new CountDownLatch(1);
@@ -56,6 +59,8 @@ final class CoreService implements AutoCloseable {
       Database database,
       Coordinator coordinator,
       CommandQueues queues,
+      Lifecycle lifecycle,
+      LifecycleConsumers consumers,
       EventRouter router,
       HttpServer http) {
     this.privateNats = privateNats;
@@ -63,6 +68,8 @@ final class CoreService implements AutoCloseable {
     this.database = database;
     this.coordinator = coordinator;
     this.queues = queues;
+    this.lifecycle = lifecycle;
+    this.consumers = consumers;
     this.router = router;
     this.http = http;
   }
@@ -89,6 +96,7 @@ final class CoreService implements AutoCloseable {
     Database database = null;
     Coordinator coordinator = null;
     CommandQueues queues = null;
+    LifecycleConsumers consumers = null;
     EventRouter router = null;
     HttpServer http = null;
     try {
@@ -123,16 +131,24 @@ final class CoreService implements AutoCloseable {
           };
       coordinator =
           new Coordinator(
-              database, JetStreamEventLog.bind(nats), clock, config.settings(), toRouter);
+              database,
+              JetStreamEventLog.bind(nats),
+              clock,
+              config.settings(),
+              toRouter,
+              Lifecycle.shardAlarmWork(clock, config.settings()));
       onReconnect.set(coordinator);
       int waiting = coordinator.recover();
       coordinator.startAlarms(ALARM_TICK, UNLOAD_IDLE_AFTER);
       queues = CommandQueues.start(nats, coordinator, database, config.settings(), clock);
+      Lifecycle lifecycle = new Lifecycle(coordinator, queues.commands(), clock, config.settings());
       router = startRouter(config, clock, nats, database, coordinator, queues);
       nudged.set(router);
+      consumers = LifecycleConsumers.start(queues, lifecycle, database, clock, config.settings());
       http = HttpServer.start(config.httpPort(), nats);
       CoreService service =
-          new CoreService(privateNats, nats, database, coordinator, queues, router, http);
+          new CoreService(
+              privateNats, nats, database, coordinator, queues, lifecycle, consumers, router, http);
       started.accept(service);
       log.info(
           "core is up: nats {}, http port {}, database {}, {} streams resumed",
@@ -142,7 +158,7 @@ final class CoreService implements AutoCloseable {
           waiting);
       return service;
     } catch (RuntimeException | IOException | InterruptedException e) {
-      closeQuietly(http, router, queues, coordinator, database, nats, privateNats);
+      closeQuietly(http, router, queues, consumers, coordinator, database, nats, privateNats);
       throw e;
     }
   }
@@ -151,13 +167,18 @@ final class CoreService implements AutoCloseable {
     return coordinator;
   }
 
+  /** The entry point of the Change lifecycle. */
+  Lifecycle lifecycle() {
+    return lifecycle;
+  }
+
   Connection nats() {
     return nats;
   }
 
   /**
-   * The event router: the projector, the causal-router (its rules are not plugged in yet), the
-   * sweep's archiver and analytics, maintenance sending through the queues; sweeps every minute.
+   * The event router: the projector, the causal-router with the lifecycle's rules, the sweep's
+   * archiver and analytics, maintenance sending through the queues; sweeps every minute.
    */
   private static EventRouter startRouter(
       CoreConfig config,
@@ -176,7 +197,7 @@ final class CoreService implements AutoCloseable {
             new EventLogClient(nats, codec, settings),
             database,
             coordinator::view,
-            CausalBatchRouter.NO_RULES,
+            new CausalRules(command -> queues.commands().send(command), clock),
             new AuditArchiver(bucket, codec),
             new AnalyticsProjector(
                 database,
@@ -218,7 +239,7 @@ final class CoreService implements AutoCloseable {
       return;
     }
     log.info("core is stopping");
-    closeQuietly(http, router, queues, coordinator, database, nats, privateNats);
+    closeQuietly(http, router, queues, consumers, coordinator, database, nats, privateNats);
     log.info("core stopped");
     closed.countDown();
   }

@@ -9,6 +9,7 @@ import static org.rhumbatron.protocol.Queue.VERIFICATION;
 
 import java.time.Duration;
 import java.util.List;
+import org.rhumbatron.platform.config.Settings;
 import org.rhumbatron.platform.queue.QueueConsumerConfig;
 import org.rhumbatron.protocol.Queue;
 
@@ -42,15 +43,39 @@ public final class QueueConsumers {
     }
   }
 
-  // queue, consumer, batch, concurrency, retries, retry delay, dead-letter queue
-  public static final List<Row> TABLE =
+  // queue, consumer, dead-letter queue; batch, concurrency, retries and retry delay are settings
+  // (Settings.QUEUE_*, the seed's numbers as defaults).
+  private record Shape(Queue queue, String consumer, Queue deadLetterQueue) {}
+
+  private static final List<Shape> SHAPES =
       List.of(
-          new Row(AGENT_WAKEUPS, "agents", 10, 2, 3, Duration.ofSeconds(30), DEAD_LETTER),
-          new Row(INTEGRATION, "integration", 10, 2, 3, Duration.ofSeconds(30), DEAD_LETTER),
-          new Row(VERIFICATION, "integration", 5, 2, 3, Duration.ofSeconds(30), DEAD_LETTER),
-          new Row(RELEASE, "integration", 5, 2, 3, Duration.ofSeconds(30), DEAD_LETTER),
-          new Row(INDEXING, "indexer", 1, 1, 3, Duration.ofSeconds(30), null),
-          new Row(DEAD_LETTER, "event router", 5, 1, 5, Duration.ofSeconds(60), null));
+          new Shape(AGENT_WAKEUPS, "agents", DEAD_LETTER),
+          new Shape(INTEGRATION, "integration", DEAD_LETTER),
+          new Shape(VERIFICATION, "integration", DEAD_LETTER),
+          new Shape(RELEASE, "integration", DEAD_LETTER),
+          new Shape(INDEXING, "indexer", null),
+          new Shape(DEAD_LETTER, "event router", null));
+
+  /** The table with the seed's numbers (the settings' defaults). */
+  public static final List<Row> TABLE = table(Settings.defaults());
+
+  /** The table with the numbers of {@code settings}. */
+  public static List<Row> table(Settings settings) {
+    return SHAPES.stream()
+        .map(
+            shape -> {
+              Settings.QueueRow row = Settings.queueRow(shape.queue());
+              return new Row(
+                  shape.queue(),
+                  shape.consumer(),
+                  settings.get(row.batchSize()),
+                  settings.get(row.concurrency()),
+                  settings.get(row.retries()),
+                  settings.get(row.retryDelay()),
+                  shape.deadLetterQueue());
+            })
+        .toList();
+  }
 
   private QueueConsumers() {}
 
@@ -62,8 +87,17 @@ public final class QueueConsumers {
         .orElseThrow(() -> new IllegalArgumentException("no consumer row for " + queue));
   }
 
-  /** The consumer configuration of {@code queue}. */
+  /** The consumer configuration of {@code queue}, with the seed's numbers. */
   public static QueueConsumerConfig of(Queue queue) {
     return row(queue).config();
+  }
+
+  /** The consumer configuration of {@code queue} with the numbers of {@code settings}. */
+  public static QueueConsumerConfig of(Queue queue, Settings settings) {
+    return table(settings).stream()
+        .filter(r -> r.queue() == queue)
+        .findFirst()
+        .orElseThrow(() -> new IllegalArgumentException("no consumer row for " + queue))
+        .config();
   }
 }

@@ -16,6 +16,7 @@ import org.rhumbatron.coordinator.outbox.StreamNudges;
 import org.rhumbatron.coordinator.project.ProjectRootActor;
 import org.rhumbatron.coordinator.shard.ChangeEvents;
 import org.rhumbatron.coordinator.shard.ResourceShardActor;
+import org.rhumbatron.coordinator.shard.ShardAlarmWork;
 import org.rhumbatron.coordinator.view.ProjectViewActor;
 import org.rhumbatron.platform.concurrent.DaemonThreads;
 import org.rhumbatron.platform.config.Settings;
@@ -60,6 +61,17 @@ public final class Coordinator implements AutoCloseable {
       Clock clock,
       Settings settings,
       StreamNudges nudges) {
+    this(database, transport, clock, settings, nudges, ShardAlarmWork.NONE);
+  }
+
+  /** {@code shardAlarmWork}: what a shard's alarm does besides publishing (claim expiry). */
+  public Coordinator(
+      Database database,
+      EventLogTransport transport,
+      Clock clock,
+      Settings settings,
+      StreamNudges nudges,
+      ShardAlarmWork shardAlarmWork) {
     this.database = database;
     this.clock = clock;
     this.runtime = new ActorRuntime(database, clock, settings, ACTOR_THREADS);
@@ -75,7 +87,7 @@ public final class Coordinator implements AutoCloseable {
     this.janitor = new OutboxJanitor(database, clock, settings.get(Settings.OUTBOX_KEEP_PUBLISHED));
     Outbox outbox = new Outbox(new EnvelopeCodec(), clock);
     this.roots = ProjectRootActor.type(outbox, publisher);
-    this.shards = ResourceShardActor.type(outbox, publisher);
+    this.shards = ResourceShardActor.type(outbox, publisher, shardAlarmWork);
     runtime.register(roots);
     runtime.register(shards);
     runtime.register(views);

@@ -27,7 +27,8 @@ public enum EventType {
   APP_REMOVED("app.removed", Kind.INFORMATIONAL, Writer.SHARD),
 
   // Change states: open -> verifying -> awaiting_approval -> releasing -> completed, and the ends
-  CHANGE_CREATED("change.created", Kind.INFORMATIONAL, Writer.SHARD),
+  // Routed: a new Change's root Tasks are newly ready, as after task.completed (change.dispatch).
+  CHANGE_CREATED("change.created", Kind.ROUTED, Writer.SHARD),
   CHANGE_VERIFYING("change.verifying", Kind.INFORMATIONAL, Writer.SHARD),
   CHANGE_AWAITING_APPROVAL("change.awaiting_approval", Kind.INFORMATIONAL, Writer.SHARD),
   CHANGE_RELEASING("change.releasing", Kind.INFORMATIONAL, Writer.SHARD),
@@ -76,8 +77,9 @@ public enum EventType {
   /** How the causal router treats a type (the seed's "Causal routing" flowchart). */
   public enum Kind {
     /**
-     * The router has a rule for this type: task.ready (skip, the dispatcher already sent the wake),
-     * task.completed, task.failed, verification.started, canonical.advanced, artifact.promoted.
+     * The router has a rule for this type: change.created (the first change.dispatch), task.ready
+     * (skip, the dispatcher already sent the wake), task.completed, task.failed,
+     * verification.started, canonical.advanced, artifact.promoted.
      */
     ROUTED,
     /** A resource Event: the router wakes Agents whose resources overlap {@code resource}. */

@@ -83,6 +83,7 @@ class ClosedListsTest {
   void routedEventsAreTheCausalRoutersBranches() {
     assertThat(ofKind(EventType.Kind.ROUTED))
         .containsExactlyInAnyOrder(
+            "change.created", // a new Change's first change.dispatch (not a seed branch)
             "task.ready",
             "task.completed",
             "task.failed",

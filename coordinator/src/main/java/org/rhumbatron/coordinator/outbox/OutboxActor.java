@@ -69,49 +69,68 @@ public abstract class OutboxActor extends Actor {
   protected final <T> CompletableFuture<T> transactWithEvents(EventWork<T> work) {
     return onLaneAsync(
         () -> {
-          boolean[] appended = new boolean[1];
-          Instant backstop =
-              clock().instant().plus(context().settings().get(Settings.OUTBOX_ALARM_BACKSTOP));
-          // Read on the lane before the work is queued: the alarm is armed in the same
-          // transaction when the last backstop has passed.
-          boolean arm = armedUntil == null || !armedUntil.isAfter(clock().instant());
-          return database()
-              .inTransactionAsync(
-                  tx -> {
-                    appended[0] = false;
-                    T r =
-                        work.run(
-                            tx,
-                            new Appender() {
-                              @Override
-                              public boolean append(Event event) throws SQLException {
-                                return append(outbox.encode(event));
-                              }
-
-                              @Override
-                              public boolean append(Outbox.Encoded event) throws SQLException {
-                                boolean fresh = outbox.append(tx, address(), event);
-                                appended[0] |= fresh;
-                                return fresh;
-                              }
-                            });
-                    if (appended[0] && arm) {
-                      context().alarms().setIfEarlier(tx, address(), backstop);
-                    }
-                    return r;
-                  })
-              .thenApply(
-                  result -> {
-                    // Still on the lane: it waits for this stage before its next task.
-                    if (appended[0]) {
-                      if (arm) {
-                        armedUntil = backstop;
-                      }
-                      publisher.kick(streamIndex());
-                    }
-                    return result;
-                  });
+          OutboxTx<T> otx = new OutboxTx<>(work);
+          return database().inTransactionAsync(otx::run).thenApply(otx::committed);
         });
+  }
+
+  /**
+   * {@link #transactWithEvents} for code that already runs on this actor's lane (an alarm): the
+   * transaction runs and commits now, on this thread.
+   */
+  protected final <T> T transactWithEventsOnLane(EventWork<T> work) {
+    OutboxTx<T> otx = new OutboxTx<>(work);
+    return otx.committed(database().inTransaction(otx::run));
+  }
+
+  /** One state change with its outbox rows, and what follows its commit. */
+  private final class OutboxTx<T> {
+    private final EventWork<T> work;
+    private final Instant backstop =
+        clock().instant().plus(context().settings().get(Settings.OUTBOX_ALARM_BACKSTOP));
+    // Read on the lane before the work is queued: the alarm is armed in the same transaction when
+    // the last backstop has passed.
+    private final boolean arm = armedUntil == null || !armedUntil.isAfter(clock().instant());
+    private boolean appended;
+
+    OutboxTx(EventWork<T> work) {
+      this.work = work;
+    }
+
+    T run(Tx tx) throws SQLException {
+      appended = false; // a group commit may run the work again
+      T r =
+          work.run(
+              tx,
+              new Appender() {
+                @Override
+                public boolean append(Event event) throws SQLException {
+                  return append(outbox.encode(event));
+                }
+
+                @Override
+                public boolean append(Outbox.Encoded event) throws SQLException {
+                  boolean fresh = outbox.append(tx, address(), event);
+                  appended |= fresh;
+                  return fresh;
+                }
+              });
+      if (appended && arm) {
+        context().alarms().setIfEarlier(tx, address(), backstop);
+      }
+      return r;
+    }
+
+    T committed(T result) {
+      // Still on the lane: it waits for this stage before its next task.
+      if (appended) {
+        if (arm) {
+          armedUntil = backstop;
+        }
+        publisher.kick(streamIndex());
+      }
+      return result;
+    }
   }
 
   /** The alarm: publish what is due (the kick's backstop). */

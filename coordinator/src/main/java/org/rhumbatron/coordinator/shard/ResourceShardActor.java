@@ -1,12 +1,16 @@
 package org.rhumbatron.coordinator.shard;
 
+import java.sql.SQLException;
+import java.time.Instant;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import org.rhumbatron.coordinator.actor.ActorContext;
 import org.rhumbatron.coordinator.actor.ActorType;
 import org.rhumbatron.coordinator.outbox.Outbox;
 import org.rhumbatron.coordinator.outbox.OutboxActor;
 import org.rhumbatron.coordinator.outbox.OutboxPublisher;
+import org.rhumbatron.platform.db.Tx;
 import org.rhumbatron.protocol.Event;
 
 /**
@@ -16,8 +20,12 @@ import org.rhumbatron.protocol.Event;
 public final class ResourceShardActor extends OutboxActor {
   public static final String ACTOR_CLASS = "resource-shard";
 
-  public ResourceShardActor(ActorContext context, Outbox outbox, OutboxPublisher publisher) {
+  private final ShardAlarmWork alarmWork;
+
+  public ResourceShardActor(
+      ActorContext context, Outbox outbox, OutboxPublisher publisher, ShardAlarmWork alarmWork) {
     super(context, outbox, publisher);
+    this.alarmWork = alarmWork;
   }
 
   @Override
@@ -26,8 +34,16 @@ public final class ResourceShardActor extends OutboxActor {
     return id.substring(0, id.lastIndexOf(':'));
   }
 
-  public static ActorType<ResourceShardActor> type(Outbox outbox, OutboxPublisher publisher) {
-    return new ActorType<>(ACTOR_CLASS, c -> new ResourceShardActor(c, outbox, publisher));
+  public static ActorType<ResourceShardActor> type(
+      Outbox outbox, OutboxPublisher publisher, ShardAlarmWork alarmWork) {
+    return new ActorType<>(
+        ACTOR_CLASS, c -> new ResourceShardActor(c, outbox, publisher, alarmWork));
+  }
+
+  /** The shard number of this actor ({@code fnv1a32(key) mod shardCount} of its keys). */
+  public int shard() {
+    String id = address().actorId();
+    return Integer.parseInt(id.substring(id.lastIndexOf(':') + 1));
   }
 
   /** The id of the shard actor of {@code projectId} that owns {@code shard}. */
@@ -59,5 +75,34 @@ public final class ResourceShardActor extends OutboxActor {
    */
   public <T> CompletableFuture<T> change(EventWork<T> work) {
     return transactWithEvents(work);
+  }
+
+  /**
+   * Sets this shard's alarm to {@code at} unless it is due earlier already, in the running
+   * transaction (e.g. when a claim that expires at {@code at} is acquired).
+   */
+  public void armAlarm(Tx tx, Instant at) throws SQLException {
+    context().alarms().setIfEarlier(tx, address(), at);
+  }
+
+  /** Publishes what is due, then runs the lifecycle's due work (claim expiry). */
+  @Override
+  protected void onAlarm() {
+    super.onAlarm();
+    transactWithEventsOnLane(
+        (tx, out) -> {
+          alarmWork.runDue(tx, out, this);
+          return null;
+        });
+  }
+
+  @Override
+  protected Optional<Instant> nextDueWork(Tx tx) throws SQLException {
+    Optional<Instant> publish = super.nextDueWork(tx);
+    Optional<Instant> work = alarmWork.nextDue(tx, this);
+    if (publish.isEmpty()) {
+      return work;
+    }
+    return work.isPresent() && work.get().isBefore(publish.get()) ? work : publish;
   }
 }

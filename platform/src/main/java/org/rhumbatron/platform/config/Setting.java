@@ -57,6 +57,16 @@ public record Setting<T>(
         "a positive duration like 500ms, 30s, 5m, 2h, 7d or PT30S");
   }
 
+  /** A duration that may be zero (e.g. a simulated delay a benchmark sets to nothing). */
+  static Setting<Duration> nonNegativeDuration(String key, Duration defaultValue) {
+    return new Setting<>(
+        key,
+        defaultValue,
+        Setting::parseDuration,
+        d -> !d.isNegative(),
+        "a duration of 0 or more like 0ms, 500ms, 30s or PT1S");
+  }
+
   /** One constant of {@code E}, written in lower case ({@code directory}, {@code nats}). */
   static <E extends Enum<E>> Setting<E> oneOf(String key, E defaultValue) {
     Class<E> type = defaultValue.getDeclaringClass();

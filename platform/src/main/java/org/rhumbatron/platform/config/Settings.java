@@ -2,6 +2,7 @@ package org.rhumbatron.platform.config;
 
 import static org.rhumbatron.platform.config.Setting.duration;
 import static org.rhumbatron.platform.config.Setting.intRange;
+import static org.rhumbatron.platform.config.Setting.nonNegativeDuration;
 import static org.rhumbatron.platform.config.Setting.oneOf;
 import static org.rhumbatron.platform.config.Setting.positiveInt;
 import static org.rhumbatron.platform.config.Setting.probability;
@@ -13,12 +14,14 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import org.rhumbatron.platform.bucket.BucketStore;
+import org.rhumbatron.protocol.Queue;
 
 /**
  * Every number of the seed (events-and-commands) as a named default, in one place. Values come from
@@ -134,6 +137,75 @@ public final class Settings {
       register(duration("integration.more-work-delay", Duration.ofSeconds(10)));
   public static final Setting<Duration> INTEGRATION_CONFLICT_REVIEW_DELAY =
       register(duration("integration.conflict-review-delay", Duration.ofSeconds(45)));
+
+  // The seed's QUEUE_CONSUMERS table: batch, concurrency, retries and retry delay of each queue's
+  // consumer q-<queue> (the dead-letter queue of each row is structure, in app's QueueConsumers).
+  public static final QueueRow QUEUE_AGENT_WAKEUPS =
+      queueRow(Queue.AGENT_WAKEUPS, 10, 2, 3, Duration.ofSeconds(30));
+  public static final QueueRow QUEUE_INTEGRATION =
+      queueRow(Queue.INTEGRATION, 10, 2, 3, Duration.ofSeconds(30));
+  public static final QueueRow QUEUE_VERIFICATION =
+      queueRow(Queue.VERIFICATION, 5, 2, 3, Duration.ofSeconds(30));
+  public static final QueueRow QUEUE_RELEASE =
+      queueRow(Queue.RELEASE, 5, 2, 3, Duration.ofSeconds(30));
+  public static final QueueRow QUEUE_INDEXING =
+      queueRow(Queue.INDEXING, 1, 1, 3, Duration.ofSeconds(30));
+  public static final QueueRow QUEUE_DEAD_LETTER =
+      queueRow(Queue.DEAD_LETTER, 5, 1, 5, Duration.ofSeconds(60));
+
+  // The Change lifecycle (DESIGN.md section 3). Not seed numbers: how often a failed Task runs
+  // again before change.settle fails its Change, and how large a work graph may be.
+  public static final Setting<Integer> TASK_ATTEMPTS =
+      register(positiveInt("changes.task-attempts", 3));
+  public static final Setting<Integer> TASKS_PER_CHANGE_MAX =
+      register(positiveInt("changes.tasks-max", 500));
+  // A bounded integration command (forks.sweep, project.cleanup) handles this many rows per
+  // delivery and asks for another delivery when there are more.
+  public static final Setting<Integer> INTEGRATION_ROWS_PER_DELIVERY =
+      register(positiveInt("integration.rows-per-delivery", 10));
+  // How long a claim holds before its shard's alarm expires it (claim.expired).
+  public static final Setting<Duration> CLAIM_TTL =
+      register(duration("agents.claim-ttl", Duration.ofMinutes(10)));
+  // The simulated agent runtime: time per step, share of Task attempts that fail, and the seed
+  // that makes a run reproducible.
+  public static final Setting<Duration> SIMULATED_STEP_DELAY =
+      register(nonNegativeDuration("agents.simulated.step-delay", Duration.ofMillis(20)));
+  public static final Setting<Double> SIMULATED_FAILURE_RATE =
+      register(probability("agents.simulated.failure-rate", 0.0));
+  public static final Setting<Integer> SIMULATED_SEED =
+      register(intRange("agents.simulated.seed", 1, 0, Integer.MAX_VALUE));
+
+  /** The settings of one row of the consumers table. */
+  public record QueueRow(
+      Queue queue,
+      Setting<Integer> batchSize,
+      Setting<Integer> concurrency,
+      Setting<Integer> retries,
+      Setting<Duration> retryDelay) {}
+
+  private static Map<Queue, QueueRow> queueRows;
+
+  private static QueueRow queueRow(
+      Queue queue, int batch, int concurrency, int retries, Duration retryDelay) {
+    String prefix = "queues." + queue.wireName() + ".";
+    QueueRow row =
+        new QueueRow(
+            queue,
+            register(positiveInt(prefix + "batch", batch)),
+            register(positiveInt(prefix + "concurrency", concurrency)),
+            register(intRange(prefix + "retries", retries, 0, 1_000)),
+            register(duration(prefix + "retry-delay", retryDelay)));
+    if (queueRows == null) {
+      queueRows = new EnumMap<>(Queue.class);
+    }
+    queueRows.put(queue, row);
+    return row;
+  }
+
+  /** The consumers-table settings of {@code queue}. */
+  public static QueueRow queueRow(Queue queue) {
+    return queueRows.get(queue);
+  }
 
   private static List<Setting<?>> all;
 

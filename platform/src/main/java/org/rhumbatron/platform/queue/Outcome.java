@@ -3,9 +3,10 @@ package org.rhumbatron.platform.queue;
 import java.time.Duration;
 
 /**
- * What a queue handler says about one message: {@link Ack} (done) or {@link Retry} (redeliver after
- * the delay, or the queue's retry delay when none). A throw is a {@code Retry} with the queue's
- * delay. After the last retry either one goes to the dead-letter queue.
+ * What a queue handler says about one message: {@link Ack} (done), {@link Reject} (dead-letter now)
+ * or {@link Retry} (redeliver after the delay, or the queue's retry delay when none). A throw is a
+ * {@code Retry} with the queue's delay. After the last retry either one goes to the dead-letter
+ * queue.
  */
 public sealed interface Outcome {
 
@@ -17,6 +18,12 @@ public sealed interface Outcome {
    */
   record Retry(Duration delay, String reason) implements Outcome {}
 
+  /**
+   * The message can never succeed (e.g. its payload lacks a field the handler needs): it goes to
+   * the dead-letter queue at once with {@code reason}, without the retries that could not help.
+   */
+  record Reject(String reason) implements Outcome {}
+
   static Outcome ack() {
     return new Ack();
   }
@@ -27,5 +34,9 @@ public sealed interface Outcome {
 
   static Outcome retry(Duration delay, String reason) {
     return new Retry(delay, reason);
+  }
+
+  static Outcome reject(String reason) {
+    return new Reject(reason);
   }
 }

@@ -35,11 +35,12 @@ import org.slf4j.LoggerFactory;
  * of up to {@code batchSize} and handling it in order under a {@link BatchHold}.
  *
  * <p>Per message: a body that does not decode goes to the dead-letter queue at once (never retried;
- * logged and terminated on a queue without one). A handler's {@link Outcome.Ack} acks; a {@link
- * Outcome.Retry} or a throw naks with the delay (never a plain nak), until the delivery after the
- * last retry: that one goes to the dead-letter queue and is terminated. The server's max_deliver is
- * unlimited on purpose: a message the server stops delivering stays in the work-queue stream
- * unsettled and never reaches the dead-letter queue, so this class counts deliveries itself.
+ * logged and terminated on a queue without one). A handler's {@link Outcome.Ack} acks, an {@link
+ * Outcome.Reject} goes to the dead-letter queue at once; a {@link Outcome.Retry} or a throw naks
+ * with the delay (never a plain nak), until the delivery after the last retry: that one goes to the
+ * dead-letter queue and is terminated. The server's max_deliver is unlimited on purpose: a message
+ * the server stops delivering stays in the work-queue stream unsettled and never reaches the
+ * dead-letter queue, so this class counts deliveries itself.
  */
 public final class QueueConsumer<T> implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(QueueConsumer.class);
@@ -241,6 +242,10 @@ public final class QueueConsumer<T> implements AutoCloseable {
           "handler of {} on {} finished after the hold limit; the message is redelivered",
           delivery.messageId(),
           config.queue().durableName());
+      return;
+    }
+    if (outcome instanceof Outcome.Reject reject) {
+      giveUp(m, hold, delivery, message, body, reject.reason());
       return;
     }
     if (outcome instanceof Outcome.Retry retry) {

@@ -1,0 +1,164 @@
+package org.rhumbatron.agents;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.SplittableRandom;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import org.rhumbatron.lifecycle.Lifecycle;
+import org.rhumbatron.lifecycle.TaskInfo;
+import org.rhumbatron.lifecycle.TaskNotHeldException;
+import org.rhumbatron.lifecycle.TaskRef;
+import org.rhumbatron.platform.concurrent.DaemonThreads;
+import org.rhumbatron.platform.config.Settings;
+import org.rhumbatron.protocol.Fnv1a;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Agents simulated in core, for the demo, the tests and the benchmarks. For each Task attempt it
+ * handed out, after {@code agents.simulated.step-delay} per step: the Task runs ({@code
+ * task.running}), an intent per resource scope ({@code intent.declared}), a claim per scope ({@code
+ * claim.acquired}), the changeset ({@code changeset.proposed}), the claims released ({@code
+ * claim.released}), then {@code task.completed}, or {@code task.failed} for a share {@code
+ * agents.simulated.failure-rate} of attempts. Each step is a state change through its owning shard.
+ * Whether an attempt fails depends only on the seed, the Task and the attempt, so a run is
+ * reproducible whatever the interleaving.
+ *
+ * <p>Its Agents live in core, so a restarted core picks up what they held ({@link #resumeHeld});
+ * every step is idempotent, so a step done before the crash writes nothing the second time.
+ */
+public final class SimulatedAgentRuntime implements AgentRuntime {
+  private static final Logger log = LoggerFactory.getLogger(SimulatedAgentRuntime.class);
+  private static final int STEP_TRIES = 3;
+  private static final Duration RETRY_PAUSE = Duration.ofSeconds(1);
+  private static final int RESUME_LIMIT = 10_000;
+
+  private final Lifecycle lifecycle;
+  private final Duration stepDelay;
+  private final double failureRate;
+  private final int seed;
+  private final ExecutorService pool =
+      Executors.newFixedThreadPool(2, DaemonThreads.named("simulated-agent"));
+  private final Set<String> working = ConcurrentHashMap.newKeySet();
+  private volatile boolean closed;
+
+  public SimulatedAgentRuntime(Lifecycle lifecycle, Settings settings) {
+    this.lifecycle = lifecycle;
+    this.stepDelay = settings.get(Settings.SIMULATED_STEP_DELAY);
+    this.failureRate = settings.get(Settings.SIMULATED_FAILURE_RATE);
+    this.seed = settings.get(Settings.SIMULATED_SEED);
+  }
+
+  @Override
+  public void start(TaskRef task) {
+    String key = task.taskId() + "#" + task.attempt();
+    if (closed || !working.add(key)) {
+      return;
+    }
+    run(task).whenComplete((ok, error) -> working.remove(key));
+  }
+
+  /** Starts every Task attempt an Agent holds in an open Change (after a restart); how many. */
+  public int resumeHeld() {
+    List<TaskRef> held = lifecycle.heldTasks(RESUME_LIMIT);
+    held.forEach(this::start);
+    if (!held.isEmpty()) {
+      log.info("simulated agents resume {} held tasks", held.size());
+    }
+    return held.size();
+  }
+
+  /** Whether the attempt fails: a draw from the seed, the Task and the attempt only. */
+  boolean fails(TaskRef task) {
+    if (failureRate <= 0) {
+      return false;
+    }
+    long mix = ((long) seed << 32) ^ Fnv1a.fnv1a32(task.taskId() + "#" + task.attempt());
+    return new SplittableRandom(mix).nextDouble() < failureRate;
+  }
+
+  private CompletableFuture<Void> run(TaskRef task) {
+    CompletableFuture<List<String>> scopes =
+        step(() -> CompletableFuture.completedFuture(scopesOf(task)));
+    return scopes
+        .thenCompose(keys -> step(() -> lifecycle.startTask(task)).thenApply(v -> keys))
+        .thenCompose(keys -> each(keys, k -> lifecycle.declareIntent(task, k)).thenApply(v -> keys))
+        .thenCompose(keys -> each(keys, k -> lifecycle.acquireClaim(task, k)).thenApply(v -> keys))
+        .thenCompose(keys -> step(() -> lifecycle.proposeChangeset(task)).thenApply(v -> keys))
+        .thenCompose(keys -> each(keys, k -> lifecycle.releaseClaim(task, k)))
+        .thenCompose(
+            v ->
+                step(
+                    () ->
+                        fails(task)
+                            ? lifecycle.failTask(task, "simulated failure")
+                            : lifecycle.completeTask(task)))
+        .exceptionally(
+            error -> {
+              Throwable cause = error instanceof CompletionException ? error.getCause() : error;
+              if (cause instanceof TaskNotHeldException) {
+                log.debug("simulated agent stops: {}", cause.getMessage());
+              } else if (!closed) {
+                log.warn("simulated agent of {} gave up: {}", task.taskId(), cause.toString());
+              }
+              return null;
+            });
+  }
+
+  private List<String> scopesOf(TaskRef task) {
+    return lifecycle.task(task.taskId()).map(TaskInfo::resourceScopes).orElse(List.of());
+  }
+
+  private CompletableFuture<Void> each(
+      List<String> keys, java.util.function.Function<String, CompletableFuture<?>> action) {
+    CompletableFuture<Void> chain = CompletableFuture.completedFuture(null);
+    for (String k : keys) {
+      chain = chain.thenCompose(v -> step(() -> action.apply(k)).thenApply(x -> null));
+    }
+    return chain;
+  }
+
+  /** One step after the step delay; a failure other than "not held" is tried again. */
+  private <T> CompletableFuture<T> step(Supplier<CompletableFuture<T>> action) {
+    return attempt(action, 1, stepDelay);
+  }
+
+  private <T> CompletableFuture<T> attempt(
+      Supplier<CompletableFuture<T>> action, int tryNumber, Duration delay) {
+    if (closed) {
+      return CompletableFuture.failedFuture(new IllegalStateException("runtime closed"));
+    }
+    Executor after =
+        delay.isZero()
+            ? pool
+            : CompletableFuture.delayedExecutor(delay.toMillis(), TimeUnit.MILLISECONDS, pool);
+    return CompletableFuture.supplyAsync(action, after)
+        .thenCompose(f -> f)
+        .handle(
+            (value, error) -> {
+              if (error == null) {
+                return CompletableFuture.completedFuture(value);
+              }
+              Throwable cause = error instanceof CompletionException ? error.getCause() : error;
+              if (cause instanceof TaskNotHeldException || tryNumber >= STEP_TRIES || closed) {
+                return CompletableFuture.<T>failedFuture(cause);
+              }
+              return attempt(action, tryNumber + 1, RETRY_PAUSE);
+            })
+        .thenCompose(f -> f);
+  }
+
+  @Override
+  public void close() {
+    closed = true;
+    pool.shutdownNow();
+  }
+}

@@ -1,0 +1,118 @@
+package org.rhumbatron.agents;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.rhumbatron.lifecycle.ChangeInfo;
+import org.rhumbatron.lifecycle.Lifecycle;
+import org.rhumbatron.lifecycle.TaskInfo;
+import org.rhumbatron.lifecycle.TaskNotHeldException;
+import org.rhumbatron.lifecycle.TaskRef;
+import org.rhumbatron.platform.metrics.Metrics;
+import org.rhumbatron.platform.queue.Delivery;
+import org.rhumbatron.platform.queue.Outcome;
+import org.rhumbatron.platform.queue.QueueHandler;
+import org.rhumbatron.protocol.Command;
+import org.rhumbatron.protocol.CommandType;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The consumer of {@code agent-wakeups} (the seed's {@code wake-consumer.ts}). It checks a wake's
+ * relevance again: the Task is still assigned to this Agent for this attempt, has not ended, and
+ * its Change is open. A stale wake ends at once and counts one {@code false_wakeup} in METRICS; a
+ * wake for a Task the same Agent already runs is a duplicate and ends quietly; a relevant wake
+ * writes {@code agent.woken} and hands the Task to the {@link AgentRuntime}.
+ */
+public final class WakeConsumer implements QueueHandler<Command> {
+  public static final String FALSE_WAKEUP = "false_wakeup";
+
+  private static final Logger log = LoggerFactory.getLogger(WakeConsumer.class);
+  private static final Duration STEP_TIMEOUT = Duration.ofSeconds(30);
+
+  private final Lifecycle lifecycle;
+  private final AgentRuntime runtime;
+  private final Metrics metrics;
+
+  public WakeConsumer(Lifecycle lifecycle, AgentRuntime runtime, Metrics metrics) {
+    this.lifecycle = lifecycle;
+    this.runtime = runtime;
+    this.metrics = metrics;
+  }
+
+  @Override
+  public Outcome handle(Command wake, Delivery delivery) throws Exception {
+    if (wake.commandType() != CommandType.AGENT_WAKE) {
+      return Outcome.reject(
+          "agent-wakeups takes only agent.wake, not " + wake.commandType().wireName());
+    }
+    String agentId = wake.payload().path("agentId").asText("");
+    int attempt = wake.payload().path("attempt").asInt(0);
+    if (wake.taskId() == null || agentId.isBlank() || attempt < 1) {
+      return Outcome.reject(
+          "agent.wake "
+              + wake.commandId()
+              + ": needs a taskId and a payload with agentId and attempt (1 or more)");
+    }
+    Optional<TaskInfo> task = lifecycle.task(wake.taskId());
+    if (task.isEmpty()) {
+      return Outcome.reject("agent.wake " + wake.commandId() + ": unknown task " + wake.taskId());
+    }
+    TaskRef ref =
+        new TaskRef(task.get().projectId(), task.get().changeId(), wake.taskId(), agentId, attempt);
+    String stale = staleBecause(task.get(), ref);
+    if (stale == null && "running".equals(task.get().state())) {
+      log.debug("wake {} is a duplicate: {} runs {} already", wake.commandId(), agentId, ref);
+      return Outcome.ack();
+    }
+    if (stale == null) {
+      try {
+        lifecycle
+            .agentWoken(ref, wake.commandId())
+            .get(STEP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+        runtime.start(ref);
+        return Outcome.ack();
+      } catch (ExecutionException e) {
+        if (!(e.getCause() instanceof TaskNotHeldException moved)) {
+          throw e;
+        }
+        stale = moved.getMessage(); // it changed between the check and the write
+      }
+    }
+    metrics.record(
+        FALSE_WAKEUP,
+        1,
+        Map.of(
+            "reason", stale,
+            "commandId", wake.commandId(),
+            "taskId", wake.taskId()));
+    log.info("stale wake {}: {}", wake.commandId(), stale);
+    return Outcome.ack();
+  }
+
+  /** Why the wake is stale, or null when the Agent still holds the Task for this attempt. */
+  private String staleBecause(TaskInfo task, TaskRef ref) {
+    Optional<ChangeInfo> change = lifecycle.change(task.changeId());
+    if (change.isEmpty() || !"open".equals(change.get().state())) {
+      return "change " + task.changeId() + " is " + change.map(ChangeInfo::state).orElse("gone");
+    }
+    if (!ref.agentId().equals(task.agentId()) || ref.attempt() != task.attempt()) {
+      return "task "
+          + task.taskId()
+          + " attempt "
+          + task.attempt()
+          + " is "
+          + (task.agentId() == null ? "unassigned" : "assigned to " + task.agentId())
+          + ", not to "
+          + ref.agentId()
+          + " for attempt "
+          + ref.attempt();
+    }
+    if (!task.held()) {
+      return "task " + task.taskId() + " is " + task.state();
+    }
+    return null;
+  }
+}

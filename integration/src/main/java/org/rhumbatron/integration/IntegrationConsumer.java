@@ -1,0 +1,302 @@
+package org.rhumbatron.integration;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.rhumbatron.lifecycle.ChangeInfo;
+import org.rhumbatron.lifecycle.Dispatched;
+import org.rhumbatron.lifecycle.Lifecycle;
+import org.rhumbatron.lifecycle.LifecycleException;
+import org.rhumbatron.lifecycle.ProjectInfo;
+import org.rhumbatron.lifecycle.Settled;
+import org.rhumbatron.lifecycle.Wake;
+import org.rhumbatron.platform.config.Settings;
+import org.rhumbatron.platform.db.Database;
+import org.rhumbatron.platform.queue.Commands;
+import org.rhumbatron.platform.queue.Delivery;
+import org.rhumbatron.platform.queue.Outcome;
+import org.rhumbatron.platform.queue.QueueHandler;
+import org.rhumbatron.protocol.Command;
+import org.rhumbatron.protocol.CommandType;
+import org.rhumbatron.protocol.EventType;
+import org.rhumbatron.router.deadletter.DeadLetterOperator;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The one handler of the integration, verification and release queues, with the integration
+ * module's own limits (the seed's {@code MAX_DELIVERIES = 4}):
+ *
+ * <ol>
+ *   <li>a bounded command with more work asks for another delivery after {@code
+ *       integration.more-work-delay} (10 s);
+ *   <li>a thrown error retries after the queue's delay (30 s) and goes to dead-letter after its 3
+ *       retries;
+ *   <li>a bounded command gets at most {@code integration.max-deliveries} (4) deliveries: the 4th
+ *       is acknowledged with its rest left for the next sweep.
+ * </ol>
+ *
+ * <p>Bounded here: {@code forks.sweep} and {@code project.cleanup}, at most {@code
+ * integration.rows-per-delivery} (10) Changes each delivery. A request that can never succeed (a
+ * payload without a field its handler needs, an unknown or ended Project or Change) is rejected:
+ * dead-lettered at once with the reason naming it. A command type whose handler belongs to a later
+ * issue throws, so it is retried and dead-lettered, never acked unhandled.
+ */
+public final class IntegrationConsumer implements QueueHandler<Command> {
+  private static final Logger log = LoggerFactory.getLogger(IntegrationConsumer.class);
+  private static final Duration STEP_TIMEOUT = Duration.ofSeconds(30);
+
+  /** What one delivery of a command did. */
+  enum Result {
+    DONE,
+    /** A bounded command stopped at its bound; the rest needs another delivery. */
+    MORE_WORK
+  }
+
+  @FunctionalInterface
+  interface Handler {
+    Result handle(Command command) throws Exception;
+  }
+
+  private final Lifecycle lifecycle;
+  private final Commands commands;
+  private final DeadLetterOperator deadLetters;
+  private final Database database;
+  private final Clock clock;
+  private final int maxDeliveries;
+  private final Duration moreWorkDelay;
+  private final int rowsPerDelivery;
+  private final Map<CommandType, Handler> handlers = new EnumMap<>(CommandType.class);
+
+  public IntegrationConsumer(
+      Lifecycle lifecycle,
+      Commands commands,
+      DeadLetterOperator deadLetters,
+      Database database,
+      Clock clock,
+      Settings settings) {
+    this.lifecycle = lifecycle;
+    this.commands = commands;
+    this.deadLetters = deadLetters;
+    this.database = database;
+    this.clock = clock;
+    this.maxDeliveries = settings.get(Settings.INTEGRATION_MAX_DELIVERIES);
+    this.moreWorkDelay = settings.get(Settings.INTEGRATION_MORE_WORK_DELAY);
+    this.rowsPerDelivery = settings.get(Settings.INTEGRATION_ROWS_PER_DELIVERY);
+    handlers.put(CommandType.PROJECT_PROVISION, this::provisionProject);
+    handlers.put(CommandType.PROJECT_CLEANUP, this::cleanupProject);
+    handlers.put(CommandType.APP_PROVISION, c -> setLiveApp(c, true));
+    handlers.put(CommandType.APP_REMOVE, c -> setLiveApp(c, false));
+    handlers.put(CommandType.CHANGE_DISPATCH, this::dispatch);
+    handlers.put(CommandType.CHANGE_SETTLE, this::settle);
+    handlers.put(CommandType.FORKS_SWEEP, this::sweepForks);
+    handlers.put(CommandType.RELEASE_RECOVER, this::recoverRelease);
+  }
+
+  @Override
+  public Outcome handle(Command command, Delivery delivery) throws Exception {
+    Handler handler = handlers.get(command.commandType());
+    if (handler == null) {
+      throw new IllegalStateException(
+          "integration has no handler for "
+              + command.commandType().wireName()
+              + " yet: it is retried and dead-lettered, not acknowledged unhandled");
+    }
+    Result result;
+    try {
+      result = handler.handle(command);
+    } catch (LifecycleException e) {
+      if (e.permanent()) {
+        return Outcome.reject(e.getMessage());
+      }
+      throw e;
+    }
+    if (result == Result.DONE) {
+      return Outcome.ack();
+    }
+    if (delivery.deliveredCount() >= maxDeliveries) {
+      log.warn(
+          "{} {}: more work after delivery {} of {}; acknowledged, the next sweep takes the rest",
+          command.commandType().wireName(),
+          command.commandId(),
+          delivery.deliveredCount(),
+          maxDeliveries);
+      return Outcome.ack();
+    }
+    return Outcome.retry(moreWorkDelay, "more work after this delivery's bound");
+  }
+
+  // Projects and apps ----------------------------------------------------------------------------
+
+  private Result provisionProject(Command c) throws Exception {
+    String tenantId = text(c, "tenantId");
+    String name = text(c, "name");
+    boolean created = await(lifecycle.createProject(c.projectId(), tenantId, name));
+    log.info("project.provision {}: {}", c.projectId(), created ? "created" : "already there");
+    return Result.DONE;
+  }
+
+  private Result setLiveApp(Command c, boolean live) throws Exception {
+    boolean changed = await(lifecycle.setLiveApp(c.projectId(), live, c.commandId()));
+    log.info(
+        "{} {}: {}",
+        c.commandType().wireName(),
+        c.projectId(),
+        changed ? (live ? "app live" : "app removed") : "no change");
+    return Result.DONE;
+  }
+
+  /** Cancels the open Changes of an archived or deleted Project, at most N per delivery. */
+  private Result cleanupProject(Command c) throws Exception {
+    ProjectInfo project =
+        lifecycle
+            .project(c.projectId())
+            .orElseThrow(() -> LifecycleException.unknownProject(c.projectId()));
+    if ("active".equals(project.status())) {
+      log.info("project.cleanup {}: the project is active, nothing to clean up", c.projectId());
+      return Result.DONE;
+    }
+    List<String> open =
+        changeIds(
+            "SELECT change_id FROM changes WHERE project_id = ? AND state IN "
+                + inList(ChangeInfo.OPEN_STATES)
+                + " ORDER BY created_at_ms, change_id LIMIT "
+                + (rowsPerDelivery + 1),
+            c.projectId());
+    for (String changeId : open.subList(0, Math.min(open.size(), rowsPerDelivery))) {
+      await(
+          lifecycle.endChange(
+              changeId,
+              "cancelled",
+              EventType.CHANGE_CANCELLED,
+              "project " + c.projectId() + " is " + project.status(),
+              c.commandId()));
+    }
+    return open.size() > rowsPerDelivery ? Result.MORE_WORK : Result.DONE;
+  }
+
+  // Changes --------------------------------------------------------------------------------------
+
+  private Result dispatch(Command c) throws Exception {
+    Dispatched d = await(lifecycle.dispatch(c.changeId(), c.commandId()));
+    sendWakes(d);
+    return Result.DONE;
+  }
+
+  private Result settle(Command c) throws Exception {
+    Settled s = await(lifecycle.settle(c.changeId(), c.commandId()));
+    sendWakes(s.dispatched());
+    int superseded = deadLetters.supersedeForChange(c.changeId());
+    log.info(
+        "change.settle {}: {}{}{}",
+        c.changeId(),
+        s.decision(),
+        s.reason() == null ? "" : " (" + s.reason() + ")",
+        superseded == 0 ? "" : ", " + superseded + " dead letters superseded");
+    return Result.DONE;
+  }
+
+  private void sendWakes(Dispatched d) throws Exception {
+    List<CompletableFuture<?>> sends = new ArrayList<>();
+    for (Wake w : d.wakes()) {
+      sends.add(commands.send(w.command(clock.instant())));
+    }
+    await(CompletableFuture.allOf(sends.toArray(CompletableFuture[]::new)));
+  }
+
+  /**
+   * Fork variants still open whose sibling (or parent) completed become {@code not_selected}, at
+   * most N per delivery.
+   */
+  private Result sweepForks(Command c) throws Exception {
+    List<String> forks =
+        changeIds(
+            "SELECT f.change_id FROM changes f WHERE f.parent_change_id IS NOT NULL"
+                + " AND f.state IN "
+                + inList(ChangeInfo.OPEN_STATES)
+                + " AND EXISTS (SELECT 1 FROM changes s WHERE s.change_id <> f.change_id"
+                + " AND s.state = 'completed' AND (s.change_id = f.parent_change_id"
+                + " OR s.parent_change_id = f.parent_change_id))"
+                + " ORDER BY f.created_at_ms, f.change_id LIMIT "
+                + (rowsPerDelivery + 1));
+    for (String changeId : forks.subList(0, Math.min(forks.size(), rowsPerDelivery))) {
+      await(
+          lifecycle.endChange(
+              changeId,
+              "not_selected",
+              EventType.CHANGE_NOT_SELECTED,
+              "a sibling variant completed",
+              c.commandId()));
+    }
+    return forks.size() > rowsPerDelivery ? Result.MORE_WORK : Result.DONE;
+  }
+
+  /**
+   * release.recover for a Change still releasing: the release Workflow that would resume it is the
+   * next issue's, so this finds its release rows and logs them.
+   */
+  private Result recoverRelease(Command c) {
+    List<String> rows =
+        database.read(
+            tx ->
+                tx.query(
+                    "SELECT release_id, state, generation FROM releases WHERE change_id = ?"
+                        + " ORDER BY generation",
+                    rs ->
+                        rs.getString(1)
+                            + " ("
+                            + rs.getString(2)
+                            + ", generation "
+                            + rs.getLong(3)
+                            + ")",
+                    c.changeId()));
+    if (rows.isEmpty()) {
+      log.warn("release.recover {}: change {} has no release row", c.commandId(), c.changeId());
+    } else {
+      log.warn(
+          "release.recover {}: change {} still releasing: {}; no release Workflow to resume yet",
+          c.commandId(),
+          c.changeId(),
+          String.join(", ", rows));
+    }
+    return Result.DONE;
+  }
+
+  // Helpers --------------------------------------------------------------------------------------
+
+  private List<String> changeIds(String sql, Object... args) {
+    return database.read(tx -> tx.query(sql, rs -> rs.getString(1), args));
+  }
+
+  private static String inList(List<String> states) {
+    return "(" + String.join(", ", states.stream().map(s -> "'" + s + "'").toList()) + ")";
+  }
+
+  /** A text field of the payload that the handler needs. */
+  private static String text(Command c, String field) {
+    var node = c.payload().get(field);
+    if (node == null || !node.isTextual() || node.asText().isBlank()) {
+      throw LifecycleException.payload(
+          c.commandType().wireName(),
+          c.commandId(),
+          node == null ? "lacks " + field : "field " + field + " is not a non-empty string");
+    }
+    return node.asText();
+  }
+
+  /** Waits for a step; its failure is thrown as itself (a LifecycleException stays one). */
+  private static <T> T await(CompletableFuture<T> step) throws Exception {
+    try {
+      return step.get(STEP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (ExecutionException | CompletionException e) {
+      throw e.getCause() instanceof Exception cause ? cause : e;
+    }
+  }
+}

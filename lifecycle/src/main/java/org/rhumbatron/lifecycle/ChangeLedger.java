@@ -1,0 +1,642 @@
+package org.rhumbatron.lifecycle;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.rhumbatron.coordinator.outbox.OutboxActor.Appender;
+import org.rhumbatron.platform.config.Settings;
+import org.rhumbatron.platform.db.Tx;
+import org.rhumbatron.protocol.Event;
+import org.rhumbatron.protocol.EventType;
+import org.rhumbatron.protocol.StableIds;
+
+/**
+ * The rows of Changes and Tasks, changed only inside a transaction of the shard that owns {@code
+ * change:<id>}, with their Events (stable ids, so a retried step writes nothing new). Every method
+ * takes that transaction and its outbox; the caller ({@link Lifecycle}) puts it on the shard.
+ */
+final class ChangeLedger {
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final TypeReference<List<String>> STRINGS = new TypeReference<>() {};
+
+  private static final String CHANGE =
+      "SELECT c.change_id, c.project_id, p.tenant_id, c.client_request_id, c.title, c.state,"
+          + " c.reason FROM changes c JOIN projects p ON p.project_id = c.project_id";
+  private static final String TASK =
+      "SELECT task_id, change_id, project_id, task_key, title, state, depends_on,"
+          + " resource_scopes, agent_id, attempts, last_error FROM tasks";
+
+  private final Clock clock;
+  private final int agentsPerChange;
+  private final int taskAttempts;
+
+  ChangeLedger(Clock clock, Settings settings) {
+    this.clock = clock;
+    this.agentsPerChange = settings.get(Settings.AGENTS_PER_CHANGE);
+    this.taskAttempts = settings.get(Settings.TASK_ATTEMPTS);
+  }
+
+  // Reads ----------------------------------------------------------------------------------------
+
+  static Optional<ChangeInfo> change(Tx tx, String changeId) throws SQLException {
+    return tx.queryFirst(CHANGE + " WHERE c.change_id = ?", ChangeLedger::changeRow, changeId);
+  }
+
+  static Optional<ChangeInfo> changeByRequest(Tx tx, String projectId, String clientRequestId)
+      throws SQLException {
+    return tx.queryFirst(
+        CHANGE + " WHERE c.project_id = ? AND c.client_request_id = ?",
+        ChangeLedger::changeRow,
+        projectId,
+        clientRequestId);
+  }
+
+  static List<TaskInfo> tasks(Tx tx, String changeId) throws SQLException {
+    return tx.query(
+        TASK + " WHERE change_id = ? ORDER BY position", ChangeLedger::taskRow, changeId);
+  }
+
+  static Optional<TaskInfo> task(Tx tx, String taskId) throws SQLException {
+    return tx.queryFirst(TASK + " WHERE task_id = ?", ChangeLedger::taskRow, taskId);
+  }
+
+  private static ChangeInfo changeRow(ResultSet rs) throws SQLException {
+    return new ChangeInfo(
+        rs.getString(1),
+        rs.getString(2),
+        rs.getString(3),
+        rs.getString(4),
+        rs.getString(5),
+        rs.getString(6),
+        rs.getString(7));
+  }
+
+  private static TaskInfo taskRow(ResultSet rs) throws SQLException {
+    return new TaskInfo(
+        rs.getString(1),
+        rs.getString(2),
+        rs.getString(3),
+        rs.getString(4),
+        rs.getString(5),
+        rs.getString(6),
+        fromJson(rs.getString(7)),
+        fromJson(rs.getString(8)),
+        rs.getString(9),
+        rs.getInt(10),
+        rs.getString(11));
+  }
+
+  // Creation -------------------------------------------------------------------------------------
+
+  /**
+   * Creates the Change and its Tasks (all pending) and writes {@code change.created}; a repeat with
+   * the same {@code (project_id, client_request_id)} returns the first Change and writes nothing
+   * ({@code ON CONFLICT DO NOTHING}).
+   */
+  ChangeCreated create(
+      Tx tx,
+      Appender out,
+      String writer,
+      String projectId,
+      String clientRequestId,
+      String title,
+      WorkGraph graph)
+      throws SQLException {
+    String[] project =
+        tx.queryFirst(
+                "SELECT tenant_id, status FROM projects WHERE project_id = ?",
+                rs -> new String[] {rs.getString(1), rs.getString(2)},
+                projectId)
+            .orElseThrow(() -> LifecycleException.unknownProject(projectId));
+    String changeId = LifecycleIds.changeId(projectId, clientRequestId);
+    long now = clock.millis();
+    int inserted =
+        tx.update(
+            "INSERT INTO changes (change_id, project_id, client_request_id, title, state,"
+                + " created_at_ms, updated_at_ms, last_activity_at_ms)"
+                + " VALUES (?, ?, ?, ?, 'open', ?, ?, ?) ON CONFLICT DO NOTHING",
+            changeId,
+            projectId,
+            clientRequestId,
+            title,
+            now,
+            now,
+            now);
+    if (inserted == 0) {
+      // The repeat answers with the first Change, even on a project archived since.
+      return new ChangeCreated(
+          changeByRequest(tx, projectId, clientRequestId)
+              .orElseThrow(() -> LifecycleException.unknownChange(changeId)),
+          false);
+    }
+    if (!"active".equals(project[1])) {
+      throw LifecycleException.projectNotActive(projectId, project[1]);
+    }
+    List<Object[]> rows = new ArrayList<>();
+    int position = 0;
+    for (WorkGraph.TaskSpec t : graph.tasks()) {
+      rows.add(
+          new Object[] {
+            LifecycleIds.taskId(changeId, t.key()),
+            changeId,
+            projectId,
+            t.key(),
+            position++,
+            t.title(),
+            toJson(t.dependsOn().stream().map(d -> LifecycleIds.taskId(changeId, d)).toList()),
+            toJson(t.resourceScopes()),
+            now,
+            now
+          });
+    }
+    tx.updateBatch(
+        "INSERT INTO tasks (task_id, change_id, project_id, task_key, position, title, state,"
+            + " depends_on, resource_scopes, attempts, created_at_ms, updated_at_ms)"
+            + " VALUES (?, ?, ?, ?, ?, ?, 'pending', ?, ?, 0, ?, ?)",
+        rows);
+    ChangeInfo change =
+        new ChangeInfo(changeId, projectId, project[0], clientRequestId, title, "open", null);
+    ObjectNode payload = payload();
+    payload.put("clientRequestId", clientRequestId);
+    payload.put("tasks", graph.tasks().size());
+    if (title != null) {
+      payload.put("title", title);
+    }
+    out.append(event(change, null, EventType.CHANGE_CREATED, null, writer, null, payload));
+    return new ChangeCreated(change, true);
+  }
+
+  // Dispatch -------------------------------------------------------------------------------------
+
+  /**
+   * The seed's change.dispatch: every pending Task whose dependencies all completed becomes ready
+   * ({@code task.ready}); ready Tasks get an Agent ({@code task.assigned}) while fewer than {@code
+   * changes.agents-per-change} hold Tasks of the Change; when every Task is completed the Change
+   * moves to verifying ({@code verification.started}, reason {@code work_graph_completed}).
+   */
+  Dispatched dispatch(Tx tx, Appender out, String writer, String changeId, String causedBy)
+      throws SQLException {
+    ChangeInfo change = change(tx, changeId).orElseThrow(() -> unknownChange(changeId));
+    if (!"open".equals(change.state())) {
+      return Dispatched.nothing(change.state());
+    }
+    List<TaskInfo> tasks = tasks(tx, changeId);
+    Map<String, String> states = new HashMap<>();
+    tasks.forEach(t -> states.put(t.taskId(), t.state()));
+    long now = clock.millis();
+    int readied = 0;
+    List<TaskInfo> current = new ArrayList<>();
+    for (TaskInfo t : tasks) {
+      if ("pending".equals(t.state())
+          && t.dependsOn().stream().allMatch(d -> "completed".equals(states.get(d)))) {
+        t = makeReady(tx, out, writer, change, t, causedBy, now);
+        states.put(t.taskId(), t.state());
+        readied++;
+      }
+      current.add(t);
+    }
+    long held = current.stream().filter(TaskInfo::held).count();
+    int admitted = 0;
+    List<Wake> wakes = new ArrayList<>();
+    for (TaskInfo t : current) {
+      if ("ready".equals(t.state()) && held < agentsPerChange) {
+        t = admitAgent(tx, out, writer, change, t, causedBy, now);
+        held++;
+        admitted++;
+      }
+      if ("assigned".equals(t.state())) {
+        wakes.add(new Wake(t.projectId(), changeId, t.taskId(), t.agentId(), t.attempt()));
+      }
+    }
+    boolean verification = current.stream().allMatch(TaskInfo::completed);
+    if (verification) {
+      startVerification(tx, out, writer, change, causedBy, now);
+    } else if (readied + admitted > 0) {
+      touch(tx, changeId, now);
+    }
+    return new Dispatched(
+        verification ? "verifying" : change.state(), readied, admitted, wakes, verification);
+  }
+
+  private TaskInfo makeReady(
+      Tx tx, Appender out, String writer, ChangeInfo change, TaskInfo t, String causedBy, long now)
+      throws SQLException {
+    int attempt = t.attempt() + 1;
+    tx.update(
+        "UPDATE tasks SET state = 'ready', attempts = ?, agent_id = NULL, blocked_limit = NULL,"
+            + " ready_at_ms = ?, updated_at_ms = ? WHERE task_id = ?",
+        attempt,
+        now,
+        now,
+        t.taskId());
+    ObjectNode payload = payload();
+    payload.put("attempt", attempt);
+    out.append(
+        event(change, t.taskId(), EventType.TASK_READY, key(attempt), writer, causedBy, payload));
+    return withState(t, "ready", null, attempt);
+  }
+
+  /**
+   * The seed's {@code admitAgent}: assigns the ready Task to the Agent of its attempt, once; a
+   * second dispatch finds it assigned and changes nothing.
+   */
+  private TaskInfo admitAgent(
+      Tx tx, Appender out, String writer, ChangeInfo change, TaskInfo t, String causedBy, long now)
+      throws SQLException {
+    String agentId = LifecycleIds.agentId(t.taskId(), t.attempt());
+    int moved =
+        tx.update(
+            "UPDATE tasks SET state = 'assigned', agent_id = ?, updated_at_ms = ?"
+                + " WHERE task_id = ? AND state = 'ready'",
+            agentId,
+            now,
+            t.taskId());
+    if (moved == 0) {
+      return t;
+    }
+    ObjectNode payload = payload();
+    payload.put("agentId", agentId);
+    payload.put("attempt", t.attempt());
+    out.append(
+        event(
+            change,
+            t.taskId(),
+            EventType.TASK_ASSIGNED,
+            key(t.attempt()),
+            writer,
+            causedBy,
+            payload));
+    return withState(t, "assigned", agentId, t.attempt());
+  }
+
+  private void startVerification(
+      Tx tx, Appender out, String writer, ChangeInfo change, String causedBy, long now)
+      throws SQLException {
+    tx.update(
+        "UPDATE changes SET state = 'verifying', reason = NULL, updated_at_ms = ?,"
+            + " last_activity_at_ms = ? WHERE change_id = ? AND state = 'open'",
+        now,
+        now,
+        change.changeId());
+    ObjectNode payload = payload();
+    payload.put("reason", "work_graph_completed");
+    out.append(event(change, null, EventType.CHANGE_VERIFYING, null, writer, causedBy, payload));
+    out.append(
+        event(change, null, EventType.VERIFICATION_STARTED, null, writer, causedBy, payload));
+  }
+
+  // Settle ---------------------------------------------------------------------------------------
+
+  /**
+   * The seed's change.settle for a Change that cannot move on its own (see {@link Lifecycle}):
+   * starts verification when every Task completed; fails the Change when a Task failed (or was
+   * blocked by a dead letter) on its last attempt ({@code changes.task-attempts}); otherwise makes
+   * each failed Task ready for its next attempt and dispatches.
+   */
+  Settled settle(Tx tx, Appender out, String writer, String changeId, String causedBy)
+      throws SQLException {
+    ChangeInfo change = change(tx, changeId).orElseThrow(() -> unknownChange(changeId));
+    if (!"open".equals(change.state())) {
+      return new Settled(
+          Settled.Decision.NOTHING, Dispatched.nothing(change.state()), change.state());
+    }
+    List<TaskInfo> tasks = tasks(tx, changeId);
+    long now = clock.millis();
+    Optional<TaskInfo> exhausted =
+        tasks.stream().filter(t -> t.failed() && t.attempt() >= taskAttempts).findFirst();
+    if (exhausted.isPresent()) {
+      TaskInfo t = exhausted.get();
+      String reason =
+          "task "
+              + t.taskId()
+              + " "
+              + t.state()
+              + " on attempt "
+              + t.attempt()
+              + " of "
+              + taskAttempts
+              + (t.lastError() == null ? "" : ": " + t.lastError());
+      end(tx, out, writer, change, "failed", EventType.CHANGE_FAILED, reason, causedBy, now);
+      return new Settled(Settled.Decision.FAILED, Dispatched.nothing("failed"), reason);
+    }
+    for (TaskInfo t : tasks) {
+      if (t.failed()) {
+        makeReady(tx, out, writer, change, t, causedBy, now);
+      }
+    }
+    Dispatched dispatched = dispatch(tx, out, writer, changeId, causedBy);
+    touch(tx, changeId, now);
+    return new Settled(
+        dispatched.verification() ? Settled.Decision.VERIFICATION : Settled.Decision.DISPATCHED,
+        dispatched,
+        null);
+  }
+
+  // Ends -----------------------------------------------------------------------------------------
+
+  /**
+   * Moves an open Change to an end state ({@code cancelled}, {@code not_selected}, ...) with its
+   * Event. Returns false when it was in that state already; refuses another end state.
+   */
+  boolean end(
+      Tx tx,
+      Appender out,
+      String writer,
+      String changeId,
+      String state,
+      EventType type,
+      String reason,
+      String causedBy)
+      throws SQLException {
+    ChangeInfo change = change(tx, changeId).orElseThrow(() -> unknownChange(changeId));
+    if (state.equals(change.state())) {
+      return false;
+    }
+    if (change.ended()) {
+      throw LifecycleException.changeEnded(changeId, change.state(), "end");
+    }
+    end(tx, out, writer, change, state, type, reason, causedBy, clock.millis());
+    return true;
+  }
+
+  private void end(
+      Tx tx,
+      Appender out,
+      String writer,
+      ChangeInfo change,
+      String state,
+      EventType type,
+      String reason,
+      String causedBy,
+      long now)
+      throws SQLException {
+    tx.update(
+        "UPDATE changes SET state = ?, reason = ?, ended_at_ms = ?, updated_at_ms = ?,"
+            + " last_activity_at_ms = ? WHERE change_id = ?",
+        state,
+        reason,
+        now,
+        now,
+        now,
+        change.changeId());
+    ObjectNode payload = payload();
+    if (reason != null) {
+      payload.put("reason", reason);
+    }
+    out.append(event(change, null, type, null, writer, causedBy, payload));
+  }
+
+  // Agent reports --------------------------------------------------------------------------------
+
+  /**
+   * The Task of {@code ref}, checked: it exists, its Change is open, and the Agent holds it for
+   * this attempt in one of {@code states}.
+   */
+  private Held held(Tx tx, TaskRef ref, String... states) throws SQLException {
+    TaskInfo t =
+        task(tx, ref.taskId())
+            .orElseThrow(() -> new TaskNotHeldException(ref.taskId(), ref.agentId(), "no task"));
+    ChangeInfo change = change(tx, t.changeId()).orElseThrow(() -> unknownChange(t.changeId()));
+    if (!"open".equals(change.state())) {
+      throw new TaskNotHeldException(
+          t.taskId(), ref.agentId(), "change " + change.changeId() + " is " + change.state());
+    }
+    if (!ref.agentId().equals(t.agentId()) || ref.attempt() != t.attempt()) {
+      throw new TaskNotHeldException(
+          t.taskId(),
+          ref.agentId(),
+          "attempt "
+              + t.attempt()
+              + " is "
+              + (t.agentId() == null ? "unassigned" : "held by " + t.agentId()));
+    }
+    if (!List.of(states).contains(t.state())) {
+      throw new TaskNotHeldException(t.taskId(), ref.agentId(), "the task is " + t.state());
+    }
+    return new Held(change, t);
+  }
+
+  private record Held(ChangeInfo change, TaskInfo task) {}
+
+  /** {@code agent.woken}: a relevant wake reached the Agent (once per wake command). */
+  void agentWoken(Tx tx, Appender out, String writer, TaskRef ref, String commandId)
+      throws SQLException {
+    Held h = held(tx, ref, "assigned", "running");
+    ObjectNode payload = payload();
+    payload.put("agentId", ref.agentId());
+    payload.put("attempt", ref.attempt());
+    payload.put("commandId", commandId);
+    out.append(
+        event(
+            h.change(),
+            ref.taskId(),
+            EventType.AGENT_WOKEN,
+            commandId,
+            writer,
+            commandId,
+            payload));
+  }
+
+  /** assigned → running ({@code task.running}); a repeat by the same Agent changes nothing. */
+  void start(Tx tx, Appender out, String writer, TaskRef ref) throws SQLException {
+    Held h = held(tx, ref, "assigned", "running");
+    if ("running".equals(h.task().state())) {
+      return;
+    }
+    long now = clock.millis();
+    tx.update(
+        "UPDATE tasks SET state = 'running', updated_at_ms = ? WHERE task_id = ?",
+        now,
+        ref.taskId());
+    touch(tx, ref.changeId(), now);
+    out.append(agentEvent(h, EventType.TASK_RUNNING, writer, ref, null));
+  }
+
+  /** running → completed ({@code task.completed}); a repeat by the same Agent changes nothing. */
+  void complete(Tx tx, Appender out, String writer, TaskRef ref) throws SQLException {
+    if (endedBy(tx, ref, "completed")) {
+      return;
+    }
+    Held h = held(tx, ref, "running");
+    finish(tx, h, "completed", null);
+    out.append(agentEvent(h, EventType.TASK_COMPLETED, writer, ref, null));
+  }
+
+  /** assigned or running → failed ({@code task.failed}, with the Agent's reason). */
+  void fail(Tx tx, Appender out, String writer, TaskRef ref, String error) throws SQLException {
+    if (endedBy(tx, ref, "failed")) {
+      return;
+    }
+    Held h = held(tx, ref, "assigned", "running");
+    finish(tx, h, "failed", error);
+    out.append(agentEvent(h, EventType.TASK_FAILED, writer, ref, error));
+  }
+
+  /** The changeset of the Task's attempt ({@code changeset.proposed}), once. */
+  String proposeChangeset(Tx tx, Appender out, String writer, TaskRef ref) throws SQLException {
+    Held h = held(tx, ref, "running");
+    String changesetId = LifecycleIds.changesetId(ref.taskId(), ref.attempt());
+    List<String> keys = h.task().resourceScopes();
+    int inserted =
+        tx.update(
+            "INSERT INTO changesets (changeset_id, change_id, task_id, project_id, agent_id,"
+                + " resource_keys, created_at_ms) VALUES (?, ?, ?, ?, ?, ?, ?)"
+                + " ON CONFLICT DO NOTHING",
+            changesetId,
+            ref.changeId(),
+            ref.taskId(),
+            ref.projectId(),
+            ref.agentId(),
+            toJson(keys),
+            clock.millis());
+    if (inserted == 1) {
+      ObjectNode payload = payload();
+      payload.put("agentId", ref.agentId());
+      payload.put("attempt", ref.attempt());
+      payload.put("changesetId", changesetId);
+      payload.set("resourceKeys", JSON.valueToTree(keys));
+      Event e =
+          Event.builder()
+              .eventId(
+                  StableIds.stableEventId(
+                      ref.changeId(),
+                      EventType.CHANGESET_PROPOSED,
+                      ref.taskId(),
+                      key(ref.attempt())))
+              .eventType(EventType.CHANGESET_PROPOSED)
+              .tenantId(h.change().tenantId())
+              .projectId(ref.projectId())
+              .changeId(ref.changeId())
+              .taskId(ref.taskId())
+              .actor(writer)
+              .resource(keys.isEmpty() ? "change:" + ref.changeId() : keys.get(0))
+              .correlationId(ref.changeId())
+              .timestamp(clock.instant())
+              .payload(payload)
+              .build();
+      out.append(e);
+    }
+    return changesetId;
+  }
+
+  /** Whether the Agent's attempt already ended in {@code state} (a repeated report). */
+  private static boolean endedBy(Tx tx, TaskRef ref, String state) throws SQLException {
+    return task(tx, ref.taskId())
+        .filter(
+            t ->
+                state.equals(t.state())
+                    && ref.agentId().equals(t.agentId())
+                    && ref.attempt() == t.attempt())
+        .isPresent();
+  }
+
+  private void finish(Tx tx, Held h, String state, String error) throws SQLException {
+    long now = clock.millis();
+    tx.update(
+        "UPDATE tasks SET state = ?, last_error = ?, ended_at_ms = ?, updated_at_ms = ?"
+            + " WHERE task_id = ?",
+        state,
+        error,
+        now,
+        now,
+        h.task().taskId());
+    touch(tx, h.change().changeId(), now);
+  }
+
+  private Event agentEvent(Held h, EventType type, String writer, TaskRef ref, String error) {
+    ObjectNode payload = payload();
+    payload.put("agentId", ref.agentId());
+    payload.put("attempt", ref.attempt());
+    if (error != null) {
+      payload.put("reason", error);
+    }
+    return event(h.change(), ref.taskId(), type, key(ref.attempt()), writer, null, payload);
+  }
+
+  // Helpers --------------------------------------------------------------------------------------
+
+  private static void touch(Tx tx, String changeId, long now) throws SQLException {
+    tx.update(
+        "UPDATE changes SET last_activity_at_ms = ?, updated_at_ms = ? WHERE change_id = ?",
+        now,
+        now,
+        changeId);
+  }
+
+  /** A Change or Task Event with its stable id ({@code key}: e.g. the Task attempt's). */
+  private Event event(
+      ChangeInfo change,
+      String taskId,
+      EventType type,
+      String key,
+      String writer,
+      String causedBy,
+      ObjectNode payload) {
+    return Event.builder()
+        .eventId(StableIds.stableEventId(change.changeId(), type, taskId, key))
+        .eventType(type)
+        .tenantId(change.tenantId())
+        .projectId(change.projectId())
+        .changeId(change.changeId())
+        .taskId(taskId)
+        .actor(writer)
+        .causedBy(causedBy)
+        .correlationId(change.changeId())
+        .timestamp(clock.instant())
+        .payload(payload)
+        .build();
+  }
+
+  private static String key(int attempt) {
+    return LifecycleIds.attemptKey(attempt);
+  }
+
+  private static TaskInfo withState(TaskInfo t, String state, String agentId, int attempt) {
+    return new TaskInfo(
+        t.taskId(),
+        t.changeId(),
+        t.projectId(),
+        t.key(),
+        t.title(),
+        state,
+        t.dependsOn(),
+        t.resourceScopes(),
+        agentId,
+        attempt,
+        t.lastError());
+  }
+
+  private static LifecycleException unknownChange(String changeId) {
+    return LifecycleException.unknownChange(changeId);
+  }
+
+  static ObjectNode payload() {
+    return JsonNodeFactory.instance.objectNode();
+  }
+
+  static String toJson(List<String> values) {
+    try {
+      return JSON.writeValueAsString(values);
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("a list of strings always encodes", e);
+    }
+  }
+
+  static List<String> fromJson(String json) {
+    try {
+      return json == null ? List.of() : List.copyOf(JSON.readValue(json, STRINGS));
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("not a JSON array of strings: " + json, e);
+    }
+  }
+}

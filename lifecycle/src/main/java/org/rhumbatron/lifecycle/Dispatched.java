@@ -1,0 +1,20 @@
+package org.rhumbatron.lifecycle;
+
+import java.util.List;
+
+/**
+ * What change.dispatch did to a Change.
+ *
+ * @param readied Tasks that became ready
+ * @param admitted Tasks that got an Agent
+ * @param wakes one per Task an Agent holds but has not started: the newly admitted and any whose
+ *     wake an earlier delivery may not have sent (the queue drops a repeat)
+ * @param verification true when every Task completed and the Change moved to verifying
+ */
+public record Dispatched(
+    String changeState, int readied, int admitted, List<Wake> wakes, boolean verification) {
+
+  static Dispatched nothing(String state) {
+    return new Dispatched(state, 0, 0, List.of(), false);
+  }
+}

@@ -1,0 +1,359 @@
+package org.rhumbatron.lifecycle;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.sql.SQLException;
+import java.time.Clock;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import org.rhumbatron.coordinator.Coordinator;
+import org.rhumbatron.coordinator.outbox.OutboxActor.Appender;
+import org.rhumbatron.coordinator.outbox.OutboxActor.EventWork;
+import org.rhumbatron.coordinator.shard.ResourceShardActor;
+import org.rhumbatron.coordinator.shard.ShardAlarmWork;
+import org.rhumbatron.platform.config.Settings;
+import org.rhumbatron.platform.db.Database;
+import org.rhumbatron.platform.db.Tx;
+import org.rhumbatron.platform.queue.Commands;
+import org.rhumbatron.platform.queue.SendReceipt;
+import org.rhumbatron.protocol.Command;
+import org.rhumbatron.protocol.CommandType;
+import org.rhumbatron.protocol.EventType;
+import org.rhumbatron.protocol.StableIds;
+
+/**
+ * The one entry point of the Change lifecycle, for the HTTP API, the command handlers and the
+ * Agents. Every state change runs on the actor that owns it, in one transaction with its Events:
+ * the shard of {@code change:<id>} for a Change and its Tasks, the shard of a resource key for its
+ * intents and claims, the shard of {@code project:<id>} for a Project's flags, the root for {@code
+ * project.created}. The project and app commands go on the integration queue (the seed's api →
+ * integration arrow) and their handlers call back here.
+ *
+ * <p>A Change <em>cannot move on its own</em> when it is open, none of its Tasks is assigned or
+ * running, and not every Task is completed: nothing will write the next Event of its work graph.
+ * That is what the 5-minute sweep's change.settle is for, and what {@link #settle} resolves.
+ */
+public final class Lifecycle {
+  private final Coordinator coordinator;
+  private final Database database;
+  private final Commands commands;
+  private final Clock clock;
+  private final Settings settings;
+  private final ChangeLedger changes;
+  private final ProjectLedger projects;
+  private final ResourceLedger resources;
+
+  public Lifecycle(Coordinator coordinator, Commands commands, Clock clock, Settings settings) {
+    this.coordinator = coordinator;
+    this.database = coordinator.database();
+    this.commands = commands;
+    this.clock = clock;
+    this.settings = settings;
+    this.changes = new ChangeLedger(clock, settings);
+    this.projects = new ProjectLedger(clock);
+    this.resources = new ResourceLedger(clock, settings.get(Settings.CLAIM_TTL));
+  }
+
+  /** What a shard's alarm does for the lifecycle (claim expiry); give it to the Coordinator. */
+  public static ShardAlarmWork shardAlarmWork(Clock clock, Settings settings) {
+    return new ResourceLedger(clock, settings.get(Settings.CLAIM_TTL));
+  }
+
+  // Projects (API) -------------------------------------------------------------------------------
+
+  /** Sends {@code project.provision}; its handler creates the Project ({@link #createProject}). */
+  public CompletableFuture<SendReceipt> provisionProject(
+      String projectId, String tenantId, String name) {
+    ObjectNode payload = ChangeLedger.payload();
+    payload.put("tenantId", tenantId);
+    payload.put("name", name);
+    return commands.send(
+        command(
+            "cmd_project.provision_" + projectId,
+            CommandType.PROJECT_PROVISION,
+            projectId,
+            payload));
+  }
+
+  /** Sends {@code project.cleanup}: its handler cancels an archived Project's open Changes. */
+  public CompletableFuture<SendReceipt> cleanupProject(String projectId) {
+    return commands.send(
+        command(oneOff(), CommandType.PROJECT_CLEANUP, projectId, ChangeLedger.payload()));
+  }
+
+  /** Sends {@code app.provision}: its handler marks the Project as having a live app. */
+  public CompletableFuture<SendReceipt> provisionApp(String projectId) {
+    return commands.send(
+        command(oneOff(), CommandType.APP_PROVISION, projectId, ChangeLedger.payload()));
+  }
+
+  /** Sends {@code app.remove}. */
+  public CompletableFuture<SendReceipt> removeApp(String projectId) {
+    return commands.send(
+        command(oneOff(), CommandType.APP_REMOVE, projectId, ChangeLedger.payload()));
+  }
+
+  /** active → archived: the Project takes no new Change; true when this call archived it. */
+  public CompletableFuture<Boolean> archiveProject(String projectId) {
+    return onProjectShard(
+        projectId, (tx, out, shard) -> projects.archive(tx, out, shard.writerId(), projectId));
+  }
+
+  /** → deleted; true when this call deleted it. */
+  public CompletableFuture<Boolean> deleteProject(String projectId) {
+    return onProjectShard(
+        projectId, (tx, out, shard) -> projects.delete(tx, out, shard.writerId(), projectId));
+  }
+
+  // Projects (handlers) --------------------------------------------------------------------------
+
+  /** project.provision: the root creates the Project ({@code project.created}) once. */
+  public CompletableFuture<Boolean> createProject(String projectId, String tenantId, String name) {
+    return coordinator.root(projectId).createProject(tenantId, name);
+  }
+
+  /** app.provision / app.remove: true when the flag changed. */
+  public CompletableFuture<Boolean> setLiveApp(String projectId, boolean live, String causedBy) {
+    return onProjectShard(
+        projectId,
+        (tx, out, shard) ->
+            projects.setLiveApp(tx, out, shard.writerId(), projectId, live, causedBy));
+  }
+
+  public Optional<ProjectInfo> project(String projectId) {
+    return database.read(tx -> ProjectLedger.project(tx, projectId));
+  }
+
+  // Changes --------------------------------------------------------------------------------------
+
+  /** {@link #createChange(String, String, String, WorkGraph)} without a title. */
+  public CompletableFuture<ChangeCreated> createChange(
+      String projectId, String clientRequestId, WorkGraph workGraph) {
+    return createChange(projectId, clientRequestId, null, workGraph);
+  }
+
+  /**
+   * Creates a Change with the Tasks of {@code workGraph} (all pending) and {@code change.created}
+   * on the shard of {@code change:<id>}; the router's change.dispatch makes its root Tasks ready. A
+   * repeat with the same {@code (projectId, clientRequestId)} returns the first Change.
+   *
+   * @throws WorkGraphException (at once) for a graph that is not a DAG of valid Tasks
+   * @throws LifecycleException (in the future) for an unknown or archived Project
+   */
+  public CompletableFuture<ChangeCreated> createChange(
+      String projectId, String clientRequestId, String title, WorkGraph workGraph) {
+    if (clientRequestId == null || clientRequestId.isBlank()) {
+      throw new LifecycleException("a Change needs a client request id", true);
+    }
+    workGraph.validate(settings.get(Settings.TASKS_PER_CHANGE_MAX));
+    String changeId = LifecycleIds.changeId(projectId, clientRequestId);
+    ResourceShardActor shard = changeShard(projectId, changeId);
+    return shard.change(
+        (tx, out) ->
+            changes.create(
+                tx, out, shard.writerId(), projectId, clientRequestId, title, workGraph));
+  }
+
+  /** → cancelled ({@code change.cancelled}); false when it was cancelled already. */
+  public CompletableFuture<Boolean> cancelChange(String changeId) {
+    return endChange(changeId, "cancelled", EventType.CHANGE_CANCELLED, null, null);
+  }
+
+  /** Ends an open Change in {@code state} with {@code type}; false when it was there already. */
+  public CompletableFuture<Boolean> endChange(
+      String changeId, String state, EventType type, String reason, String causedBy) {
+    return onChangeShard(
+        changeId,
+        (tx, out, shard) ->
+            changes.end(tx, out, shard.writerId(), changeId, state, type, reason, causedBy));
+  }
+
+  /** change.dispatch of {@code changeId}; the caller sends the returned wakes. */
+  public CompletableFuture<Dispatched> dispatch(String changeId, String causedBy) {
+    return onChangeShard(
+        changeId,
+        (tx, out, shard) -> changes.dispatch(tx, out, shard.writerId(), changeId, causedBy));
+  }
+
+  /** change.settle of {@code changeId}; the caller sends the wakes of its dispatch. */
+  public CompletableFuture<Settled> settle(String changeId, String causedBy) {
+    return onChangeShard(
+        changeId,
+        (tx, out, shard) -> changes.settle(tx, out, shard.writerId(), changeId, causedBy));
+  }
+
+  public Optional<ChangeInfo> change(String changeId) {
+    return database.read(tx -> ChangeLedger.change(tx, changeId));
+  }
+
+  public List<TaskInfo> tasks(String changeId) {
+    return database.read(tx -> ChangeLedger.tasks(tx, changeId));
+  }
+
+  public Optional<TaskInfo> task(String taskId) {
+    return database.read(tx -> ChangeLedger.task(tx, taskId));
+  }
+
+  /** Tasks an Agent holds (assigned or running) in open Changes, at most {@code limit}. */
+  public List<TaskRef> heldTasks(int limit) {
+    return database.read(
+        tx ->
+            tx.query(
+                "SELECT t.project_id, t.change_id, t.task_id, t.agent_id, t.attempts FROM tasks t"
+                    + " JOIN changes c ON c.change_id = t.change_id"
+                    + " WHERE t.state IN ('assigned', 'running') AND c.state = 'open'"
+                    + " ORDER BY t.change_id, t.position LIMIT "
+                    + limit,
+                rs ->
+                    new TaskRef(
+                        rs.getString(1),
+                        rs.getString(2),
+                        rs.getString(3),
+                        rs.getString(4),
+                        rs.getInt(5))));
+  }
+
+  // Agents ---------------------------------------------------------------------------------------
+
+  /** {@code agent.woken}: the wake {@code commandId} reached the Agent that holds the Task. */
+  public CompletableFuture<Void> agentWoken(TaskRef ref, String commandId) {
+    return onTaskShard(
+        ref,
+        (tx, out, shard) -> {
+          changes.agentWoken(tx, out, shard.writerId(), ref, commandId);
+          return null;
+        });
+  }
+
+  /** assigned → running ({@code task.running}). */
+  public CompletableFuture<Void> startTask(TaskRef ref) {
+    return onTaskShard(
+        ref,
+        (tx, out, shard) -> {
+          changes.start(tx, out, shard.writerId(), ref);
+          return null;
+        });
+  }
+
+  /** {@code intent.declared} on the shard of {@code key}. */
+  public CompletableFuture<Void> declareIntent(TaskRef ref, String key) {
+    return onResourceShard(
+        ref.projectId(),
+        key,
+        (tx, out, shard) -> {
+          resources.declareIntent(tx, out, shard, ref, key);
+          return null;
+        });
+  }
+
+  /**
+   * {@code claim.acquired} on the shard of {@code key}; it expires after {@code agents.claim-ttl}.
+   */
+  public CompletableFuture<Void> acquireClaim(TaskRef ref, String key) {
+    return onResourceShard(
+        ref.projectId(),
+        key,
+        (tx, out, shard) -> {
+          resources.acquireClaim(tx, out, shard, ref, key);
+          return null;
+        });
+  }
+
+  /** {@code claim.released} on the shard of {@code key}. */
+  public CompletableFuture<Void> releaseClaim(TaskRef ref, String key) {
+    return onResourceShard(
+        ref.projectId(),
+        key,
+        (tx, out, shard) -> {
+          resources.releaseClaim(tx, out, shard, ref, key);
+          return null;
+        });
+  }
+
+  /** {@code changeset.proposed} for the Task's attempt; returns the changeset id. */
+  public CompletableFuture<String> proposeChangeset(TaskRef ref) {
+    return onTaskShard(
+        ref, (tx, out, shard) -> changes.proposeChangeset(tx, out, shard.writerId(), ref));
+  }
+
+  /** running → completed ({@code task.completed}). */
+  public CompletableFuture<Void> completeTask(TaskRef ref) {
+    return onTaskShard(
+        ref,
+        (tx, out, shard) -> {
+          changes.complete(tx, out, shard.writerId(), ref);
+          return null;
+        });
+  }
+
+  /** → failed ({@code task.failed} with {@code error}). */
+  public CompletableFuture<Void> failTask(TaskRef ref, String error) {
+    return onTaskShard(
+        ref,
+        (tx, out, shard) -> {
+          changes.fail(tx, out, shard.writerId(), ref, error);
+          return null;
+        });
+  }
+
+  // Actors ---------------------------------------------------------------------------------------
+
+  /** A state change on a shard, with the shard at hand (for its writer id and alarm). */
+  @FunctionalInterface
+  interface ShardWork<T> {
+    T run(Tx tx, Appender out, ResourceShardActor shard) throws SQLException;
+  }
+
+  private <T> CompletableFuture<T> on(ResourceShardActor shard, ShardWork<T> work) {
+    EventWork<T> body = (tx, out) -> work.run(tx, out, shard);
+    return shard.change(body);
+  }
+
+  private ResourceShardActor changeShard(String projectId, String changeId) {
+    return coordinator.changeEvents().shardFor(projectId, "change:" + changeId);
+  }
+
+  private <T> CompletableFuture<T> onChangeShard(String changeId, ShardWork<T> work) {
+    String projectId;
+    try {
+      projectId =
+          change(changeId)
+              .map(ChangeInfo::projectId)
+              .orElseThrow(() -> LifecycleException.unknownChange(changeId));
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+    return on(changeShard(projectId, changeId), work);
+  }
+
+  private <T> CompletableFuture<T> onTaskShard(TaskRef ref, ShardWork<T> work) {
+    return on(changeShard(ref.projectId(), ref.changeId()), work);
+  }
+
+  private <T> CompletableFuture<T> onResourceShard(
+      String projectId, String key, ShardWork<T> work) {
+    return on(coordinator.changeEvents().shardFor(projectId, key), work);
+  }
+
+  private <T> CompletableFuture<T> onProjectShard(String projectId, ShardWork<T> work) {
+    return onResourceShard(projectId, "project:" + projectId, work);
+  }
+
+  private Command command(String id, CommandType type, String projectId, ObjectNode payload) {
+    return Command.builder()
+        .commandId(id)
+        .commandType(type)
+        .projectId(projectId)
+        .createdAt(clock.instant())
+        .payload(payload)
+        .build();
+  }
+
+  /**
+   * An id for an operator's one-off command, which a later one of the same kind must not repeat.
+   */
+  private static String oneOff() {
+    return StableIds.randomCommandId(UUID::randomUUID);
+  }
+}

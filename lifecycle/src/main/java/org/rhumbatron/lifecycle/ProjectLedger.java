@@ -1,0 +1,121 @@
+package org.rhumbatron.lifecycle;
+
+import java.sql.SQLException;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.Optional;
+import org.rhumbatron.coordinator.outbox.OutboxActor.Appender;
+import org.rhumbatron.platform.db.Tx;
+import org.rhumbatron.protocol.Event;
+import org.rhumbatron.protocol.EventType;
+import org.rhumbatron.protocol.StableIds;
+
+/**
+ * A Project's flags that the seed leaves to a ResourceShard (archived, deleted, live app), changed
+ * in a transaction of the shard that owns {@code project:<id>}. The root keeps the row's creation
+ * and its canonical generation. Each change is conditional on the flag's old value, so a repeat
+ * writes nothing; the Events have random ids (the shard's own transactions).
+ */
+final class ProjectLedger {
+  private final Clock clock;
+
+  ProjectLedger(Clock clock) {
+    this.clock = clock;
+  }
+
+  static Optional<ProjectInfo> project(Tx tx, String projectId) throws SQLException {
+    return tx.queryFirst(
+        "SELECT project_id, tenant_id, name, status, canonical_generation, has_live_app"
+            + " FROM projects WHERE project_id = ?",
+        rs ->
+            new ProjectInfo(
+                rs.getString(1),
+                rs.getString(2),
+                rs.getString(3),
+                rs.getString(4),
+                rs.getLong(5),
+                rs.getInt(6) == 1),
+        projectId);
+  }
+
+  /** active → archived ({@code project.archived}); false when it is archived already. */
+  boolean archive(Tx tx, Appender out, String writer, String projectId) throws SQLException {
+    ProjectInfo p = require(tx, projectId);
+    if (!"active".equals(p.status())) {
+      if ("archived".equals(p.status())) {
+        return false;
+      }
+      throw LifecycleException.projectNotActive(projectId, p.status());
+    }
+    long now = clock.millis();
+    tx.update(
+        "UPDATE projects SET status = 'archived', archived_at_ms = ?, updated_at_ms = ?"
+            + " WHERE project_id = ? AND status = 'active'",
+        now,
+        now,
+        projectId);
+    out.append(event(p, EventType.PROJECT_ARCHIVED, writer, null));
+    return true;
+  }
+
+  /** active or archived → deleted ({@code project.deleted}); false when it is deleted already. */
+  boolean delete(Tx tx, Appender out, String writer, String projectId) throws SQLException {
+    ProjectInfo p = require(tx, projectId);
+    if ("deleted".equals(p.status())) {
+      return false;
+    }
+    long now = clock.millis();
+    tx.update(
+        "UPDATE projects SET status = 'deleted', deleted_at_ms = ?, updated_at_ms = ?"
+            + " WHERE project_id = ? AND status <> 'deleted'",
+        now,
+        now,
+        projectId);
+    out.append(event(p, EventType.PROJECT_DELETED, writer, null));
+    return true;
+  }
+
+  /**
+   * Sets whether the Project has a live app ({@code app.provisioned} / {@code app.removed}); false
+   * when it had that value already. Only an active Project takes an app.
+   */
+  boolean setLiveApp(
+      Tx tx, Appender out, String writer, String projectId, boolean live, String causedBy)
+      throws SQLException {
+    ProjectInfo p = require(tx, projectId);
+    if (p.hasLiveApp() == live) {
+      return false;
+    }
+    if (live && !"active".equals(p.status())) {
+      throw LifecycleException.projectNotActive(projectId, p.status());
+    }
+    tx.update(
+        "UPDATE projects SET has_live_app = ?, updated_at_ms = ? WHERE project_id = ?",
+        live ? 1 : 0,
+        clock.millis(),
+        projectId);
+    out.append(
+        event(p, live ? EventType.APP_PROVISIONED : EventType.APP_REMOVED, writer, causedBy));
+    return true;
+  }
+
+  private static ProjectInfo require(Tx tx, String projectId) throws SQLException {
+    return project(tx, projectId).orElseThrow(() -> LifecycleException.unknownProject(projectId));
+  }
+
+  private Event event(ProjectInfo p, EventType type, String writer, String causedBy) {
+    Instant now = clock.instant();
+    String id = StableIds.randomEventId(now);
+    return Event.builder()
+        .eventId(id)
+        .eventType(type)
+        .tenantId(p.tenantId())
+        .projectId(p.projectId())
+        .actor(writer)
+        .canonicalGeneration(p.canonicalGeneration())
+        .causedBy(causedBy)
+        .correlationId(causedBy == null ? id : causedBy)
+        .timestamp(now)
+        .build();
+  }
+}
