@@ -447,8 +447,14 @@ final class ChangeLedger {
             payload));
   }
 
-  /** assigned → running ({@code task.running}); a repeat by the same Agent changes nothing. */
+  /**
+   * assigned → running ({@code task.running}); a repeat by the same Agent, also after its attempt
+   * ended, changes nothing.
+   */
   void start(Tx tx, Appender out, String writer, TaskRef ref) throws SQLException {
+    if (endedBy(tx, ref, "completed") || endedBy(tx, ref, "failed")) {
+      return;
+    }
     Held h = held(tx, ref, "assigned", "running");
     if ("running".equals(h.task().state())) {
       return;
@@ -484,8 +490,11 @@ final class ChangeLedger {
 
   /** The changeset of the Task's attempt ({@code changeset.proposed}), once. */
   String proposeChangeset(Tx tx, Appender out, String writer, TaskRef ref) throws SQLException {
-    Held h = held(tx, ref, "running");
     String changesetId = LifecycleIds.changesetId(ref.taskId(), ref.attempt());
+    if (endedBy(tx, ref, "completed")) {
+      return changesetId; // a repeat after the attempt completed: proposed before it
+    }
+    Held h = held(tx, ref, "running");
     List<String> keys = h.task().resourceScopes();
     int inserted =
         tx.update(

@@ -1,0 +1,99 @@
+package org.rhumbatron.lifecycle;
+
+import io.nats.client.Connection;
+import io.nats.client.JetStreamApiException;
+import java.io.IOException;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import org.rhumbatron.coordinator.Coordinator;
+import org.rhumbatron.coordinator.outbox.StreamNudges;
+import org.rhumbatron.platform.config.Settings;
+import org.rhumbatron.platform.db.Database;
+import org.rhumbatron.platform.db.DatabaseOptions;
+import org.rhumbatron.platform.eventlog.JetStreamEventLog;
+import org.rhumbatron.platform.jetstream.JetStreamConnections;
+import org.rhumbatron.platform.jetstream.JetStreamTopology;
+import org.rhumbatron.platform.queue.Commands;
+import org.rhumbatron.platform.queue.JetStreamCommandTransport;
+import org.rhumbatron.protocol.EnvelopeCodec;
+import org.rhumbatron.protocol.Queue;
+import org.rhumbatron.testkit.SettableClock;
+
+/**
+ * A lifecycle on a real nats-server and database, as core wires it, with a settable clock and no
+ * consumers: commands stay on the COMMANDS stream, where a test counts them. The tests of the
+ * integration and agents modules use it too (this module's test jar).
+ */
+public final class LifecycleFixture implements AutoCloseable {
+  public static final Instant START = Instant.parse("2026-12-04T10:00:00Z");
+
+  public final SettableClock clock = new SettableClock(START);
+  public final Settings settings;
+  public final Connection connection;
+  public final Database database;
+  public final Coordinator coordinator;
+  public final Commands commands;
+  public final Lifecycle lifecycle;
+
+  public LifecycleFixture(String natsUrl, String databaseUrl, Map<String, String> overrides)
+      throws Exception {
+    settings = Settings.defaults().with(overrides);
+    connection = JetStreamConnections.connect(natsUrl, "lifecycle-test");
+    new JetStreamTopology(connection.jetStreamManagement(), settings).ensure();
+    database = Database.open(databaseUrl, DatabaseOptions.builder().clock(clock).build());
+    coordinator =
+        new Coordinator(
+            database,
+            JetStreamEventLog.bind(connection),
+            clock,
+            settings,
+            StreamNudges.NONE,
+            Lifecycle.shardAlarmWork(clock, settings));
+    commands = new Commands(new JetStreamCommandTransport(connection), new EnvelopeCodec());
+    lifecycle = new Lifecycle(coordinator, commands, clock, settings);
+  }
+
+  /** Creates an active Project as project.provision's handler does. */
+  public void project(String projectId) throws Exception {
+    lifecycle.createProject(projectId, "tenant-1", "Project " + projectId).get();
+  }
+
+  public long count(String sql, Object... args) {
+    return database.read(tx -> tx.queryLong(sql, args));
+  }
+
+  /** The event types in the outbox, in commit order. */
+  public List<String> outboxTypes() {
+    return database.read(
+        tx -> tx.query("SELECT event_type FROM outbox ORDER BY seq", rs -> rs.getString(1)));
+  }
+
+  /** Outbox rows of one event type. */
+  public long outbox(String eventType) {
+    return count("SELECT COUNT(*) FROM outbox WHERE event_type = ?", eventType);
+  }
+
+  /** Messages on {@code cmd.<queue>} (nothing consumes them here). */
+  public long commandsOn(Queue queue) throws IOException, JetStreamApiException {
+    return connection
+        .jetStreamManagement()
+        .getStreamInfo(
+            Queue.STREAM_NAME,
+            io.nats.client.api.StreamInfoOptions.builder().filterSubjects(queue.subject()).build())
+        .getStreamState()
+        .getSubjectMap()
+        .getOrDefault(queue.subject(), 0L);
+  }
+
+  @Override
+  public void close() {
+    coordinator.close();
+    database.close();
+    try {
+      connection.close();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}
