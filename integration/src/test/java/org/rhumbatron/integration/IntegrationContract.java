@@ -1,0 +1,347 @@
+package org.rhumbatron.integration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.nats.client.JetStreamSubscription;
+import io.nats.client.Message;
+import io.nats.client.PullSubscribeOptions;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.rhumbatron.lifecycle.LifecycleFixture;
+import org.rhumbatron.lifecycle.TaskRef;
+import org.rhumbatron.lifecycle.WorkGraph;
+import org.rhumbatron.lifecycle.WorkGraph.TaskSpec;
+import org.rhumbatron.platform.queue.Delivery;
+import org.rhumbatron.platform.queue.Outcome;
+import org.rhumbatron.platform.queue.QueueConsumer;
+import org.rhumbatron.platform.queue.QueueConsumerConfig;
+import org.rhumbatron.platform.queue.QueueListener;
+import org.rhumbatron.platform.queue.QueueRuntime;
+import org.rhumbatron.platform.queue.QueueTimings;
+import org.rhumbatron.protocol.Command;
+import org.rhumbatron.protocol.CommandType;
+import org.rhumbatron.protocol.DeadLetterMessage;
+import org.rhumbatron.protocol.EnvelopeCodec;
+import org.rhumbatron.protocol.Queue;
+import org.rhumbatron.router.deadletter.DeadLetterOperator;
+import org.rhumbatron.testkit.db.TestDatabase;
+import org.rhumbatron.testkit.nats.NatsServerExtension;
+
+/**
+ * The integration module's handlers on a real nats-server and database, SQLite and PostgreSQL: each
+ * delivered twice changes the state once, writes each Event once and sends each command once; the
+ * module's own delivery limits; bad input dead-lettered with a reason that names it.
+ */
+abstract class IntegrationContract {
+  @RegisterExtension final NatsServerExtension nats = NatsServerExtension.perTest();
+
+  abstract TestDatabase db();
+
+  private LifecycleFixture f;
+  private IntegrationConsumer consumer;
+  private final List<AutoCloseable> running = new ArrayList<>();
+
+  @BeforeEach
+  void start() throws Exception {
+    f =
+        new LifecycleFixture(
+            nats.url(),
+            db().url(),
+            Map.of("integration.rows-per-delivery", "10", "integration.more-work-delay", "200ms"));
+    consumer =
+        new IntegrationConsumer(
+            f.lifecycle,
+            f.commands,
+            new DeadLetterOperator(f.database, f.commands, new EnvelopeCodec(), f.clock),
+            f.database,
+            f.clock,
+            f.settings);
+  }
+
+  @AfterEach
+  void stop() throws Exception {
+    for (AutoCloseable c : running) {
+      c.close();
+    }
+    f.close();
+  }
+
+  private static Delivery delivery(long n) {
+    return new Delivery(Queue.INTEGRATION, n, 1, Instant.EPOCH, null);
+  }
+
+  private Command command(CommandType type, String projectId, String changeId, ObjectNode payload) {
+    return Command.builder()
+        .commandId("cmd_test_" + type.wireName() + "_" + (changeId == null ? projectId : changeId))
+        .commandType(type)
+        .projectId(projectId)
+        .changeId(changeId)
+        .createdAt(f.clock.instant())
+        .payload(payload == null ? JsonNodeFactory.instance.objectNode() : payload)
+        .build();
+  }
+
+  /** What a delivery could have changed: every table the handlers write, the outbox, the queues. */
+  private String snapshot() throws Exception {
+    return f.database.read(
+            tx ->
+                List.of(
+                        tx.query(
+                            "SELECT project_id || ':' || status || ':' || has_live_app FROM projects"
+                                + " ORDER BY project_id",
+                            rs -> rs.getString(1)),
+                        tx.query(
+                            "SELECT change_id || ':' || state FROM changes ORDER BY change_id",
+                            rs -> rs.getString(1)),
+                        tx.query(
+                            "SELECT task_id || ':' || state || ':' || attempts || ':'"
+                                + " || COALESCE(agent_id, '') FROM tasks ORDER BY task_id",
+                            rs -> rs.getString(1)),
+                        tx.query(
+                            "SELECT event_id FROM outbox ORDER BY event_id", rs -> rs.getString(1)))
+                    .toString())
+        + "|wakes="
+        + f.commandsOn(Queue.AGENT_WAKEUPS)
+        + "|integration="
+        + f.commandsOn(Queue.INTEGRATION);
+  }
+
+  /** Handles {@code c} twice, as a redelivery after a crash before the ack would. */
+  private Outcome twice(Command c) throws Exception {
+    Outcome first = consumer.handle(c, delivery(1));
+    String after = snapshot();
+    Outcome second = consumer.handle(c, delivery(2));
+    assertThat(snapshot())
+        .as("state after the second delivery of " + c.commandType())
+        .isEqualTo(after);
+    assertThat(second).isEqualTo(first);
+    return first;
+  }
+
+  private static TaskSpec task(String key, String... deps) {
+    return new TaskSpec(key, null, List.of(deps), List.of("path:src/" + key));
+  }
+
+  @Test
+  void everyHandlerDeliveredTwiceChangesTheStateOnceWithOneEventAndOneCommand() throws Exception {
+    ObjectNode project =
+        JsonNodeFactory.instance.objectNode().put("tenantId", "t1").put("name", "P");
+    String before = snapshot();
+    assertThat(twice(command(CommandType.PROJECT_PROVISION, "p1", null, project)))
+        .isInstanceOf(Outcome.Ack.class);
+    assertThat(snapshot()).isNotEqualTo(before);
+    assertThat(f.outbox("project.created")).isEqualTo(1);
+
+    twice(command(CommandType.APP_PROVISION, "p1", null, null));
+    assertThat(f.lifecycle.project("p1").orElseThrow().hasLiveApp()).isTrue();
+    twice(command(CommandType.APP_REMOVE, "p1", null, null));
+    assertThat(f.lifecycle.project("p1").orElseThrow().hasLiveApp()).isFalse();
+    assertThat(f.outboxTypes())
+        .containsExactly("project.created", "app.provisioned", "app.removed");
+
+    String c =
+        f.lifecycle
+            .createChange("p1", "r1", WorkGraph.of(task("a"), task("b"), task("c", "a")))
+            .get()
+            .change()
+            .changeId();
+    twice(command(CommandType.CHANGE_DISPATCH, "p1", c, null));
+    assertThat(f.outbox("task.ready")).isEqualTo(2);
+    assertThat(f.outbox("task.assigned")).isEqualTo(2);
+    assertThat(f.commandsOn(Queue.AGENT_WAKEUPS)).isEqualTo(2);
+
+    // a fails; change.settle makes its second attempt ready and wakes its new Agent.
+    TaskRef a =
+        new TaskRef("p1", c, c + ":a", f.lifecycle.task(c + ":a").orElseThrow().agentId(), 1);
+    f.lifecycle.startTask(a).get();
+    f.lifecycle.failTask(a, "tests failed").get();
+    twice(command(CommandType.CHANGE_SETTLE, "p1", c, null));
+    assertThat(f.lifecycle.task(c + ":a").orElseThrow().attempt()).isEqualTo(2);
+    assertThat(f.lifecycle.task(c + ":a").orElseThrow().state()).isEqualTo("assigned");
+    assertThat(f.commandsOn(Queue.AGENT_WAKEUPS)).isEqualTo(3);
+
+    // release.recover finds the release rows and writes nothing.
+    f.database.inTransaction(
+        tx ->
+            tx.update(
+                "INSERT INTO releases (release_id, project_id, generation, change_id, state,"
+                    + " created_at_ms, updated_at_ms) VALUES ('rel_p1_1', 'p1', 1, ?, 'failed', 0, 0)",
+                c));
+    twice(command(CommandType.RELEASE_RECOVER, "p1", c, null));
+
+    // forks.sweep: two variants of one parent, one completed; the open one is not selected.
+    forks("p1");
+    Command sweep =
+        Command.builder()
+            .commandId("cmd_forks.sweep_test")
+            .commandType(CommandType.FORKS_SWEEP)
+            .createdAt(f.clock.instant())
+            .build();
+    twice(sweep);
+    assertThat(f.lifecycle.change("fork-b").orElseThrow().state()).isEqualTo("not_selected");
+    assertThat(f.lifecycle.change("fork-a").orElseThrow().state()).isEqualTo("completed");
+    assertThat(f.outbox("change.not_selected")).isEqualTo(1);
+
+    // project.cleanup cancels the open Changes of an archived project.
+    f.lifecycle.archiveProject("p1").get();
+    twice(command(CommandType.PROJECT_CLEANUP, "p1", null, null));
+    assertThat(f.lifecycle.change(c).orElseThrow().state()).isEqualTo("cancelled");
+    assertThat(f.lifecycle.change("parent").orElseThrow().state()).isEqualTo("cancelled");
+    assertThat(f.outbox("change.cancelled")).isEqualTo(2);
+  }
+
+  /** Fork variants of {@code parent} (made with SQL: creating forks is a later issue's API). */
+  private void forks(String projectId) {
+    f.database.inTransaction(
+        tx -> {
+          for (String[] row :
+              new String[][] {{"fork-a", "completed"}, {"fork-b", "open"}, {"parent", "open"}}) {
+            tx.update(
+                "INSERT INTO changes (change_id, project_id, client_request_id, parent_change_id,"
+                    + " state, created_at_ms, updated_at_ms, last_activity_at_ms)"
+                    + " VALUES (?, ?, ?, ?, ?, 0, 0, 0)",
+                row[0],
+                projectId,
+                "req-" + row[0],
+                row[0].equals("parent") ? null : "parent",
+                row[1]);
+          }
+          return null;
+        });
+  }
+
+  @Test
+  void aBoundedCommandAsksForMoreDeliveriesAndIsAcknowledgedOnTheFourth() throws Exception {
+    f.project("p-big");
+    for (int i = 0; i < 45; i++) {
+      f.lifecycle.createChange("p-big", "r" + i, WorkGraph.of(task("a"))).get();
+    }
+    f.lifecycle.archiveProject("p-big").get();
+    Command cleanup = command(CommandType.PROJECT_CLEANUP, "p-big", null, null);
+    for (int n = 1; n <= 3; n++) {
+      Outcome o = consumer.handle(cleanup, delivery(n));
+      assertThat(o)
+          .isEqualTo(
+              Outcome.retry(Duration.ofMillis(200), "more work after this delivery's bound"));
+      assertThat(f.count("SELECT COUNT(*) FROM changes WHERE state = 'cancelled'"))
+          .isEqualTo(10L * n);
+    }
+    assertThat(consumer.handle(cleanup, delivery(4))).isInstanceOf(Outcome.Ack.class);
+    assertThat(f.count("SELECT COUNT(*) FROM changes WHERE state = 'cancelled'")).isEqualTo(40);
+    assertThat(f.count("SELECT COUNT(*) FROM changes WHERE state = 'open'")).isEqualTo(5);
+    // The next sweep's cleanup takes the rest and is done.
+    assertThat(consumer.handle(cleanup, delivery(1))).isInstanceOf(Outcome.Ack.class);
+    assertThat(f.count("SELECT COUNT(*) FROM changes WHERE state = 'open'")).isZero();
+  }
+
+  @Test
+  void badInputIsRejectedWithAReasonThatNamesIt() throws Exception {
+    ObjectNode noTenant = JsonNodeFactory.instance.objectNode().put("name", "P");
+    assertThat(
+            consumer.handle(
+                command(CommandType.PROJECT_PROVISION, "p1", null, noTenant), delivery(1)))
+        .isEqualTo(
+            Outcome.reject(
+                "project.provision cmd_test_project.provision_p1: payload lacks tenantId"));
+    assertThat(
+            consumer.handle(command(CommandType.APP_PROVISION, "p-none", null, null), delivery(1)))
+        .isEqualTo(Outcome.reject("unknown project p-none"));
+    assertThat(
+            consumer.handle(
+                command(CommandType.CHANGE_DISPATCH, "p-none", "chg_none", null), delivery(1)))
+        .isEqualTo(Outcome.reject("unknown change chg_none"));
+    assertThat(f.count("SELECT COUNT(*) FROM projects")).isZero();
+    // A type whose handler is a later issue's throws: retried, then dead-lettered, never acked.
+    assertThatThrownBy(
+            () ->
+                consumer.handle(
+                    command(CommandType.CANDIDATE_CREATE, "p1", "chg_1", null), delivery(1)))
+        .hasMessageContaining("no handler for candidate.create");
+  }
+
+  private QueueConsumer<Command> runOnQueue(
+      org.rhumbatron.platform.queue.QueueHandler<Command> handler) {
+    QueueRuntime runtime =
+        new QueueRuntime(
+            f.connection, f.commands, new EnvelopeCodec(), QueueTimings.from(f.settings), f.clock);
+    QueueConsumer<Command> q =
+        runtime.runQueueConsumer(
+            new QueueConsumerConfig(
+                Queue.INTEGRATION, 10, 2, 3, Duration.ofMillis(200), Queue.DEAD_LETTER),
+            handler,
+            QueueListener.none());
+    running.add(q);
+    return q;
+  }
+
+  @Test
+  void onTheQueueAMissingFieldGoesToDeadLetterAtOnceWithItsReason() throws Exception {
+    runOnQueue(consumer);
+    ObjectNode noName = JsonNodeFactory.instance.objectNode().put("tenantId", "t1");
+    f.commands.send(command(CommandType.PROJECT_PROVISION, "p1", null, noName)).get();
+    JetStreamSubscription sub =
+        f.connection
+            .jetStream()
+            .subscribe(
+                Queue.DEAD_LETTER.subject(),
+                PullSubscribeOptions.builder().stream(Queue.STREAM_NAME).build());
+    List<Message> got = new ArrayList<>();
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .until(() -> got.addAll(sub.fetch(1, Duration.ofMillis(200))) || !got.isEmpty());
+    DeadLetterMessage dl = new EnvelopeCodec().decodeDeadLetter(got.get(0).getData());
+    assertThat(dl.error())
+        .isEqualTo("project.provision cmd_test_project.provision_p1: payload lacks name");
+    assertThat(dl.deliveryCount()).isEqualTo(1); // no retries: they could not help
+    assertThat(f.count("SELECT COUNT(*) FROM projects")).isZero();
+  }
+
+  @Test
+  void onTheQueueACommandWhoseAckIsLostIsRedeliveredAndChangesNothingMore() throws Exception {
+    Map<String, Integer> deliveries = new ConcurrentHashMap<>();
+    // The first delivery of each command does its work, then dies before the ack.
+    runOnQueue(
+        (command, delivery) -> {
+          Outcome o = consumer.handle(command, delivery);
+          if (deliveries.merge(command.commandId(), 1, Integer::sum) == 1) {
+            throw new IllegalStateException("crash before the ack");
+          }
+          return o;
+        });
+    ObjectNode project =
+        JsonNodeFactory.instance.objectNode().put("tenantId", "t1").put("name", "P");
+    f.commands.send(command(CommandType.PROJECT_PROVISION, "p1", null, project)).get();
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .until(() -> deliveries.getOrDefault("cmd_test_project.provision_p1", 0) == 2);
+    String c =
+        f.lifecycle
+            .createChange("p1", "r1", WorkGraph.of(task("a"), task("b")))
+            .get()
+            .change()
+            .changeId();
+    Command dispatch = command(CommandType.CHANGE_DISPATCH, "p1", c, null);
+    f.commands.send(dispatch).get();
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .until(() -> deliveries.getOrDefault(dispatch.commandId(), 0) == 2);
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .until(() -> f.commandsOn(Queue.INTEGRATION) == 0); // acked
+    assertThat(f.outbox("project.created")).isEqualTo(1);
+    assertThat(f.outbox("task.assigned")).isEqualTo(2);
+    assertThat(f.commandsOn(Queue.AGENT_WAKEUPS)).isEqualTo(2);
+  }
+}
