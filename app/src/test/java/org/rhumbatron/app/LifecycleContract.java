@@ -68,4 +68,73 @@ abstract class LifecycleContract {
       assertThat(events).filteredOn(e -> e.eventType() == EventType.PROJECT_CREATED).hasSize(1);
     }
   }
+
+  /** Runs the 20-Task Change with {@code failureRate} until it is verifying or failed. */
+  private void runWithFailures(String failureRate, String expectedEnd) throws Exception {
+    WorkGraph graph = Workloads.twentyTasks();
+    try (CoreService core = start(Map.of("agents.simulated.failure-rate", failureRate))) {
+      Lifecycle lifecycle = core.lifecycle();
+      provision(lifecycle, "p-fail");
+      String changeId = lifecycle.createChange("p-fail", "req-1", graph).get().change().changeId();
+      await()
+          .atMost(Duration.ofSeconds(90))
+          .until(
+              () ->
+                  List.of("verifying", "failed")
+                      .contains(lifecycle.change(changeId).orElseThrow().state()));
+      String end = lifecycle.change(changeId).orElseThrow().state();
+      EventType endType =
+          end.equals("failed") ? EventType.CHANGE_FAILED : EventType.VERIFICATION_STARTED;
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .until(
+              () ->
+                  StreamReader.events(core.nats(), "p-fail").stream()
+                      .anyMatch(e -> e.eventType() == endType));
+      List<Event> events = StreamReader.events(core.nats(), "p-fail");
+      LifecycleChecker check = LifecycleChecker.check(graph, changeId, 8, events);
+      assertThat(check.problems).isEmpty();
+      // Every failed attempt led through change.settle: to the Task's next attempt (ready again),
+      // or, on its last attempt, to the failed Change.
+      List<Event> failures =
+          events.stream().filter(e -> e.eventType() == EventType.TASK_FAILED).toList();
+      assertThat(failures).isNotEmpty();
+      boolean lastAttemptFailed = false;
+      for (Event failed : failures) {
+        int attempt = failed.payload().path("attempt").asInt();
+        boolean retried =
+            events.stream()
+                .anyMatch(
+                    e ->
+                        e.eventType() == EventType.TASK_READY
+                            && failed.taskId().equals(e.taskId())
+                            && e.payload().path("attempt").asInt() == attempt + 1);
+        if (attempt >= 3) {
+          lastAttemptFailed = true;
+          assertThat(retried).as("a third failed attempt of " + failed.taskId()).isFalse();
+        } else if (end.equals("verifying")) {
+          assertThat(retried).as("the retry of " + failed.taskId() + " " + attempt).isTrue();
+        }
+      }
+      assertThat(end).isEqualTo(expectedEnd);
+      assertThat(end.equals("failed")).isEqualTo(lastAttemptFailed);
+      if (end.equals("failed")) {
+        assertThat(lifecycle.change(changeId).orElseThrow().reason()).contains("attempt 3 of 3");
+        assertThat(events).filteredOn(e -> e.eventType() == EventType.CHANGE_FAILED).hasSize(1);
+        assertThat(events).noneMatch(e -> e.eventType() == EventType.VERIFICATION_STARTED);
+      } else {
+        assertThat(check.completionOrder).hasSize(20);
+      }
+    }
+  }
+
+  @Test
+  void withSomeFailuresFailedTasksRunAgainThroughChangeSettleUntilVerifying() throws Exception {
+    runWithFailures("0.15", "verifying"); // seed 1: failures, none on a third attempt
+  }
+
+  @Test
+  void whenEveryAttemptFailsTheChangeFailsAfterATasksLastAttempt() throws Exception {
+    runWithFailures("1.0", "failed");
+  }
 }
