@@ -30,7 +30,10 @@ class LayeringTest {
         .resideInAnyPackage(
             "org.rhumbatron.platform..",
             "org.rhumbatron.coordinator..",
+            "org.rhumbatron.lifecycle..",
             "org.rhumbatron.router..",
+            "org.rhumbatron.integration..",
+            "org.rhumbatron.agents..",
             "org.rhumbatron.app..",
             "io.nats..",
             "java.sql..",
@@ -47,7 +50,12 @@ class LayeringTest {
         .should()
         .dependOnClassesThat()
         .resideInAnyPackage(
-            "org.rhumbatron.coordinator..", "org.rhumbatron.router..", "org.rhumbatron.app..")
+            "org.rhumbatron.coordinator..",
+            "org.rhumbatron.lifecycle..",
+            "org.rhumbatron.router..",
+            "org.rhumbatron.integration..",
+            "org.rhumbatron.agents..",
+            "org.rhumbatron.app..")
         .check(classes);
   }
 
@@ -58,7 +66,43 @@ class LayeringTest {
         .resideInAPackage("org.rhumbatron.router..")
         .should()
         .dependOnClassesThat()
-        .resideInAnyPackage("org.rhumbatron.app..")
+        .resideInAnyPackage(
+            "org.rhumbatron.integration..", "org.rhumbatron.agents..", "org.rhumbatron.app..")
+        .check(classes);
+  }
+
+  @Test
+  void lifecycleSitsBetweenCoordinatorAndTheConsumers() {
+    noClasses()
+        .that()
+        .resideInAPackage("org.rhumbatron.lifecycle..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAnyPackage(
+            "org.rhumbatron.router..",
+            "org.rhumbatron.integration..",
+            "org.rhumbatron.agents..",
+            "org.rhumbatron.app..",
+            "io.nats..")
+        .check(classes);
+  }
+
+  @Test
+  void theQueueConsumersDoNotKnowEachOtherOrTheApp() {
+    noClasses()
+        .that()
+        .resideInAPackage("org.rhumbatron.integration..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAnyPackage("org.rhumbatron.agents..", "org.rhumbatron.app..")
+        .check(classes);
+    noClasses()
+        .that()
+        .resideInAPackage("org.rhumbatron.agents..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAnyPackage(
+            "org.rhumbatron.integration..", "org.rhumbatron.router..", "org.rhumbatron.app..")
         .check(classes);
   }
 
@@ -69,7 +113,12 @@ class LayeringTest {
         .resideInAPackage("org.rhumbatron.coordinator..")
         .should()
         .dependOnClassesThat()
-        .resideInAnyPackage("org.rhumbatron.app..")
+        .resideInAnyPackage(
+            "org.rhumbatron.lifecycle..",
+            "org.rhumbatron.router..",
+            "org.rhumbatron.integration..",
+            "org.rhumbatron.agents..",
+            "org.rhumbatron.app..")
         .check(classes);
   }
 

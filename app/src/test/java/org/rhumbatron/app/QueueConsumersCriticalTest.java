@@ -229,4 +229,23 @@ class QueueConsumersCriticalTest {
     assertThat(problems(ownDlq)).anyMatch(p -> p.contains("has a dead-letter queue of its own"));
     assertThat(Arrays.stream(Queue.values()).map(QueueConsumers::row)).hasSize(6);
   }
+
+  @Test
+  void theNumbersAreSettingsWithTheSeedsValuesAsDefaults() {
+    var settings =
+        org.rhumbatron.platform.config.Settings.defaults()
+            .with(Map.of("queues.integration.batch", "20", "queues.dead-letter.retry-delay", "2m"));
+    List<Row> changed = QueueConsumers.table(settings);
+    assertThat(problems(changed))
+        .containsExactly(
+            "the table differs from the seed's: "
+                + changed.stream().map(QueueConsumersCriticalTest::render).toList()
+                + " instead of "
+                + SEED_TABLE);
+    assertThat(QueueConsumers.of(Queue.INTEGRATION, settings).batchSize()).isEqualTo(20);
+    assertThat(QueueConsumers.of(Queue.DEAD_LETTER, settings).retryDelay())
+        .isEqualTo(java.time.Duration.ofMinutes(2));
+    assertThat(QueueConsumers.table(org.rhumbatron.platform.config.Settings.defaults()))
+        .isEqualTo(QueueConsumers.TABLE);
+  }
 }
