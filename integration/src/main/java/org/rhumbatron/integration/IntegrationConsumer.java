@@ -171,13 +171,12 @@ public final class IntegrationConsumer implements QueueHandler<Command> {
                 + (rowsPerDelivery + 1),
             c.projectId());
     for (String changeId : open.subList(0, Math.min(open.size(), rowsPerDelivery))) {
-      await(
-          lifecycle.endChange(
-              changeId,
-              "cancelled",
-              EventType.CHANGE_CANCELLED,
-              "project " + c.projectId() + " is " + project.status(),
-              c.commandId()));
+      endIfOpen(
+          changeId,
+          "cancelled",
+          EventType.CHANGE_CANCELLED,
+          "project " + c.projectId() + " is " + project.status(),
+          c.commandId());
     }
     return open.size() > rowsPerDelivery ? Result.MORE_WORK : Result.DONE;
   }
@@ -227,13 +226,12 @@ public final class IntegrationConsumer implements QueueHandler<Command> {
                 + " ORDER BY f.created_at_ms, f.change_id LIMIT "
                 + (rowsPerDelivery + 1));
     for (String changeId : forks.subList(0, Math.min(forks.size(), rowsPerDelivery))) {
-      await(
-          lifecycle.endChange(
-              changeId,
-              "not_selected",
-              EventType.CHANGE_NOT_SELECTED,
-              "a sibling variant completed",
-              c.commandId()));
+      endIfOpen(
+          changeId,
+          "not_selected",
+          EventType.CHANGE_NOT_SELECTED,
+          "a sibling variant completed",
+          c.commandId());
     }
     return forks.size() > rowsPerDelivery ? Result.MORE_WORK : Result.DONE;
   }
@@ -270,6 +268,17 @@ public final class IntegrationConsumer implements QueueHandler<Command> {
   }
 
   // Helpers --------------------------------------------------------------------------------------
+
+  /** Ends a Change a sweep found open; one that ended since (a race) is left as it is. */
+  private void endIfOpen(
+      String changeId, String state, EventType type, String reason, String causedBy)
+      throws Exception {
+    try {
+      await(lifecycle.endChange(changeId, state, type, reason, causedBy));
+    } catch (LifecycleException e) {
+      log.info("{} stays as it is: {}", changeId, e.getMessage());
+    }
+  }
 
   private List<String> changeIds(String sql, Object... args) {
     return database.read(tx -> tx.query(sql, rs -> rs.getString(1), args));
