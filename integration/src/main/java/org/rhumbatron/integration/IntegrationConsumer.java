@@ -11,6 +11,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.rhumbatron.lifecycle.ChangeInfo;
+import org.rhumbatron.lifecycle.Composition;
 import org.rhumbatron.lifecycle.Dispatched;
 import org.rhumbatron.lifecycle.Lifecycle;
 import org.rhumbatron.lifecycle.LifecycleException;
@@ -44,10 +45,13 @@ import org.slf4j.LoggerFactory;
  * </ol>
  *
  * <p>Bounded here: {@code forks.sweep} and {@code project.cleanup}, at most {@code
- * integration.rows-per-delivery} (10) Changes each delivery. A request that can never succeed (a
- * payload without a field its handler needs, an unknown or ended Project or Change) is rejected:
- * dead-lettered at once with the reason naming it. A command type whose handler belongs to a later
- * issue throws, so it is retried and dead-lettered, never acked unhandled.
+ * integration.rows-per-delivery} (10) Changes each delivery. Waiting: a {@code candidate.create}
+ * whose changesets overlap open claims of other Changes asks for another delivery after {@code
+ * integration.conflict-review-delay} (45 s); its 4th delivery composes anyway. A request that can
+ * never succeed (a payload without a field its handler needs, an unknown or ended Project or
+ * Change) is rejected: dead-lettered at once with the reason naming it. A command type whose
+ * handler belongs to a later issue throws, so it is retried and dead-lettered, never acked
+ * unhandled.
  */
 public final class IntegrationConsumer implements QueueHandler<Command> {
   private static final Logger log = LoggerFactory.getLogger(IntegrationConsumer.class);
@@ -57,12 +61,14 @@ public final class IntegrationConsumer implements QueueHandler<Command> {
   enum Result {
     DONE,
     /** A bounded command stopped at its bound; the rest needs another delivery. */
-    MORE_WORK
+    MORE_WORK,
+    /** A candidate.create waits for a conflict review. */
+    WAITING
   }
 
   @FunctionalInterface
   interface Handler {
-    Result handle(Command command) throws Exception;
+    Result handle(Command command, Delivery delivery) throws Exception;
   }
 
   private final Lifecycle lifecycle;
@@ -72,6 +78,7 @@ public final class IntegrationConsumer implements QueueHandler<Command> {
   private final Clock clock;
   private final int maxDeliveries;
   private final Duration moreWorkDelay;
+  private final Duration conflictReviewDelay;
   private final int rowsPerDelivery;
   private final Map<CommandType, Handler> handlers = new EnumMap<>(CommandType.class);
 
@@ -89,15 +96,17 @@ public final class IntegrationConsumer implements QueueHandler<Command> {
     this.clock = clock;
     this.maxDeliveries = settings.get(Settings.INTEGRATION_MAX_DELIVERIES);
     this.moreWorkDelay = settings.get(Settings.INTEGRATION_MORE_WORK_DELAY);
+    this.conflictReviewDelay = settings.get(Settings.INTEGRATION_CONFLICT_REVIEW_DELAY);
     this.rowsPerDelivery = settings.get(Settings.INTEGRATION_ROWS_PER_DELIVERY);
-    handlers.put(CommandType.PROJECT_PROVISION, this::provisionProject);
-    handlers.put(CommandType.PROJECT_CLEANUP, this::cleanupProject);
-    handlers.put(CommandType.APP_PROVISION, c -> setLiveApp(c, true));
-    handlers.put(CommandType.APP_REMOVE, c -> setLiveApp(c, false));
-    handlers.put(CommandType.CHANGE_DISPATCH, this::dispatch);
-    handlers.put(CommandType.CHANGE_SETTLE, this::settle);
-    handlers.put(CommandType.FORKS_SWEEP, this::sweepForks);
-    handlers.put(CommandType.RELEASE_RECOVER, this::recoverRelease);
+    handlers.put(CommandType.PROJECT_PROVISION, (c, d) -> provisionProject(c));
+    handlers.put(CommandType.PROJECT_CLEANUP, (c, d) -> cleanupProject(c));
+    handlers.put(CommandType.APP_PROVISION, (c, d) -> setLiveApp(c, true));
+    handlers.put(CommandType.APP_REMOVE, (c, d) -> setLiveApp(c, false));
+    handlers.put(CommandType.CHANGE_DISPATCH, (c, d) -> dispatch(c));
+    handlers.put(CommandType.CHANGE_SETTLE, (c, d) -> settle(c));
+    handlers.put(CommandType.FORKS_SWEEP, (c, d) -> sweepForks(c));
+    handlers.put(CommandType.RELEASE_RECOVER, (c, d) -> recoverRelease(c));
+    handlers.put(CommandType.CANDIDATE_CREATE, this::createCandidate);
   }
 
   @Override
@@ -111,7 +120,7 @@ public final class IntegrationConsumer implements QueueHandler<Command> {
     }
     Result result;
     try {
-      result = handler.handle(command);
+      result = handler.handle(command, delivery);
     } catch (LifecycleException e) {
       if (e.permanent()) {
         return Outcome.reject(e.getMessage());
@@ -123,12 +132,16 @@ public final class IntegrationConsumer implements QueueHandler<Command> {
     }
     if (delivery.deliveredCount() >= maxDeliveries) {
       log.warn(
-          "{} {}: more work after delivery {} of {}; acknowledged, the next sweep takes the rest",
+          "{} {}: {} after delivery {} of {}; acknowledged",
           command.commandType().wireName(),
           command.commandId(),
+          result == Result.WAITING ? "still waiting" : "more work",
           delivery.deliveredCount(),
           maxDeliveries);
       return Outcome.ack();
+    }
+    if (result == Result.WAITING) {
+      return Outcome.retry(conflictReviewDelay, "waiting for a conflict review");
     }
     return Outcome.retry(moreWorkDelay, "more work after this delivery's bound");
   }
@@ -200,6 +213,47 @@ public final class IntegrationConsumer implements QueueHandler<Command> {
         s.reason() == null ? "" : " (" + s.reason() + ")",
         superseded == 0 ? "" : ", " + superseded + " dead letters superseded");
     return Result.DONE;
+  }
+
+  /**
+   * candidate.create: composes the Candidate, or waits for a conflict review (another delivery
+   * after {@code integration.conflict-review-delay}, 45 s) until its last delivery, which composes
+   * anyway; then sends {@code verification.start} ({@code cmd_<candidate>_verify}).
+   */
+  private Result createCandidate(Command c, Delivery d) throws Exception {
+    boolean last = d.deliveredCount() >= maxDeliveries;
+    Composition composed = await(lifecycle.composeCandidate(c.changeId(), c.commandId(), last));
+    switch (composed.outcome()) {
+      case WAITING_FOR_REVIEW -> {
+        log.info(
+            "candidate.create {}: changesets overlap open claims of {}; waiting for a review",
+            c.changeId(),
+            composed.conflicts());
+        return Result.WAITING;
+      }
+      case NOT_VERIFYING -> {
+        log.info("candidate.create {}: the Change is not verifying, nothing to do", c.changeId());
+        return Result.DONE;
+      }
+      default -> {
+        await(commands.send(verificationStart(c, composed.candidateId())));
+        return Result.DONE;
+      }
+    }
+  }
+
+  private Command verificationStart(Command cause, String candidateId) {
+    return Command.builder()
+        .commandId(org.rhumbatron.protocol.StableIds.verify(candidateId))
+        .commandType(CommandType.VERIFICATION_START)
+        .projectId(cause.projectId())
+        .changeId(cause.changeId())
+        .createdAt(clock.instant())
+        .payload(
+            com.fasterxml.jackson.databind.node.JsonNodeFactory.instance
+                .objectNode()
+                .put("candidateId", candidateId))
+        .build();
   }
 
   private void sendWakes(Dispatched d) throws Exception {

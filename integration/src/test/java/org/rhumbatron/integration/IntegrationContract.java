@@ -267,8 +267,8 @@ abstract class IntegrationContract {
     assertThatThrownBy(
             () ->
                 consumer.handle(
-                    command(CommandType.CANDIDATE_CREATE, "p1", "chg_1", null), delivery(1)))
-        .hasMessageContaining("no handler for candidate.create");
+                    command(CommandType.CANDIDATES_RECOMPOSE, "p1", "chg_1", null), delivery(1)))
+        .hasMessageContaining("no handler for candidates.recompose");
   }
 
   private QueueConsumer<Command> runOnQueue(
@@ -343,5 +343,73 @@ abstract class IntegrationContract {
     assertThat(f.outbox("project.created")).isEqualTo(1);
     assertThat(f.outbox("task.assigned")).isEqualTo(2);
     assertThat(f.commandsOn(Queue.AGENT_WAKEUPS)).isEqualTo(2);
+  }
+
+  /** Runs every Task of {@code changeId} to completed by its Agent, so the Change verifies. */
+  private void completeAll(String changeId) throws Exception {
+    for (int round = 0; round < 10; round++) {
+      var d = f.lifecycle.dispatch(changeId, "cmd_dispatch_" + changeId + "_" + round).get();
+      if (d.verification()) {
+        return;
+      }
+      for (var w : d.wakes()) {
+        f.lifecycle.startTask(w.task()).get();
+        f.lifecycle.proposeChangeset(w.task()).get();
+        f.lifecycle.completeTask(w.task()).get();
+      }
+    }
+    throw new AssertionError(changeId + " did not verify");
+  }
+
+  @Test
+  void candidateCreateComposesOnceAndSendsVerificationStart() throws Exception {
+    f.project("p1");
+    String c =
+        f.lifecycle
+            .createChange("p1", "r1", WorkGraph.of(task("a"), task("b", "a")))
+            .get()
+            .change()
+            .changeId();
+    completeAll(c);
+    Command create = command(CommandType.CANDIDATE_CREATE, "p1", c, null);
+    assertThat(twice(create)).isInstanceOf(Outcome.Ack.class);
+    assertThat(f.count("SELECT COUNT(*) FROM candidates WHERE change_id = ?", c)).isEqualTo(1);
+    assertThat(f.outbox("candidate.created")).isEqualTo(1);
+    assertThat(f.commandsOn(Queue.VERIFICATION)).isEqualTo(1);
+    String changesets =
+        f.database.read(
+            tx ->
+                tx.queryFirst(
+                        "SELECT changeset_ids FROM candidates WHERE change_id = ?",
+                        rs -> rs.getString(1),
+                        c)
+                    .orElseThrow());
+    assertThat(changesets.split(",")).hasSize(2); // one per Task
+  }
+
+  @Test
+  void candidateCreateWaitsForAConflictReviewAndItsFourthDeliveryComposesAnyway() throws Exception {
+    f.project("p1");
+    String other =
+        f.lifecycle
+            .createChange("p1", "r-other", WorkGraph.of(task("a")))
+            .get()
+            .change()
+            .changeId();
+    var w = f.lifecycle.dispatch(other, "cmd_o").get().wakes().get(0);
+    f.lifecycle.startTask(w.task()).get();
+    f.lifecycle.acquireClaim(w.task(), "path:src/").get(); // a prefix of path:src/a
+    String c =
+        f.lifecycle.createChange("p1", "r1", WorkGraph.of(task("a"))).get().change().changeId();
+    completeAll(c);
+    Command create = command(CommandType.CANDIDATE_CREATE, "p1", c, null);
+    for (int n = 1; n <= 3; n++) {
+      assertThat(consumer.handle(create, delivery(n)))
+          .isEqualTo(Outcome.retry(Duration.ofSeconds(45), "waiting for a conflict review"));
+    }
+    assertThat(f.count("SELECT COUNT(*) FROM candidates")).isZero();
+    assertThat(consumer.handle(create, delivery(4))).isInstanceOf(Outcome.Ack.class);
+    assertThat(f.count("SELECT COUNT(*) FROM candidates WHERE change_id = ?", c)).isEqualTo(1);
+    assertThat(f.commandsOn(Queue.VERIFICATION)).isEqualTo(1);
   }
 }

@@ -43,6 +43,7 @@ public final class Lifecycle {
   private final ChangeLedger changes;
   private final ProjectLedger projects;
   private final ResourceLedger resources;
+  private final CandidateLedger candidates;
 
   public Lifecycle(Coordinator coordinator, Commands commands, Clock clock, Settings settings) {
     this.coordinator = coordinator;
@@ -53,6 +54,7 @@ public final class Lifecycle {
     this.changes = new ChangeLedger(clock, settings);
     this.projects = new ProjectLedger(clock);
     this.resources = new ResourceLedger(clock, settings.get(Settings.CLAIM_TTL));
+    this.candidates = new CandidateLedger(clock);
   }
 
   /** What a shard's alarm does for the lifecycle (claim expiry); give it to the Coordinator. */
@@ -181,6 +183,18 @@ public final class Lifecycle {
     return onChangeShard(
         changeId,
         (tx, out, shard) -> changes.settle(tx, out, shard.writerId(), changeId, causedBy));
+  }
+
+  /**
+   * candidate.create: composes the verifying Change's Candidate on the current canonical
+   * generation, or waits for a conflict review unless {@code composeAnyway} (the last delivery).
+   */
+  public CompletableFuture<Composition> composeCandidate(
+      String changeId, String causedBy, boolean composeAnyway) {
+    return onChangeShard(
+        changeId,
+        (tx, out, shard) ->
+            candidates.compose(tx, out, shard.writerId(), changeId, causedBy, composeAnyway));
   }
 
   public Optional<ChangeInfo> change(String changeId) {

@@ -22,12 +22,13 @@ import org.rhumbatron.protocol.EventType;
  * the seed's order: {@code task.ready} is ignored (the dispatcher already sent the wake);
  * informational types cause nothing; {@code change.created} and {@code task.completed} queue {@code
  * change.dispatch} for the Change (its newly ready Tasks); {@code task.failed} queues {@code
- * change.settle}. Command ids derive from the Event ({@code cmd_<event>_dispatch}, {@code
+ * change.settle}; {@code verification.started} with reason {@code work_graph_completed} queues
+ * {@code candidate.create}. Command ids derive from the Event ({@code cmd_<event>_dispatch}, {@code
  * cmd_<event>_settle}), so a redelivered batch sends nothing the queue keeps twice.
  *
  * <p>The commands go out inside the claiming transaction and the batch waits for their acks: a send
  * that fails rolls the claims back, and the redelivery sends the same ids again. The rules of later
- * issues (verification.started, canonical.advanced, resource overlap) route nothing yet.
+ * issues (canonical.advanced, resource overlap) route nothing yet.
  */
 public final class CausalRules implements CausalBatchRouter {
   private static final Duration SEND_TIMEOUT = Duration.ofSeconds(10);
@@ -75,6 +76,10 @@ public final class CausalRules implements CausalBatchRouter {
     return switch (e.eventType()) {
       case CHANGE_CREATED, TASK_COMPLETED -> command(e, CommandType.CHANGE_DISPATCH, "dispatch");
       case TASK_FAILED -> command(e, CommandType.CHANGE_SETTLE, "settle");
+      case VERIFICATION_STARTED ->
+          "work_graph_completed".equals(e.payload().path("reason").asText())
+              ? command(e, CommandType.CANDIDATE_CREATE, "candidate")
+              : null;
       default -> null;
     };
   }
