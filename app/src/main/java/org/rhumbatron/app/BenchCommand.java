@@ -8,15 +8,21 @@ import org.rhumbatron.platform.natsserver.PrivateNatsServer;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
-/** {@code rhumbatron bench}: load benchmarks that print one JSON object with a {@code ratio}. */
+/**
+ * {@code rhumbatron bench}: load benchmarks that print one JSON object, most with a {@code ratio}
+ * to a raw figure of the same run.
+ */
 @Command(
     name = "bench",
     mixinStandardHelpOptions = true,
-    description = "Load benchmarks; each prints JSON with a top-level ratio.",
+    description =
+        "Load benchmarks; each prints one JSON object (outbox, router and commands with a"
+            + " top-level ratio).",
     subcommands = {
       BenchCommand.Outbox.class,
       BenchCommand.Router.class,
-      BenchCommand.Commands.class
+      BenchCommand.Commands.class,
+      BenchCommand.Lifecycle.class
     })
 final class BenchCommand implements Runnable {
 
@@ -196,6 +202,62 @@ final class BenchCommand implements Runnable {
     @Override
     public Integer call() throws Exception {
       return common.run("commands", (url, db) -> new CommandsBench(url, count).run());
+    }
+  }
+
+  @Command(
+      name = "lifecycle",
+      mixinStandardHelpOptions = true,
+      description =
+          "Changes of 20 Tasks from createChange to verifying through a core of its own with"
+              + " simulated Agents of zero step delay: Changes and Tasks per second, the time from"
+              + " a Task's completion to the wake of the Task it made ready, and the outbox and"
+              + " router figures of the same rounds. On a --nats server, only while its COMMANDS"
+              + " and event streams hold no messages or consumers (no core).")
+  static final class Lifecycle implements Callable<Integer> {
+    @picocli.CommandLine.Mixin Common common = new Common();
+
+    @Option(names = "--changes", defaultValue = "20", description = "Changes per round.")
+    int changes;
+
+    @Option(names = "--projects", defaultValue = "4", description = "Projects per round.")
+    int projects;
+
+    @Option(
+        names = "--rounds",
+        defaultValue = "3",
+        description = "Measured rounds, after the warm-up rounds; the figures are medians.")
+    int rounds;
+
+    @Option(
+        names = "--warmup-seconds",
+        defaultValue = "10",
+        description =
+            "Warm-up rounds (full size, not measured) run for at least this long, and at least"
+                + " one, so that the JIT has compiled the path.")
+    int warmupSeconds;
+
+    @Override
+    public Integer call() throws Exception {
+      require(this, rounds >= 1, "--rounds must be at least 1, was " + rounds);
+      require(this, changes >= 1, "--changes must be at least 1, was " + changes);
+      require(this, projects >= 1, "--projects must be at least 1, was " + projects);
+      require(
+          this, warmupSeconds >= 0, "--warmup-seconds must not be negative, was " + warmupSeconds);
+      boolean ownServer = common.nats == null;
+      return common.run(
+          "lifecycle",
+          (url, db) ->
+              new LifecycleBench(
+                      url,
+                      common.data,
+                      db,
+                      changes,
+                      projects,
+                      rounds,
+                      Duration.ofSeconds(warmupSeconds),
+                      ownServer)
+                  .run());
     }
   }
 
