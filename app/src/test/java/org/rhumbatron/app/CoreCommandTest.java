@@ -3,13 +3,9 @@ package org.rhumbatron.app;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
@@ -26,9 +22,9 @@ class CoreCommandTest {
 
   @Test
   void coreStartsAPrivateServerAndStopsCleanlyOnSigterm() throws Exception {
-    Process core = launch("core", "--data", data.toString(), "--http", "0");
+    Process core = CoreProcess.launch("core", "--data", data.toString(), "--http", "0");
     List<String> lines = new CopyOnWriteArrayList<>();
-    Thread reader = pump(core, lines);
+    Thread reader = CoreProcess.pump(core, lines);
     try {
       await()
           .atMost(Duration.ofSeconds(60))
@@ -59,9 +55,10 @@ class CoreCommandTest {
   void aBadSettingIsOneLineNamingTheKey() throws Exception {
     Path config = data.resolve("bad.properties");
     Files.writeString(config, "router.nack-delay=soon\n");
-    Process core = launch("core", "--data", data.toString(), "--config", config.toString());
+    Process core =
+        CoreProcess.launch("core", "--data", data.toString(), "--config", config.toString());
     List<String> lines = new CopyOnWriteArrayList<>();
-    Thread reader = pump(core, lines);
+    Thread reader = CoreProcess.pump(core, lines);
     assertThat(core.waitFor(60, TimeUnit.SECONDS)).isTrue();
     reader.join(5_000);
     assertThat(core.exitValue()).isEqualTo(2);
@@ -69,35 +66,5 @@ class CoreCommandTest {
         .containsExactly(
             "rhumbatron: setting router.nack-delay: cannot parse 'soon': a positive duration"
                 + " like 500ms, 30s, 5m, 2h, 7d or PT30S");
-  }
-
-  private static Process launch(String... args) throws Exception {
-    List<String> command = new ArrayList<>();
-    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    command.add("-cp");
-    command.add(System.getProperty("java.class.path"));
-    command.add(Main.class.getName());
-    command.addAll(List.of(args));
-    return new ProcessBuilder(command).redirectErrorStream(true).start();
-  }
-
-  private static Thread pump(Process process, List<String> into) {
-    Thread t =
-        new Thread(
-            () -> {
-              try (BufferedReader r =
-                  new BufferedReader(
-                      new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
-                String line;
-                while ((line = r.readLine()) != null) {
-                  into.add(line);
-                }
-              } catch (java.io.IOException ignored) {
-                // the process ended
-              }
-            });
-    t.setDaemon(true);
-    t.start();
-    return t;
   }
 }
