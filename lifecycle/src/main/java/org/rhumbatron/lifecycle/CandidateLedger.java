@@ -154,6 +154,250 @@ final class CandidateLedger {
         Composition.Outcome.COMPOSED, candidateId, true, base, changesetIds, conflicts);
   }
 
+  /** The verified Candidate a Change awaits approval with: (candidate id, base generation). */
+  static java.util.Optional<String[]> verifiedCandidate(Tx tx, String changeId)
+      throws SQLException {
+    return tx.queryFirst(
+        "SELECT candidate_id, base_generation FROM candidates WHERE change_id = ?"
+            + " AND state = 'verified' ORDER BY created_at_ms DESC, candidate_id",
+        rs -> new String[] {rs.getString(1), Long.toString(rs.getLong(2))},
+        changeId);
+  }
+
+  /**
+   * The verifier's verdict on an open Candidate: {@code candidate.verified} and the Change to
+   * {@code awaiting_approval}, or {@code candidate.rejected}. Returns false for a repeat (the
+   * Candidate has its verdict already) or a Candidate that is no longer open (e.g. stale).
+   */
+  boolean recordVerdict(
+      Tx tx,
+      Appender out,
+      String writer,
+      String candidateId,
+      boolean passed,
+      String reason,
+      String causedBy)
+      throws SQLException {
+    String[] row =
+        tx.queryFirst(
+                "SELECT change_id, state, base_generation FROM candidates WHERE candidate_id = ?",
+                rs -> new String[] {rs.getString(1), rs.getString(2), rs.getString(3)},
+                candidateId)
+            .orElseThrow(() -> new LifecycleException("unknown candidate " + candidateId, true));
+    if (!"open".equals(row[1])) {
+      return false;
+    }
+    ChangeInfo change =
+        ChangeLedger.change(tx, row[0]).orElseThrow(() -> LifecycleException.unknownChange(row[0]));
+    long now = clock.millis();
+    String state = passed ? "verified" : "rejected";
+    tx.update(
+        "UPDATE candidates SET state = ?, updated_at_ms = ? WHERE candidate_id = ?",
+        state,
+        now,
+        candidateId);
+    ObjectNode payload = ChangeLedger.payload();
+    payload.put("candidateId", candidateId);
+    if (reason != null) {
+      payload.put("reason", reason);
+    }
+    EventType type = passed ? EventType.CANDIDATE_VERIFIED : EventType.CANDIDATE_REJECTED;
+    out.append(
+        candidateEvent(
+            change, type, candidateId, Long.parseLong(row[2]), writer, causedBy, payload));
+    if (passed && "verifying".equals(change.state())) {
+      tx.update(
+          "UPDATE changes SET state = 'awaiting_approval', updated_at_ms = ?,"
+              + " last_activity_at_ms = ? WHERE change_id = ?",
+          now,
+          now,
+          change.changeId());
+      out.append(
+          candidateEvent(
+              change,
+              EventType.CHANGE_AWAITING_APPROVAL,
+              candidateId,
+              Long.parseLong(row[2]),
+              writer,
+              causedBy,
+              payload.deepCopy()));
+    } else {
+      tx.update(
+          "UPDATE changes SET last_activity_at_ms = ?, updated_at_ms = ? WHERE change_id = ?",
+          now,
+          now,
+          change.changeId());
+    }
+    return true;
+  }
+
+  /**
+   * After the root promoted the Change's Candidate to {@code generation}: the Candidate is promoted
+   * ({@code candidate.promoted}); with a live app the Change is releasing (a {@code releases} row
+   * {@code rel_<project>_<generation>}, returned), without one it is completed. Returns null when
+   * no release is due. A repeat writes nothing.
+   */
+  String promoted(
+      Tx tx,
+      Appender out,
+      String writer,
+      String changeId,
+      String candidateId,
+      long generation,
+      String causedBy)
+      throws SQLException {
+    ChangeInfo change =
+        ChangeLedger.change(tx, changeId)
+            .orElseThrow(() -> LifecycleException.unknownChange(changeId));
+    long now = clock.millis();
+    ObjectNode payload = ChangeLedger.payload();
+    payload.put("candidateId", candidateId);
+    if (tx.update(
+            "UPDATE candidates SET state = 'promoted', updated_at_ms = ? WHERE candidate_id = ?"
+                + " AND state <> 'promoted'",
+            now,
+            candidateId)
+        == 1) {
+      out.append(
+          candidateEvent(
+              change,
+              EventType.CANDIDATE_PROMOTED,
+              candidateId,
+              generation,
+              writer,
+              causedBy,
+              payload));
+    }
+    if (!"awaiting_approval".equals(change.state())) {
+      return "releasing".equals(change.state())
+          ? StableIds.releaseId(change.projectId(), generation)
+          : null;
+    }
+    boolean live =
+        tx.queryLong("SELECT has_live_app FROM projects WHERE project_id = ?", change.projectId())
+            == 1;
+    if (!live) {
+      tx.update(
+          "UPDATE changes SET state = 'completed', promoted_at_ms = ?, ended_at_ms = ?,"
+              + " updated_at_ms = ?, last_activity_at_ms = ? WHERE change_id = ?",
+          now,
+          now,
+          now,
+          now,
+          changeId);
+      out.append(
+          candidateEvent(
+              change,
+              EventType.CHANGE_COMPLETED,
+              candidateId,
+              generation,
+              writer,
+              causedBy,
+              payload.deepCopy()));
+      return null;
+    }
+    String releaseId = StableIds.releaseId(change.projectId(), generation);
+    tx.update(
+        "INSERT INTO releases (release_id, project_id, generation, change_id, candidate_id, state,"
+            + " created_at_ms, updated_at_ms) VALUES (?, ?, ?, ?, ?, 'pending', ?, ?)"
+            + " ON CONFLICT DO NOTHING",
+        releaseId,
+        change.projectId(),
+        generation,
+        changeId,
+        candidateId,
+        now,
+        now);
+    tx.update(
+        "UPDATE changes SET state = 'releasing', promoted_at_ms = ?, updated_at_ms = ?,"
+            + " last_activity_at_ms = ? WHERE change_id = ?",
+        now,
+        now,
+        now,
+        changeId);
+    ObjectNode releasing = payload.deepCopy();
+    releasing.put("releaseId", releaseId);
+    out.append(
+        candidateEvent(
+            change,
+            EventType.CHANGE_RELEASING,
+            candidateId,
+            generation,
+            writer,
+            causedBy,
+            releasing));
+    return releaseId;
+  }
+
+  /**
+   * A Candidate on a base the project has left: {@code candidate.stale}, and its Change, when it
+   * awaits approval with it, back to {@code verifying} to compose again on the new base. False when
+   * the Candidate was stale (or promoted) already.
+   */
+  boolean stale(Tx tx, Appender out, String writer, String candidateId, String causedBy)
+      throws SQLException {
+    String[] row =
+        tx.queryFirst(
+                "SELECT change_id, base_generation FROM candidates WHERE candidate_id = ?"
+                    + " AND state IN ('open', 'verified')",
+                rs -> new String[] {rs.getString(1), rs.getString(2)},
+                candidateId)
+            .orElse(null);
+    if (row == null) {
+      return false;
+    }
+    ChangeInfo change =
+        ChangeLedger.change(tx, row[0]).orElseThrow(() -> LifecycleException.unknownChange(row[0]));
+    long now = clock.millis();
+    long base = Long.parseLong(row[1]);
+    tx.update(
+        "UPDATE candidates SET state = 'stale', updated_at_ms = ? WHERE candidate_id = ?",
+        now,
+        candidateId);
+    ObjectNode payload = ChangeLedger.payload();
+    payload.put("candidateId", candidateId);
+    out.append(
+        candidateEvent(
+            change, EventType.CANDIDATE_STALE, candidateId, base, writer, causedBy, payload));
+    if (tx.update(
+            "UPDATE changes SET state = 'verifying', updated_at_ms = ?, last_activity_at_ms = ?"
+                + " WHERE change_id = ? AND state IN ('awaiting_approval', 'verifying')",
+            now,
+            now,
+            change.changeId())
+        == 1) {
+      ObjectNode back = payload.deepCopy();
+      back.put("reason", "stale_base");
+      out.append(
+          candidateEvent(
+              change, EventType.CHANGE_VERIFYING, candidateId, base, writer, causedBy, back));
+    }
+    return true;
+  }
+
+  private Event candidateEvent(
+      ChangeInfo change,
+      EventType type,
+      String candidateId,
+      long generation,
+      String writer,
+      String causedBy,
+      ObjectNode payload) {
+    return Event.builder()
+        .eventId(StableIds.stableEventId(change.changeId(), type, null, candidateId))
+        .eventType(type)
+        .tenantId(change.tenantId())
+        .projectId(change.projectId())
+        .changeId(change.changeId())
+        .actor(writer)
+        .canonicalGeneration(generation)
+        .causedBy(causedBy)
+        .correlationId(change.changeId())
+        .timestamp(clock.instant())
+        .payload(payload)
+        .build();
+  }
+
   /** Other Changes of the project with a held claim that overlaps one of {@code keys}. */
   private static List<String> conflicts(Tx tx, ChangeInfo change, Set<String> keys)
       throws SQLException {

@@ -10,6 +10,7 @@ import java.util.concurrent.CompletableFuture;
 import org.rhumbatron.coordinator.Coordinator;
 import org.rhumbatron.coordinator.outbox.OutboxActor.Appender;
 import org.rhumbatron.coordinator.outbox.OutboxActor.EventWork;
+import org.rhumbatron.coordinator.project.ProjectRootActor;
 import org.rhumbatron.coordinator.shard.ResourceShardActor;
 import org.rhumbatron.coordinator.shard.ShardAlarmWork;
 import org.rhumbatron.platform.config.Settings;
@@ -20,6 +21,7 @@ import org.rhumbatron.platform.queue.SendReceipt;
 import org.rhumbatron.protocol.Command;
 import org.rhumbatron.protocol.CommandType;
 import org.rhumbatron.protocol.EventType;
+import org.rhumbatron.protocol.Queue;
 import org.rhumbatron.protocol.StableIds;
 
 /**
@@ -197,6 +199,128 @@ public final class Lifecycle {
             candidates.compose(tx, out, shard.writerId(), changeId, causedBy, composeAnyway));
   }
 
+  /** The verifier's verdict on a Candidate; false for a repeat. */
+  public CompletableFuture<Boolean> recordVerdict(
+      String candidateId, boolean passed, String reason, String causedBy) {
+    return onCandidateShard(
+        candidateId,
+        (tx, out, shard) ->
+            candidates.recordVerdict(
+                tx, out, shard.writerId(), candidateId, passed, reason, causedBy));
+  }
+
+  /** What an approval decided, and the release to start (null: none). */
+  public record Approval(ProjectRootActor.Promotion promotion, long generation, String releaseId) {}
+
+  /**
+   * Approves a Change awaiting approval: the root's {@code decidePromotion} of its verified
+   * Candidate. Promoted (or promoted before): the Change completes, or with a live app is releasing
+   * and {@code release.start} goes out. A stale base: the Candidate is stale, the Change verifying
+   * again, and {@code candidate.create} goes to the verification queue (a rebase).
+   */
+  public CompletableFuture<Approval> approveChange(String changeId) {
+    ChangeInfo change;
+    String[] candidate;
+    try {
+      change = change(changeId).orElseThrow(() -> LifecycleException.unknownChange(changeId));
+      if (!"awaiting_approval".equals(change.state())) {
+        throw new LifecycleException(
+            "change "
+                + changeId
+                + " is "
+                + change.state()
+                + ": only a Change awaiting approval"
+                + " can be approved",
+            true);
+      }
+      candidate =
+          database
+              .read(tx -> CandidateLedger.verifiedCandidate(tx, changeId))
+              .orElseThrow(
+                  () ->
+                      new LifecycleException(
+                          "change " + changeId + " has no verified candidate", true));
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+    String candidateId = candidate[0];
+    long base = Long.parseLong(candidate[1]);
+    String cause = "approve:" + candidateId;
+    return coordinator
+        .root(change.projectId())
+        .decidePromotion(candidateId, base, changeId, cause)
+        .thenCompose(
+            decision -> {
+              if (decision.promotion() == ProjectRootActor.Promotion.STALE_BASE) {
+                return onChangeShard(
+                        changeId,
+                        (tx, out, shard) ->
+                            candidates.stale(tx, out, shard.writerId(), candidateId, cause))
+                    .thenCompose(
+                        v -> commands.sendTo(Queue.VERIFICATION, rebase(change, candidateId)))
+                    .thenApply(
+                        v -> new Approval(decision.promotion(), decision.generation(), null));
+              }
+              return onChangeShard(
+                      changeId,
+                      (tx, out, shard) ->
+                          candidates.promoted(
+                              tx,
+                              out,
+                              shard.writerId(),
+                              changeId,
+                              candidateId,
+                              decision.generation(),
+                              cause))
+                  .thenApply(
+                      release ->
+                          new Approval(decision.promotion(), decision.generation(), release));
+            });
+  }
+
+  /** Declines a Change awaiting approval: {@code declined}; false when it was declined already. */
+  public CompletableFuture<Boolean> declineChange(String changeId) {
+    return onChangeShard(
+        changeId,
+        (tx, out, shard) -> {
+          ChangeInfo c =
+              ChangeLedger.change(tx, changeId)
+                  .orElseThrow(() -> LifecycleException.unknownChange(changeId));
+          if (!"awaiting_approval".equals(c.state()) && !"declined".equals(c.state())) {
+            throw new LifecycleException(
+                "change "
+                    + changeId
+                    + " is "
+                    + c.state()
+                    + ": only a Change awaiting approval"
+                    + " can be declined",
+                true);
+          }
+          return changes.end(
+              tx,
+              out,
+              shard.writerId(),
+              changeId,
+              "declined",
+              EventType.CHANGE_DECLINED,
+              "declined at approval",
+              null);
+        });
+  }
+
+  private Command rebase(ChangeInfo change, String staleCandidate) {
+    ObjectNode payload = ChangeLedger.payload();
+    payload.put("staleCandidateId", staleCandidate);
+    return Command.builder()
+        .commandId("cmd_" + staleCandidate + "_rebase")
+        .commandType(CommandType.CANDIDATE_CREATE)
+        .projectId(change.projectId())
+        .changeId(change.changeId())
+        .createdAt(clock.instant())
+        .payload(payload)
+        .build();
+  }
+
   public Optional<ChangeInfo> change(String changeId) {
     return database.read(tx -> ChangeLedger.change(tx, changeId));
   }
@@ -339,6 +463,21 @@ public final class Lifecycle {
       return CompletableFuture.failedFuture(e);
     }
     return on(changeShard(projectId, changeId), work);
+  }
+
+  private <T> CompletableFuture<T> onCandidateShard(String candidateId, ShardWork<T> work) {
+    Optional<String> changeId =
+        database.read(
+            tx ->
+                tx.queryFirst(
+                    "SELECT change_id FROM candidates WHERE candidate_id = ?",
+                    rs -> rs.getString(1),
+                    candidateId));
+    if (changeId.isEmpty()) {
+      return CompletableFuture.failedFuture(
+          new LifecycleException("unknown candidate " + candidateId, true));
+    }
+    return onChangeShard(changeId.get(), work);
   }
 
   private <T> CompletableFuture<T> onTaskShard(TaskRef ref, ShardWork<T> work) {

@@ -97,6 +97,75 @@ public final class ProjectRootActor extends OutboxActor {
         });
   }
 
+  /** What {@link #decidePromotion} decided. */
+  public enum Promotion {
+    /** The generation advanced: {@code artifact.promoted} and {@code canonical.advanced}. */
+    PROMOTED,
+    /** This Candidate was promoted before (a repeat): nothing written. */
+    ALREADY_PROMOTED,
+    /** The project is not at the Candidate's base generation any more: nothing written. */
+    STALE_BASE
+  }
+
+  /** The decision and the generation it leaves the project at. */
+  public record PromotionDecision(Promotion promotion, long generation) {}
+
+  /**
+   * The seed's {@code decidePromotion(candidateId, expectedGeneration)}: promotes the Candidate
+   * when the project is at {@code expectedGeneration} (generation + 1, {@code artifact.promoted}
+   * and {@code canonical.advanced}, and a {@code promotions} row); a Candidate promoted before is
+   * {@code already_promoted}, one on an older base {@code stale_base}.
+   */
+  public CompletableFuture<PromotionDecision> decidePromotion(
+      String candidateId, long expectedGeneration, String changeId, String causedBy) {
+    return transactWithEvents(
+        (tx, out) -> {
+          var before =
+              tx.queryFirst(
+                  "SELECT generation FROM promotions WHERE candidate_id = ?",
+                  rs -> rs.getLong(1),
+                  candidateId);
+          if (before.isPresent()) {
+            return new PromotionDecision(Promotion.ALREADY_PROMOTED, before.get());
+          }
+          String[] project =
+              tx.queryFirst(
+                      "SELECT tenant_id, canonical_generation FROM projects WHERE project_id = ?",
+                      rs -> new String[] {rs.getString(1), Long.toString(rs.getLong(2))},
+                      projectId())
+                  .orElseThrow(() -> new IllegalStateException("no project " + projectId()));
+          long current = Long.parseLong(project[1]);
+          if (current != expectedGeneration) {
+            return new PromotionDecision(Promotion.STALE_BASE, current);
+          }
+          long generation = current + 1;
+          long now = clock().millis();
+          tx.update(
+              "UPDATE projects SET canonical_generation = ?, updated_at_ms = ?"
+                  + " WHERE project_id = ? AND canonical_generation = ?",
+              generation,
+              now,
+              projectId(),
+              current);
+          tx.update(
+              "INSERT INTO promotions (candidate_id, project_id, change_id, generation,"
+                  + " promoted_at_ms) VALUES (?, ?, ?, ?, ?)",
+              candidateId,
+              projectId(),
+              changeId,
+              generation,
+              now);
+          var promoted = event(project[0], EventType.ARTIFACT_PROMOTED, generation, changeId);
+          promoted.payload(payload("candidateId", candidateId)).causedBy(causedBy);
+          String promotedId = StableIds.randomEventId(clock().instant());
+          out.append(promoted.eventId(promotedId).correlationId(changeId).build());
+          var advanced = event(project[0], EventType.CANONICAL_ADVANCED, generation, changeId);
+          advanced.payload(payload("candidateId", candidateId)).causedBy(promotedId);
+          out.append(advanced.correlationId(changeId).build());
+          return new PromotionDecision(Promotion.PROMOTED, generation);
+        });
+  }
+
   private Event.Builder event(String tenantId, EventType type, Long generation, String changeId) {
     Instant now = clock().instant();
     String id = StableIds.randomEventId(now);
