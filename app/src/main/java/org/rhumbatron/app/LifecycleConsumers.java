@@ -1,10 +1,16 @@
 package org.rhumbatron.app;
 
 import java.time.Clock;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import org.rhumbatron.agents.SimulatedAgentRuntime;
 import org.rhumbatron.agents.WakeConsumer;
 import org.rhumbatron.integration.IntegrationConsumer;
+import org.rhumbatron.integration.SimulatedVerifier;
+import org.rhumbatron.integration.Workflows;
 import org.rhumbatron.lifecycle.Lifecycle;
+import org.rhumbatron.lifecycle.workflow.WorkflowEngine;
+import org.rhumbatron.platform.concurrent.DaemonThreads;
 import org.rhumbatron.platform.config.Settings;
 import org.rhumbatron.platform.db.Database;
 import org.rhumbatron.platform.metrics.MetricsBinding;
@@ -13,15 +19,21 @@ import org.rhumbatron.protocol.Queue;
 
 /**
  * The queue consumers of the Change lifecycle, each with its row of {@link QueueConsumers}: the
- * integration module's one handler on integration, verification and release; the wake consumer on
+ * integration module's one handler on integration, verification and release, with its verification
+ * and release Workflows (simulated verifier and release); the wake consumer on
  * agent-wakeups with the simulated Agents; the indexing queue, whose handlers are the next issue's.
  * With the dead-letter consumer that {@link CommandQueues} runs, all six queues have a consumer.
  */
 final class LifecycleConsumers implements AutoCloseable {
   private final SimulatedAgentRuntime agents;
+  private final WorkflowEngine workflows;
+  private final ExecutorService workflowThreads;
 
-  private LifecycleConsumers(SimulatedAgentRuntime agents) {
+  private LifecycleConsumers(
+      SimulatedAgentRuntime agents, WorkflowEngine workflows, ExecutorService workflowThreads) {
     this.agents = agents;
+    this.workflows = workflows;
+    this.workflowThreads = workflowThreads;
   }
 
   static LifecycleConsumers start(
@@ -30,9 +42,35 @@ final class LifecycleConsumers implements AutoCloseable {
       Database database,
       Clock clock,
       Settings settings) {
+    ExecutorService workflowThreads =
+        Executors.newFixedThreadPool(2, DaemonThreads.named("workflow"));
+    WorkflowEngine workflows =
+        new WorkflowEngine(
+            database,
+            clock,
+            workflowThreads,
+            settings.get(Settings.WORKFLOW_STEP_TRIES),
+            settings.get(Settings.WORKFLOW_RETRY_PAUSE));
+    Workflows.register(
+        workflows,
+        lifecycle,
+        new SimulatedVerifier(settings),
+        Workflows.simulatedReleaser(settings),
+        queues.commands(),
+        clock);
+    lifecycle.whenWorkflowSendFails(
+        command ->
+            Workflows.workflowStartFor(command)
+                .ifPresent(s -> workflows.start(s.type(), s.instanceId(), s.input())));
     IntegrationConsumer integration =
         new IntegrationConsumer(
-            lifecycle, queues.commands(), queues.deadLetters(), database, clock, settings);
+            lifecycle,
+            workflows,
+            queues.commands(),
+            queues.deadLetters(),
+            database,
+            clock,
+            settings);
     for (Queue q : new Queue[] {Queue.INTEGRATION, Queue.VERIFICATION, Queue.RELEASE}) {
       queues.run(q, integration, null);
     }
@@ -50,11 +88,14 @@ final class LifecycleConsumers implements AutoCloseable {
                   + " yet: retried, then recorded as failed in project_indexes");
         });
     agents.resumeHeld();
-    return new LifecycleConsumers(agents);
+    workflows.resumeAll(); // a Workflow a crash interrupted goes on at its next step
+    return new LifecycleConsumers(agents, workflows, workflowThreads);
   }
 
   @Override
   public void close() {
     agents.close();
+    workflows.close();
+    workflowThreads.shutdownNow();
   }
 }

@@ -18,6 +18,7 @@ import org.rhumbatron.lifecycle.LifecycleException;
 import org.rhumbatron.lifecycle.ProjectInfo;
 import org.rhumbatron.lifecycle.Settled;
 import org.rhumbatron.lifecycle.Wake;
+import org.rhumbatron.lifecycle.workflow.WorkflowEngine;
 import org.rhumbatron.platform.config.Settings;
 import org.rhumbatron.platform.db.Database;
 import org.rhumbatron.platform.queue.Commands;
@@ -72,6 +73,7 @@ public final class IntegrationConsumer implements QueueHandler<Command> {
   }
 
   private final Lifecycle lifecycle;
+  private final WorkflowEngine workflows;
   private final Commands commands;
   private final DeadLetterOperator deadLetters;
   private final Database database;
@@ -84,12 +86,14 @@ public final class IntegrationConsumer implements QueueHandler<Command> {
 
   public IntegrationConsumer(
       Lifecycle lifecycle,
+      WorkflowEngine workflows,
       Commands commands,
       DeadLetterOperator deadLetters,
       Database database,
       Clock clock,
       Settings settings) {
     this.lifecycle = lifecycle;
+    this.workflows = workflows;
     this.commands = commands;
     this.deadLetters = deadLetters;
     this.database = database;
@@ -107,6 +111,8 @@ public final class IntegrationConsumer implements QueueHandler<Command> {
     handlers.put(CommandType.FORKS_SWEEP, (c, d) -> sweepForks(c));
     handlers.put(CommandType.RELEASE_RECOVER, (c, d) -> recoverRelease(c));
     handlers.put(CommandType.CANDIDATE_CREATE, this::createCandidate);
+    handlers.put(CommandType.VERIFICATION_START, (c, d) -> startWorkflow(c));
+    handlers.put(CommandType.RELEASE_START, (c, d) -> startWorkflow(c));
   }
 
   @Override
@@ -236,9 +242,35 @@ public final class IntegrationConsumer implements QueueHandler<Command> {
         return Result.DONE;
       }
       default -> {
-        await(commands.send(verificationStart(c, composed.candidateId())));
+        sendOrStart(verificationStart(c, composed.candidateId()));
         return Result.DONE;
       }
+    }
+  }
+
+  /**
+   * verification.start and release.start: the Workflow of the command's idempotency key; a second
+   * start of one instance id is rejected by the engine and is not an error here (the redelivery
+   * acks, and an instance still running resumes).
+   */
+  private Result startWorkflow(Command c) {
+    Workflows.WorkflowStart s = Workflows.workflowStartFor(c).orElseThrow();
+    WorkflowEngine.Start started = workflows.start(s.type(), s.instanceId(), s.input());
+    log.info("{} {}: workflow {} {}", c.commandType().wireName(), c.commandId(), s.instanceId(), started);
+    return Result.DONE;
+  }
+
+  /**
+   * Sends a Workflow start command; only when the send fails does the producer start the Workflow
+   * directly (the seed's workflow-commands.ts).
+   */
+  void sendOrStart(Command start) throws Exception {
+    try {
+      await(commands.send(start));
+    } catch (Exception e) {
+      Workflows.WorkflowStart s = Workflows.workflowStartFor(start).orElseThrow();
+      log.warn("{} not sent ({}): starting workflow {} directly", start.commandId(), e.toString(), s.instanceId());
+      workflows.start(s.type(), s.instanceId(), s.input());
     }
   }
 

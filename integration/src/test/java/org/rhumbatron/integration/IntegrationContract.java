@@ -23,6 +23,7 @@ import org.rhumbatron.lifecycle.LifecycleFixture;
 import org.rhumbatron.lifecycle.TaskRef;
 import org.rhumbatron.lifecycle.WorkGraph;
 import org.rhumbatron.lifecycle.WorkGraph.TaskSpec;
+import org.rhumbatron.lifecycle.workflow.WorkflowEngine;
 import org.rhumbatron.platform.queue.Delivery;
 import org.rhumbatron.platform.queue.Outcome;
 import org.rhumbatron.platform.queue.QueueConsumer;
@@ -51,6 +52,7 @@ abstract class IntegrationContract {
 
   private LifecycleFixture f;
   private IntegrationConsumer consumer;
+  private WorkflowEngine workflows;
   private final List<AutoCloseable> running = new ArrayList<>();
 
   @BeforeEach
@@ -60,9 +62,19 @@ abstract class IntegrationContract {
             nats.url(),
             db().url(),
             Map.of("integration.rows-per-delivery", "10", "integration.more-work-delay", "200ms"));
+    workflows =
+        new WorkflowEngine(f.database, f.clock, Runnable::run, 3, Duration.ofMillis(10));
+    Workflows.register(
+        workflows,
+        f.lifecycle,
+        new SimulatedVerifier(f.settings.with(Map.of("verifier.simulated.duration", "0ms"))),
+        Workflows.simulatedReleaser(f.settings.with(Map.of("verifier.simulated.duration", "0ms"))),
+        f.commands,
+        f.clock);
     consumer =
         new IntegrationConsumer(
             f.lifecycle,
+            workflows,
             f.commands,
             new DeadLetterOperator(f.database, f.commands, new EnvelopeCodec(), f.clock),
             f.database,

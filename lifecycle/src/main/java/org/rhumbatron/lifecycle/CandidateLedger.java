@@ -375,6 +375,67 @@ final class CandidateLedger {
     return true;
   }
 
+  /**
+   * The release Workflow's outcome: the release row {@code completed} with {@code
+   * release.completed} and its Change {@code completed}, or {@code failed} with {@code
+   * release.failed} (the Change stays releasing for release.recover). False for a repeat.
+   */
+  boolean recordRelease(
+      Tx tx, Appender out, String writer, String releaseId, boolean ok, String error, String causedBy)
+      throws SQLException {
+    String[] row =
+        tx.queryFirst(
+                "SELECT change_id, candidate_id, generation, state FROM releases"
+                    + " WHERE release_id = ?",
+                rs ->
+                    new String[] {
+                      rs.getString(1), rs.getString(2), rs.getString(3), rs.getString(4)
+                    },
+                releaseId)
+            .orElseThrow(() -> new LifecycleException("unknown release " + releaseId, true));
+    String state = ok ? "completed" : "failed";
+    if (state.equals(row[3]) || "completed".equals(row[3])) {
+      return false;
+    }
+    ChangeInfo change =
+        ChangeLedger.change(tx, row[0]).orElseThrow(() -> LifecycleException.unknownChange(row[0]));
+    long now = clock.millis();
+    long generation = Long.parseLong(row[2]);
+    tx.update(
+        "UPDATE releases SET state = ?, last_error = ?, updated_at_ms = ?, completed_at_ms = ?"
+            + " WHERE release_id = ?",
+        state,
+        error,
+        now,
+        ok ? now : null,
+        releaseId);
+    ObjectNode payload = ChangeLedger.payload();
+    payload.put("candidateId", row[1]);
+    payload.put("releaseId", releaseId);
+    if (error != null) {
+      payload.put("reason", error);
+    }
+    EventType type = ok ? EventType.RELEASE_COMPLETED : EventType.RELEASE_FAILED;
+    // Keyed by release and attempt outcome: a release that failed, recovered and completed has
+    // both Events.
+    out.append(candidateEvent(change, type, releaseId, generation, writer, causedBy, payload));
+    if (ok
+        && tx.update(
+                "UPDATE changes SET state = 'completed', ended_at_ms = ?, updated_at_ms = ?,"
+                    + " last_activity_at_ms = ? WHERE change_id = ? AND state = 'releasing'",
+                now,
+                now,
+                now,
+                change.changeId())
+            == 1) {
+      out.append(
+          candidateEvent(
+              change, EventType.CHANGE_COMPLETED, releaseId, generation, writer, causedBy,
+              payload.deepCopy()));
+    }
+    return true;
+  }
+
   private Event candidateEvent(
       ChangeInfo change,
       EventType type,

@@ -301,11 +301,29 @@ final class ChangeLedger {
    * The seed's change.settle for a Change that cannot move on its own (see {@link Lifecycle}):
    * starts verification when every Task completed; fails the Change when a Task failed (or was
    * blocked by a dead letter) on its last attempt ({@code changes.task-attempts}); otherwise makes
-   * each failed Task ready for its next attempt and dispatches.
+   * each failed Task ready for its next attempt and dispatches. A verifying Change whose latest
+   * Candidate was rejected fails (sending it back to work is not built yet).
    */
   Settled settle(Tx tx, Appender out, String writer, String changeId, String causedBy)
       throws SQLException {
     ChangeInfo change = change(tx, changeId).orElseThrow(() -> unknownChange(changeId));
+    long now0 = clock.millis();
+    if ("verifying".equals(change.state())) {
+      Optional<String> rejected =
+          tx.queryFirst(
+              "SELECT candidate_id FROM candidates WHERE change_id = ? AND state = 'rejected'"
+                  + " AND NOT EXISTS (SELECT 1 FROM candidates o WHERE o.change_id = ?"
+                  + " AND o.state IN ('open', 'verified') AND o.created_at_ms >= candidates.created_at_ms)"
+                  + " ORDER BY created_at_ms DESC",
+              rs -> rs.getString(1),
+              changeId,
+              changeId);
+      if (rejected.isPresent()) {
+        String reason = "candidate " + rejected.get() + " was rejected by verification";
+        end(tx, out, writer, change, "failed", EventType.CHANGE_FAILED, reason, causedBy, now0);
+        return new Settled(Settled.Decision.FAILED, Dispatched.nothing("failed"), reason);
+      }
+    }
     if (!"open".equals(change.state())) {
       return new Settled(
           Settled.Decision.NOTHING, Dispatched.nothing(change.state()), change.state());

@@ -46,6 +46,7 @@ public final class Lifecycle {
   private final ProjectLedger projects;
   private final ResourceLedger resources;
   private final CandidateLedger candidates;
+  private volatile java.util.function.Consumer<Command> startDirectly = c -> {};
 
   public Lifecycle(Coordinator coordinator, Commands commands, Clock clock, Settings settings) {
     this.coordinator = coordinator;
@@ -57,6 +58,14 @@ public final class Lifecycle {
     this.projects = new ProjectLedger(clock);
     this.resources = new ResourceLedger(clock, settings.get(Settings.CLAIM_TTL));
     this.candidates = new CandidateLedger(clock);
+  }
+
+  /**
+   * What starts a Workflow directly when its start command cannot be sent (the integration module
+   * sets it: the seed's producer starts the Workflow directly only when the send fails).
+   */
+  public void whenWorkflowSendFails(java.util.function.Consumer<Command> startDirectly) {
+    this.startDirectly = startDirectly;
   }
 
   /** What a shard's alarm does for the lifecycle (claim expiry); give it to the Coordinator. */
@@ -209,6 +218,40 @@ public final class Lifecycle {
                 tx, out, shard.writerId(), candidateId, passed, reason, causedBy));
   }
 
+  /** The release Workflow's outcome for {@code releaseId}; false for a repeat. */
+  public CompletableFuture<Boolean> recordRelease(
+      String releaseId, boolean ok, String error, String causedBy) {
+    Optional<String> changeId =
+        database.read(
+            tx ->
+                tx.queryFirst(
+                    "SELECT change_id FROM releases WHERE release_id = ?",
+                    rs -> rs.getString(1),
+                    releaseId));
+    if (changeId.isEmpty()) {
+      return CompletableFuture.failedFuture(
+          new LifecycleException("unknown release " + releaseId, true));
+    }
+    return onChangeShard(
+        changeId.get(),
+        (tx, out, shard) ->
+            candidates.recordRelease(tx, out, shard.writerId(), releaseId, ok, error, causedBy));
+  }
+
+  /** {@code release.start} for a promoted generation with a live app: {@code cmd_<release>_release}. */
+  public Command releaseStart(String projectId, String changeId, String releaseId) {
+    ObjectNode payload = ChangeLedger.payload();
+    payload.put("releaseId", releaseId);
+    return Command.builder()
+        .commandId(StableIds.release(releaseId))
+        .commandType(CommandType.RELEASE_START)
+        .projectId(projectId)
+        .changeId(changeId)
+        .createdAt(clock.instant())
+        .payload(payload)
+        .build();
+  }
+
   /** What an approval decided, and the release to start (null: none). */
   public record Approval(ProjectRootActor.Promotion promotion, long generation, String releaseId) {}
 
@@ -272,9 +315,24 @@ public final class Lifecycle {
                               candidateId,
                               decision.generation(),
                               cause))
-                  .thenApply(
-                      release ->
-                          new Approval(decision.promotion(), decision.generation(), release));
+                  .thenCompose(
+                      release -> {
+                        Approval approval =
+                            new Approval(decision.promotion(), decision.generation(), release);
+                        if (release == null) {
+                          return CompletableFuture.completedFuture(approval);
+                        }
+                        Command start = releaseStart(change.projectId(), changeId, release);
+                        return commands
+                            .send(start)
+                            .handle(
+                                (sent, error) -> {
+                                  if (error != null) {
+                                    startDirectly.accept(start);
+                                  }
+                                  return approval;
+                                });
+                      });
             });
   }
 

@@ -175,6 +175,17 @@ public final class Settings {
   public static final Setting<Integer> SIMULATED_SEED =
       register(intRange("agents.simulated.seed", 1, 0, Integer.MAX_VALUE));
 
+  // The simulated verifier: the share of Candidates it passes, and how long a verification takes.
+  public static final Setting<Double> SIMULATED_VERIFIER_PASS_RATE =
+      register(probability("verifier.simulated.pass-rate", 1.0));
+  public static final Setting<Duration> SIMULATED_VERIFIER_DURATION =
+      register(nonNegativeDuration("verifier.simulated.duration", Duration.ofMillis(50)));
+  // Durable Workflows: how often a failing step runs before its instance fails, and the pause.
+  public static final Setting<Integer> WORKFLOW_STEP_TRIES =
+      register(positiveInt("workflows.step-tries", 3));
+  public static final Setting<Duration> WORKFLOW_RETRY_PAUSE =
+      register(duration("workflows.retry-pause", Duration.ofSeconds(1)));
+
   /** The settings of one row of the consumers table. */
   public record QueueRow(
       Queue queue,

@@ -1,0 +1,177 @@
+package org.rhumbatron.integration;
+
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import org.rhumbatron.lifecycle.Lifecycle;
+import org.rhumbatron.lifecycle.workflow.Step;
+import org.rhumbatron.lifecycle.workflow.WorkflowDefinition;
+import org.rhumbatron.lifecycle.workflow.WorkflowEngine;
+import org.rhumbatron.platform.config.Settings;
+import org.rhumbatron.platform.queue.Commands;
+import org.rhumbatron.protocol.Command;
+import org.rhumbatron.protocol.CommandType;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The integration module's two Workflows (the seed's {@code workflow-commands.ts}): verification
+ * (one per Candidate, instance id = Candidate id) and release (one per promoted generation with a
+ * live app, instance id = {@code rel_<project>_<generation>}). Each step is idempotent: its Events
+ * have stable ids and its row changes are conditional, so a step run again after a crash writes
+ * nothing new.
+ */
+public final class Workflows {
+  public static final String VERIFICATION = "verification";
+  public static final String RELEASE = "release";
+
+  private static final Logger log = LoggerFactory.getLogger(Workflows.class);
+  private static final Duration STEP_TIMEOUT = Duration.ofSeconds(30);
+
+  private Workflows() {}
+
+  /** The Workflow a start command starts: its type and instance id (the seed's workflowStartFor). */
+  public record WorkflowStart(String type, String instanceId, ObjectNode input) {}
+
+  /**
+   * {@code verification.start} → the verification Workflow of {@code payload.candidateId}; {@code
+   * release.start} → the release Workflow of {@code payload.releaseId}; empty for other commands.
+   */
+  public static Optional<WorkflowStart> workflowStartFor(Command c) {
+    String key =
+        switch (c.commandType()) {
+          case VERIFICATION_START -> "candidateId";
+          case RELEASE_START -> "releaseId";
+          default -> null;
+        };
+    if (key == null) {
+      return Optional.empty();
+    }
+    String id = c.payload().path(key).asText("");
+    if (id.isBlank()) {
+      throw org.rhumbatron.lifecycle.LifecycleException.payload(
+          c.commandType().wireName(), c.commandId(), "lacks " + key);
+    }
+    ObjectNode input = JsonNodeFactory.instance.objectNode();
+    input.put("projectId", c.projectId());
+    input.put("changeId", c.changeId());
+    input.put(key, id);
+    input.put("commandId", c.commandId());
+    return Optional.of(
+        new WorkflowStart(
+            c.commandType() == CommandType.VERIFICATION_START ? VERIFICATION : RELEASE, id, input));
+  }
+
+  /** Registers both Workflows on {@code engine}. */
+  public static void register(
+      WorkflowEngine engine,
+      Lifecycle lifecycle,
+      Verifier verifier,
+      Releaser releaser,
+      Commands commands,
+      Clock clock) {
+    engine.register(
+        WorkflowDefinition.of(
+                VERIFICATION,
+                new Step(
+                    "verify",
+                    ctx -> {
+                      var in = ctx.input();
+                      Verifier.Verdict v =
+                          verifier.verify(
+                              in.path("projectId").asText(),
+                              in.path("changeId").asText(),
+                              ctx.instanceId());
+                      ObjectNode out = JsonNodeFactory.instance.objectNode();
+                      out.put("passed", v.passed());
+                      out.put("reason", v.reason());
+                      return out;
+                    }),
+                new Step(
+                    "record",
+                    ctx -> {
+                      var verdict = ctx.result("verify");
+                      boolean passed = verdict.path("passed").asBoolean();
+                      String reason = verdict.path("reason").isNull() ? null : verdict.path("reason").asText();
+                      lifecycle
+                          .recordVerdict(
+                              ctx.instanceId(),
+                              passed,
+                              reason,
+                              ctx.input().path("commandId").asText())
+                          .get(STEP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+                      if (!passed) {
+                        settle(commands, clock, ctx.input(), ctx.instanceId());
+                      }
+                      return null;
+                    }))
+            .onFailed(
+                (id, input, error) -> {
+                  lifecycle
+                      .recordVerdict(id, false, "verification failed: " + error, input.path("commandId").asText())
+                      .get(STEP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+                  settle(commands, clock, input, id);
+                }));
+    engine.register(
+        WorkflowDefinition.of(
+                RELEASE,
+                new Step(
+                    "release",
+                    ctx -> {
+                      releaser.release(ctx.input().path("projectId").asText(), ctx.instanceId());
+                      return null;
+                    }),
+                new Step(
+                    "record",
+                    ctx -> {
+                      lifecycle
+                          .recordRelease(
+                              ctx.instanceId(), true, null, ctx.input().path("commandId").asText())
+                          .get(STEP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+                      return null;
+                    }))
+            .onFailed(
+                (id, input, error) -> {
+                  log.warn("release {} failed: {}", id, error);
+                  lifecycle
+                      .recordRelease(id, false, error, input.path("commandId").asText())
+                      .get(STEP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+                }));
+  }
+
+  /** A rejected Candidate: change.settle decides what its Change does next. */
+  private static void settle(Commands commands, Clock clock, ObjectNode input, String candidateId)
+      throws Exception {
+    ObjectNode payload = JsonNodeFactory.instance.objectNode();
+    payload.put("candidateId", candidateId);
+    commands
+        .send(
+            Command.builder()
+                .commandId("cmd_" + candidateId + "_rejected")
+                .commandType(CommandType.CHANGE_SETTLE)
+                .projectId(input.path("projectId").asText())
+                .changeId(input.path("changeId").asText())
+                .createdAt(clock.instant())
+                .payload(payload)
+                .build())
+        .get(STEP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+  }
+
+  /** What the release Workflow runs to put a promoted generation live. */
+  public interface Releaser {
+    void release(String projectId, String releaseId) throws Exception;
+  }
+
+  /** A release for the demo, the tests and the benchmarks: it takes the simulated duration. */
+  public static Releaser simulatedReleaser(Settings settings) {
+    Duration duration = settings.get(Settings.SIMULATED_VERIFIER_DURATION);
+    return (projectId, releaseId) -> {
+      if (!duration.isZero()) {
+        Thread.sleep(duration.toMillis()); // the simulated work itself
+      }
+    };
+  }
+}
