@@ -20,9 +20,9 @@ import org.rhumbatron.protocol.Queue;
 /**
  * The queue consumers of the Change lifecycle, each with its row of {@link QueueConsumers}: the
  * integration module's one handler on integration, verification and release, with its verification
- * and release Workflows (simulated verifier and release); the wake consumer on
- * agent-wakeups with the simulated Agents; the indexing queue, whose handlers are the next issue's.
- * With the dead-letter consumer that {@link CommandQueues} runs, all six queues have a consumer.
+ * and release Workflows (simulated verifier and release); the wake consumer on agent-wakeups with
+ * the simulated Agents; the indexing queue, whose handlers are the next issue's. With the
+ * dead-letter consumer that {@link CommandQueues} runs, all six queues have a consumer.
  */
 final class LifecycleConsumers implements AutoCloseable {
   private final SimulatedAgentRuntime agents;

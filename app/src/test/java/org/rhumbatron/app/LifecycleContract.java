@@ -137,4 +137,66 @@ abstract class LifecycleContract {
   void whenEveryAttemptFailsTheChangeFailsAfterATasksLastAttempt() throws Exception {
     runWithFailures("1.0", "failed");
   }
+
+  @Test
+  void aChangeWithALiveAppTravelsFromCreationToCompletedThroughEventsAndCommands()
+      throws Exception {
+    WorkGraph graph = Workloads.twentyTasks();
+    try (CoreService core = start(Map.of("verifier.simulated.duration", "5ms"))) {
+      Lifecycle lifecycle = core.lifecycle();
+      provision(lifecycle, "p-live");
+      lifecycle.provisionApp("p-live").get();
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .until(() -> lifecycle.project("p-live").orElseThrow().hasLiveApp());
+      String changeId = lifecycle.createChange("p-live", "req-1", graph).get().change().changeId();
+      await()
+          .atMost(Duration.ofSeconds(90))
+          .until(
+              () -> lifecycle.change(changeId).orElseThrow().state().equals("awaiting_approval"));
+      Lifecycle.Approval approval = lifecycle.approveChange(changeId).get();
+      assertThat(approval.releaseId()).isEqualTo("rel_p-live_1");
+      await()
+          .atMost(Duration.ofSeconds(60))
+          .until(() -> lifecycle.change(changeId).orElseThrow().state().equals("completed"));
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .until(
+              () ->
+                  StreamReader.events(core.nats(), "p-live").stream()
+                      .anyMatch(e -> e.eventType() == EventType.CHANGE_COMPLETED));
+      List<Event> events = StreamReader.events(core.nats(), "p-live");
+      LifecycleChecker check = LifecycleChecker.check(graph, changeId, 8, events);
+      assertThat(check.problems).isEmpty();
+      assertThat(check.completionOrder).hasSize(20);
+      List<EventType> lifecycleOrder =
+          events.stream()
+              .map(Event::eventType)
+              .filter(
+                  t ->
+                      List.of(
+                              EventType.VERIFICATION_STARTED,
+                              EventType.CANDIDATE_CREATED,
+                              EventType.CANDIDATE_VERIFIED,
+                              EventType.CHANGE_AWAITING_APPROVAL,
+                              EventType.ARTIFACT_PROMOTED,
+                              EventType.CANONICAL_ADVANCED,
+                              EventType.CHANGE_RELEASING,
+                              EventType.RELEASE_COMPLETED,
+                              EventType.CHANGE_COMPLETED)
+                          .contains(t))
+              .toList();
+      assertThat(lifecycleOrder)
+          .containsExactly(
+              EventType.VERIFICATION_STARTED,
+              EventType.CANDIDATE_CREATED,
+              EventType.CANDIDATE_VERIFIED,
+              EventType.CHANGE_AWAITING_APPROVAL,
+              EventType.ARTIFACT_PROMOTED,
+              EventType.CANONICAL_ADVANCED,
+              EventType.CHANGE_RELEASING,
+              EventType.RELEASE_COMPLETED,
+              EventType.CHANGE_COMPLETED);
+    }
+  }
 }

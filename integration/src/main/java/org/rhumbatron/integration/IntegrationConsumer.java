@@ -256,7 +256,12 @@ public final class IntegrationConsumer implements QueueHandler<Command> {
   private Result startWorkflow(Command c) {
     Workflows.WorkflowStart s = Workflows.workflowStartFor(c).orElseThrow();
     WorkflowEngine.Start started = workflows.start(s.type(), s.instanceId(), s.input());
-    log.info("{} {}: workflow {} {}", c.commandType().wireName(), c.commandId(), s.instanceId(), started);
+    log.info(
+        "{} {}: workflow {} {}",
+        c.commandType().wireName(),
+        c.commandId(),
+        s.instanceId(),
+        started);
     return Result.DONE;
   }
 
@@ -269,7 +274,11 @@ public final class IntegrationConsumer implements QueueHandler<Command> {
       await(commands.send(start));
     } catch (Exception e) {
       Workflows.WorkflowStart s = Workflows.workflowStartFor(start).orElseThrow();
-      log.warn("{} not sent ({}): starting workflow {} directly", start.commandId(), e.toString(), s.instanceId());
+      log.warn(
+          "{} not sent ({}): starting workflow {} directly",
+          start.commandId(),
+          e.toString(),
+          s.instanceId());
       workflows.start(s.type(), s.instanceId(), s.input());
     }
   }

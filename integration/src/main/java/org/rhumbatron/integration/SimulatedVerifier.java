@@ -6,10 +6,10 @@ import org.rhumbatron.platform.config.Settings;
 import org.rhumbatron.protocol.Fnv1a;
 
 /**
- * A verifier for the demo, the tests and the benchmarks: after {@code
- * verifier.simulated.duration} it passes a share {@code verifier.simulated.pass-rate} of
- * Candidates, drawn from {@code agents.simulated.seed} and the Candidate id only, so a run is
- * reproducible and a retried step gives the same verdict.
+ * A verifier for the demo, the tests and the benchmarks: after {@code verifier.simulated.duration}
+ * it passes a share {@code verifier.simulated.pass-rate} of Candidates, drawn from {@code
+ * agents.simulated.seed} and the Candidate id only, so a run is reproducible and a retried step
+ * gives the same verdict.
  */
 public final class SimulatedVerifier implements Verifier {
   private final double passRate;

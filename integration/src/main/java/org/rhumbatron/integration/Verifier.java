@@ -9,6 +9,8 @@ public interface Verifier {
   /** The outcome; a thrown exception is a failed step, tried again by the Workflow. */
   Verdict verify(String projectId, String changeId, String candidateId) throws Exception;
 
-  /** @param reason why it failed, or null */
+  /**
+   * @param reason why it failed, or null
+   */
   record Verdict(boolean passed, String reason) {}
 }

@@ -33,7 +33,9 @@ public final class Workflows {
 
   private Workflows() {}
 
-  /** The Workflow a start command starts: its type and instance id (the seed's workflowStartFor). */
+  /**
+   * The Workflow a start command starts: its type and instance id (the seed's workflowStartFor).
+   */
   public record WorkflowStart(String type, String instanceId, ObjectNode input) {}
 
   /**
@@ -95,7 +97,8 @@ public final class Workflows {
                     ctx -> {
                       var verdict = ctx.result("verify");
                       boolean passed = verdict.path("passed").asBoolean();
-                      String reason = verdict.path("reason").isNull() ? null : verdict.path("reason").asText();
+                      String reason =
+                          verdict.path("reason").isNull() ? null : verdict.path("reason").asText();
                       lifecycle
                           .recordVerdict(
                               ctx.instanceId(),
@@ -111,7 +114,11 @@ public final class Workflows {
             .onFailed(
                 (id, input, error) -> {
                   lifecycle
-                      .recordVerdict(id, false, "verification failed: " + error, input.path("commandId").asText())
+                      .recordVerdict(
+                          id,
+                          false,
+                          "verification failed: " + error,
+                          input.path("commandId").asText())
                       .get(STEP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
                   settle(commands, clock, input, id);
                 }));

@@ -62,8 +62,7 @@ abstract class IntegrationContract {
             nats.url(),
             db().url(),
             Map.of("integration.rows-per-delivery", "10", "integration.more-work-delay", "200ms"));
-    workflows =
-        new WorkflowEngine(f.database, f.clock, Runnable::run, 3, Duration.ofMillis(10));
+    workflows = new WorkflowEngine(f.database, f.clock, Runnable::run, 3, Duration.ofMillis(10));
     Workflows.register(
         workflows,
         f.lifecycle,
@@ -423,5 +422,76 @@ abstract class IntegrationContract {
     assertThat(consumer.handle(create, delivery(4))).isInstanceOf(Outcome.Ack.class);
     assertThat(f.count("SELECT COUNT(*) FROM candidates WHERE change_id = ?", c)).isEqualTo(1);
     assertThat(f.commandsOn(Queue.VERIFICATION)).isEqualTo(1);
+  }
+
+  @Test
+  void verificationStartRunsTheVerificationWorkflowOnceAndTheChangeAwaitsApproval()
+      throws Exception {
+    f.project("p1");
+    String c =
+        f.lifecycle.createChange("p1", "r1", WorkGraph.of(task("a"))).get().change().changeId();
+    completeAll(c);
+    consumer.handle(command(CommandType.CANDIDATE_CREATE, "p1", c, null), delivery(1));
+    String cand =
+        f.database.read(
+            tx ->
+                tx.queryFirst(
+                        "SELECT candidate_id FROM candidates WHERE change_id = ?",
+                        rs -> rs.getString(1),
+                        c)
+                    .orElseThrow());
+    Command start =
+        Command.builder()
+            .commandId(org.rhumbatron.protocol.StableIds.verify(cand))
+            .commandType(CommandType.VERIFICATION_START)
+            .projectId("p1")
+            .changeId(c)
+            .createdAt(f.clock.instant())
+            .payload(JsonNodeFactory.instance.objectNode().put("candidateId", cand))
+            .build();
+    assertThat(Workflows.workflowStartFor(start).orElseThrow().instanceId()).isEqualTo(cand);
+    assertThat(twice(start)).isInstanceOf(Outcome.Ack.class);
+    assertThat(workflows.instance(cand).orElseThrow().stepsDone())
+        .containsExactly("verify", "record");
+    assertThat(f.lifecycle.change(c).orElseThrow().state()).isEqualTo("awaiting_approval");
+    assertThat(f.outbox("candidate.verified")).isEqualTo(1);
+    Command noKey =
+        Command.builder()
+            .commandId("cmd_nokey")
+            .commandType(CommandType.VERIFICATION_START)
+            .projectId("p1")
+            .changeId(c)
+            .createdAt(f.clock.instant())
+            .build();
+    assertThat(consumer.handle(noKey, delivery(1)))
+        .isEqualTo(Outcome.reject("verification.start cmd_nokey: payload lacks candidateId"));
+  }
+
+  @Test
+  void approvalWithALiveAppReleasesThroughTheReleaseWorkflowAndCompletes() throws Exception {
+    f.project("p1");
+    f.lifecycle.setLiveApp("p1", true, "cmd_app").get();
+    String c =
+        f.lifecycle.createChange("p1", "r1", WorkGraph.of(task("a"))).get().change().changeId();
+    completeAll(c);
+    consumer.handle(command(CommandType.CANDIDATE_CREATE, "p1", c, null), delivery(1));
+    String cand =
+        f.database.read(
+            tx ->
+                tx.queryFirst(
+                        "SELECT candidate_id FROM candidates WHERE change_id = ?",
+                        rs -> rs.getString(1),
+                        c)
+                    .orElseThrow());
+    f.lifecycle.recordVerdict(cand, true, null, "cmd_v").get();
+    var approval = f.lifecycle.approveChange(c).get();
+    assertThat(approval.releaseId()).isEqualTo("rel_p1_1");
+    assertThat(f.commandsOn(Queue.RELEASE)).isEqualTo(1);
+    Command release = f.lifecycle.releaseStart("p1", c, "rel_p1_1");
+    assertThat(release.commandId()).isEqualTo("cmd_rel_p1_1_release");
+    twice(release);
+    assertThat(f.lifecycle.change(c).orElseThrow().state()).isEqualTo("completed");
+    assertThat(f.outbox("release.completed")).isEqualTo(1);
+    assertThat(f.count("SELECT COUNT(*) FROM releases WHERE state = 'completed'")).isEqualTo(1);
   }
 }

@@ -381,7 +381,13 @@ final class CandidateLedger {
    * release.failed} (the Change stays releasing for release.recover). False for a repeat.
    */
   boolean recordRelease(
-      Tx tx, Appender out, String writer, String releaseId, boolean ok, String error, String causedBy)
+      Tx tx,
+      Appender out,
+      String writer,
+      String releaseId,
+      boolean ok,
+      String error,
+      String causedBy)
       throws SQLException {
     String[] row =
         tx.queryFirst(
@@ -430,7 +436,12 @@ final class CandidateLedger {
             == 1) {
       out.append(
           candidateEvent(
-              change, EventType.CHANGE_COMPLETED, releaseId, generation, writer, causedBy,
+              change,
+              EventType.CHANGE_COMPLETED,
+              releaseId,
+              generation,
+              writer,
+              causedBy,
               payload.deepCopy()));
     }
     return true;

@@ -238,7 +238,9 @@ public final class Lifecycle {
             candidates.recordRelease(tx, out, shard.writerId(), releaseId, ok, error, causedBy));
   }
 
-  /** {@code release.start} for a promoted generation with a live app: {@code cmd_<release>_release}. */
+  /**
+   * {@code release.start} for a promoted generation with a live app: {@code cmd_<release>_release}.
+   */
   public Command releaseStart(String projectId, String changeId, String releaseId) {
     ObjectNode payload = ChangeLedger.payload();
     payload.put("releaseId", releaseId);
