@@ -22,6 +22,15 @@ public record ChangeInfo(
   public static final List<String> OPEN_STATES =
       List.of("open", "verifying", "awaiting_approval", "releasing");
 
+  /** The states a Change is in once its work graph completed and it went to verification. */
+  public static final List<String> VERIFIED_ONWARD =
+      List.of("verifying", "awaiting_approval", "releasing", "completed");
+
+  /** Its work graph completed: it is verifying or has moved on from there (not failed). */
+  public boolean reachedVerification() {
+    return VERIFIED_ONWARD.contains(state);
+  }
+
   public boolean ended() {
     return !OPEN_STATES.contains(state);
   }
