@@ -203,4 +203,54 @@ abstract class LifecycleContract {
               EventType.CHANGE_COMPLETED);
     }
   }
+
+  @Test
+  void twoChangesRacingOnOneBaseOneIsPromotedTheOtherRecomposedAndPromotedAtGenerationTwo()
+      throws Exception {
+    WorkGraph graph =
+        WorkGraph.of(
+            new WorkGraph.TaskSpec("a", null, List.of(), List.of("path:src/a/")),
+            new WorkGraph.TaskSpec("b", null, List.of("a"), List.of("path:src/b/")));
+    try (CoreService core = start(Map.of("verifier.simulated.duration", "5ms"))) {
+      Lifecycle lifecycle = core.lifecycle();
+      provision(lifecycle, "p-race");
+      String first = lifecycle.createChange("p-race", "req-1", graph).get().change().changeId();
+      String second = lifecycle.createChange("p-race", "req-2", graph).get().change().changeId();
+      for (String c : List.of(first, second)) {
+        await()
+            .atMost(Duration.ofSeconds(60))
+            .until(() -> lifecycle.change(c).orElseThrow().state().equals("awaiting_approval"));
+      }
+      assertThat(lifecycle.approveChange(first).get().generation()).isEqualTo(1);
+      // canonical.advanced → candidates.recompose: the second's Candidate on base 0 is stale, and
+      // it is composed again on generation 1, verified, and awaits approval once more.
+      await()
+          .atMost(Duration.ofSeconds(60))
+          .until(
+              () ->
+                  core.coordinator()
+                          .database()
+                          .read(
+                              tx ->
+                                  tx.queryLong(
+                                      "SELECT COUNT(*) FROM candidates WHERE change_id = ?"
+                                          + " AND state = 'verified' AND base_generation = 1",
+                                      second))
+                      == 1);
+      assertThat(lifecycle.change(second).orElseThrow().state()).isEqualTo("awaiting_approval");
+      Lifecycle.Approval approval = lifecycle.approveChange(second).get();
+      assertThat(approval.promotion().name()).isEqualTo("PROMOTED");
+      assertThat(approval.generation()).isEqualTo(2);
+      assertThat(lifecycle.change(second).orElseThrow().state()).isEqualTo("completed");
+      long stale =
+          core.coordinator()
+              .database()
+              .read(
+                  tx ->
+                      tx.queryLong(
+                          "SELECT COUNT(*) FROM candidates WHERE change_id = ? AND state = 'stale'",
+                          second));
+      assertThat(stale).isEqualTo(1);
+    }
+  }
 }

@@ -45,13 +45,13 @@ import org.slf4j.LoggerFactory;
  *       is acknowledged with its rest left for the next sweep.
  * </ol>
  *
- * <p>Bounded here: {@code forks.sweep} and {@code project.cleanup}, at most {@code
- * integration.rows-per-delivery} (10) Changes each delivery. Waiting: a {@code candidate.create}
- * whose changesets overlap open claims of other Changes asks for another delivery after {@code
- * integration.conflict-review-delay} (45 s); its 4th delivery composes anyway. A request that can
- * never succeed (a payload without a field its handler needs, an unknown or ended Project or
- * Change) is rejected: dead-lettered at once with the reason naming it. A command type whose
- * handler belongs to a later issue throws, so it is retried and dead-lettered, never acked
+ * <p>Bounded here: {@code forks.sweep}, {@code project.cleanup} and {@code candidates.recompose},
+ * at most {@code integration.rows-per-delivery} (10) Changes each delivery. Waiting: a {@code
+ * candidate.create} whose changesets overlap open claims of other Changes asks for another delivery
+ * after {@code integration.conflict-review-delay} (45 s); its 4th delivery composes anyway. A
+ * request that can never succeed (a payload without a field its handler needs, an unknown or ended
+ * Project or Change) is rejected: dead-lettered at once with the reason naming it. A command type
+ * whose handler belongs to a later issue throws, so it is retried and dead-lettered, never acked
  * unhandled.
  */
 public final class IntegrationConsumer implements QueueHandler<Command> {
@@ -111,6 +111,7 @@ public final class IntegrationConsumer implements QueueHandler<Command> {
     handlers.put(CommandType.FORKS_SWEEP, (c, d) -> sweepForks(c));
     handlers.put(CommandType.RELEASE_RECOVER, (c, d) -> recoverRelease(c));
     handlers.put(CommandType.CANDIDATE_CREATE, this::createCandidate);
+    handlers.put(CommandType.CANDIDATES_RECOMPOSE, (c, d) -> recompose(c));
     handlers.put(CommandType.VERIFICATION_START, (c, d) -> startWorkflow(c));
     handlers.put(CommandType.RELEASE_START, (c, d) -> startWorkflow(c));
   }
@@ -246,6 +247,39 @@ public final class IntegrationConsumer implements QueueHandler<Command> {
         return Result.DONE;
       }
     }
+  }
+
+  /**
+   * candidates.recompose (after canonical.advanced): every open or verified Candidate of the
+   * project on an earlier base goes stale in its shard (its Change, if it awaited approval, back to
+   * verifying), and a candidate.create recomposes it on the new base, on the verification queue (a
+   * rebase). Bounded: N Candidates a delivery.
+   */
+  private Result recompose(Command c) throws Exception {
+    long generation = c.payload().path("generation").asLong(-1);
+    if (generation < 1) {
+      throw LifecycleException.payload(
+          c.commandType().wireName(), c.commandId(), "lacks generation (1 or more)");
+    }
+    List<String[]> stale =
+        database.read(
+            tx ->
+                tx.query(
+                    "SELECT candidate_id, change_id FROM candidates WHERE project_id = ?"
+                        + " AND state IN ('open', 'verified') AND base_generation < ?"
+                        + " ORDER BY created_at_ms, candidate_id LIMIT "
+                        + (rowsPerDelivery + 1),
+                    rs -> new String[] {rs.getString(1), rs.getString(2)},
+                    c.projectId(),
+                    generation));
+    for (String[] row : stale.subList(0, Math.min(stale.size(), rowsPerDelivery))) {
+      await(lifecycle.staleCandidate(row[0], c.commandId()));
+      await(
+          commands.sendTo(
+              org.rhumbatron.protocol.Queue.VERIFICATION,
+              lifecycle.rebaseCommand(c.projectId(), row[1], row[0])));
+    }
+    return stale.size() > rowsPerDelivery ? Result.MORE_WORK : Result.DONE;
   }
 
   /**

@@ -276,10 +276,8 @@ abstract class IntegrationContract {
     assertThat(f.count("SELECT COUNT(*) FROM projects")).isZero();
     // A type whose handler is a later issue's throws: retried, then dead-lettered, never acked.
     assertThatThrownBy(
-            () ->
-                consumer.handle(
-                    command(CommandType.CANDIDATES_RECOMPOSE, "p1", "chg_1", null), delivery(1)))
-        .hasMessageContaining("no handler for candidates.recompose");
+            () -> consumer.handle(command(CommandType.INDEX_BUILD, "p1", null, null), delivery(1)))
+        .hasMessageContaining("no handler for index.build");
   }
 
   private QueueConsumer<Command> runOnQueue(

@@ -302,7 +302,10 @@ public final class Lifecycle {
                         (tx, out, shard) ->
                             candidates.stale(tx, out, shard.writerId(), candidateId, cause))
                     .thenCompose(
-                        v -> commands.sendTo(Queue.VERIFICATION, rebase(change, candidateId)))
+                        v ->
+                            commands.sendTo(
+                                Queue.VERIFICATION,
+                                rebaseCommand(change.projectId(), changeId, candidateId)))
                     .thenApply(
                         v -> new Approval(decision.promotion(), decision.generation(), null));
               }
@@ -368,14 +371,28 @@ public final class Lifecycle {
         });
   }
 
-  private Command rebase(ChangeInfo change, String staleCandidate) {
+  /**
+   * candidates.recompose's step for one Candidate on an earlier base: {@code candidate.stale}, and
+   * its Change back to verifying when it awaited approval with it; false when it was stale already.
+   */
+  public CompletableFuture<Boolean> staleCandidate(String candidateId, String causedBy) {
+    return onCandidateShard(
+        candidateId,
+        (tx, out, shard) -> candidates.stale(tx, out, shard.writerId(), candidateId, causedBy));
+  }
+
+  /**
+   * The candidate.create that recomposes a Change on the new base after its Candidate went stale (a
+   * rebase): {@code cmd_<candidate>_rebase}, sent to the verification queue.
+   */
+  public Command rebaseCommand(String projectId, String changeId, String staleCandidate) {
     ObjectNode payload = ChangeLedger.payload();
     payload.put("staleCandidateId", staleCandidate);
     return Command.builder()
         .commandId("cmd_" + staleCandidate + "_rebase")
         .commandType(CommandType.CANDIDATE_CREATE)
-        .projectId(change.projectId())
-        .changeId(change.changeId())
+        .projectId(projectId)
+        .changeId(changeId)
         .createdAt(clock.instant())
         .payload(payload)
         .build();
