@@ -57,7 +57,8 @@ final class LifecycleConsumers implements AutoCloseable {
         new SimulatedVerifier(settings),
         Workflows.simulatedReleaser(settings),
         queues.commands(),
-        clock);
+        clock,
+        settings.get(Settings.AUTO_APPROVE));
     lifecycle.whenWorkflowSendFails(
         command ->
             Workflows.workflowStartFor(command)

@@ -253,4 +253,23 @@ abstract class LifecycleContract {
       assertThat(stale).isEqualTo(1);
     }
   }
+
+  @Test
+  void withAutoApproveAChangeCompletesWithoutAnOperator() throws Exception {
+    try (CoreService core =
+        start(Map.of("changes.auto-approve", "true", "verifier.simulated.duration", "0ms"))) {
+      Lifecycle lifecycle = core.lifecycle();
+      provision(lifecycle, "p-auto");
+      String changeId =
+          lifecycle
+              .createChange("p-auto", "req-1", Workloads.twentyTasks())
+              .get()
+              .change()
+              .changeId();
+      await()
+          .atMost(Duration.ofSeconds(90))
+          .until(() -> lifecycle.change(changeId).orElseThrow().state().equals("completed"));
+      assertThat(lifecycle.project("p-auto").orElseThrow().canonicalGeneration()).isEqualTo(1);
+    }
+  }
 }

@@ -69,7 +69,8 @@ abstract class IntegrationContract {
         new SimulatedVerifier(f.settings.with(Map.of("verifier.simulated.duration", "0ms"))),
         Workflows.simulatedReleaser(f.settings.with(Map.of("verifier.simulated.duration", "0ms"))),
         f.commands,
-        f.clock);
+        f.clock,
+        false);
     consumer =
         new IntegrationConsumer(
             f.lifecycle,
@@ -450,7 +451,7 @@ abstract class IntegrationContract {
     assertThat(Workflows.workflowStartFor(start).orElseThrow().instanceId()).isEqualTo(cand);
     assertThat(twice(start)).isInstanceOf(Outcome.Ack.class);
     assertThat(workflows.instance(cand).orElseThrow().stepsDone())
-        .containsExactly("verify", "record");
+        .containsExactly("verify", "record", "approve");
     assertThat(f.lifecycle.change(c).orElseThrow().state()).isEqualTo("awaiting_approval");
     assertThat(f.outbox("candidate.verified")).isEqualTo(1);
     Command noKey =

@@ -57,6 +57,21 @@ public record Setting<T>(
         "a positive duration like 500ms, 30s, 5m, 2h, 7d or PT30S");
   }
 
+  /** true or false. */
+  static Setting<Boolean> bool(String key, boolean defaultValue) {
+    return new Setting<>(
+        key,
+        defaultValue,
+        raw -> {
+          if (!raw.equalsIgnoreCase("true") && !raw.equalsIgnoreCase("false")) {
+            throw new IllegalArgumentException(raw);
+          }
+          return Boolean.parseBoolean(raw);
+        },
+        v -> true,
+        "true or false");
+  }
+
   /** A duration that may be zero (e.g. a simulated delay a benchmark sets to nothing). */
   static Setting<Duration> nonNegativeDuration(String key, Duration defaultValue) {
     return new Setting<>(

@@ -1,5 +1,6 @@
 package org.rhumbatron.platform.config;
 
+import static org.rhumbatron.platform.config.Setting.bool;
 import static org.rhumbatron.platform.config.Setting.duration;
 import static org.rhumbatron.platform.config.Setting.intRange;
 import static org.rhumbatron.platform.config.Setting.nonNegativeDuration;
@@ -180,6 +181,9 @@ public final class Settings {
       register(probability("verifier.simulated.pass-rate", 1.0));
   public static final Setting<Duration> SIMULATED_VERIFIER_DURATION =
       register(nonNegativeDuration("verifier.simulated.duration", Duration.ofMillis(50)));
+  // The demo's and the benchmarks' stand-in for the operator: a verified Change is approved at
+  // once.
+  public static final Setting<Boolean> AUTO_APPROVE = register(bool("changes.auto-approve", false));
   // Durable Workflows: how often a failing step runs before its instance fails, and the pause.
   public static final Setting<Integer> WORKFLOW_STEP_TRIES =
       register(positiveInt("workflows.step-tries", 3));
