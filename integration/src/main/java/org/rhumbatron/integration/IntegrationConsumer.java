@@ -340,8 +340,8 @@ public final class IntegrationConsumer implements QueueHandler<Command> {
   }
 
   /**
-   * Fork variants still open whose sibling (or parent) completed become {@code not_selected}, at
-   * most N per delivery.
+   * Fork variants still open whose sibling (or parent) was promoted become {@code not_selected}, at
+   * most N per delivery, and the open Candidates of variants not selected go stale.
    */
   private Result sweepForks(Command c) throws Exception {
     List<String> forks =
@@ -350,7 +350,8 @@ public final class IntegrationConsumer implements QueueHandler<Command> {
                 + " AND f.state IN "
                 + inList(ChangeInfo.OPEN_STATES)
                 + " AND EXISTS (SELECT 1 FROM changes s WHERE s.change_id <> f.change_id"
-                + " AND s.state = 'completed' AND (s.change_id = f.parent_change_id"
+                + " AND (s.state = 'completed' OR s.promoted_at_ms IS NOT NULL)"
+                + " AND (s.change_id = f.parent_change_id"
                 + " OR s.parent_change_id = f.parent_change_id))"
                 + " ORDER BY f.created_at_ms, f.change_id LIMIT "
                 + (rowsPerDelivery + 1));
@@ -361,6 +362,16 @@ public final class IntegrationConsumer implements QueueHandler<Command> {
           EventType.CHANGE_NOT_SELECTED,
           "a sibling variant completed",
           c.commandId());
+    }
+    // The Candidates of variants that were not selected are stale: no one will verify them.
+    List<String> leftover =
+        changeIds(
+            "SELECT c.candidate_id FROM candidates c JOIN changes f ON f.change_id = c.change_id"
+                + " WHERE f.state = 'not_selected' AND c.state IN ('open', 'verified')"
+                + " ORDER BY c.created_at_ms, c.candidate_id LIMIT "
+                + rowsPerDelivery);
+    for (String candidateId : leftover) {
+      await(lifecycle.staleCandidate(candidateId, c.commandId()));
     }
     return forks.size() > rowsPerDelivery ? Result.MORE_WORK : Result.DONE;
   }

@@ -110,6 +110,7 @@ final class ChangeLedger {
       String projectId,
       String clientRequestId,
       String title,
+      String parentChangeId,
       WorkGraph graph)
       throws SQLException {
     String[] project =
@@ -122,13 +123,14 @@ final class ChangeLedger {
     long now = clock.millis();
     int inserted =
         tx.update(
-            "INSERT INTO changes (change_id, project_id, client_request_id, title, state,"
-                + " created_at_ms, updated_at_ms, last_activity_at_ms)"
-                + " VALUES (?, ?, ?, ?, 'open', ?, ?, ?) ON CONFLICT DO NOTHING",
+            "INSERT INTO changes (change_id, project_id, client_request_id, title,"
+                + " parent_change_id, state, created_at_ms, updated_at_ms, last_activity_at_ms)"
+                + " VALUES (?, ?, ?, ?, ?, 'open', ?, ?, ?) ON CONFLICT DO NOTHING",
             changeId,
             projectId,
             clientRequestId,
             title,
+            parentChangeId,
             now,
             now,
             now);
@@ -169,6 +171,9 @@ final class ChangeLedger {
     ObjectNode payload = payload();
     payload.put("clientRequestId", clientRequestId);
     payload.put("tasks", graph.tasks().size());
+    if (parentChangeId != null) {
+      payload.put("parentChangeId", parentChangeId);
+    }
     if (title != null) {
       payload.put("title", title);
     }

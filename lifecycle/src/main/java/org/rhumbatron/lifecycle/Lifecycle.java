@@ -165,7 +165,55 @@ public final class Lifecycle {
     return shard.change(
         (tx, out) ->
             changes.create(
-                tx, out, shard.writerId(), projectId, clientRequestId, title, workGraph));
+                tx, out, shard.writerId(), projectId, clientRequestId, title, null, workGraph));
+  }
+
+  /**
+   * Forks a variant of {@code parentChangeId}: a Change of the same Project with its own work
+   * graph. When one variant is promoted its open siblings end {@code not_selected}; the daily
+   * forks.sweep ends any it missed.
+   */
+  public CompletableFuture<ChangeCreated> forkChange(
+      String parentChangeId, String clientRequestId, String title, WorkGraph workGraph) {
+    ChangeInfo parent;
+    try {
+      parent =
+          change(parentChangeId)
+              .orElseThrow(() -> LifecycleException.unknownChange(parentChangeId));
+      if (clientRequestId == null || clientRequestId.isBlank()) {
+        throw new LifecycleException("a Change needs a client request id", true);
+      }
+      workGraph.validate(settings.get(Settings.TASKS_PER_CHANGE_MAX));
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+    String projectId = parent.projectId();
+    String changeId = LifecycleIds.changeId(projectId, clientRequestId);
+    ResourceShardActor shard = changeShard(projectId, changeId);
+    return shard.change(
+        (tx, out) ->
+            changes.create(
+                tx,
+                out,
+                shard.writerId(),
+                projectId,
+                clientRequestId,
+                title,
+                parentChangeId,
+                workGraph));
+  }
+
+  /** The open fork siblings of {@code changeId} (other variants of its parent). */
+  public List<String> openSiblings(String changeId) {
+    return database.read(
+        tx ->
+            tx.query(
+                "SELECT s.change_id FROM changes c JOIN changes s"
+                    + " ON s.parent_change_id = c.parent_change_id AND s.change_id <> c.change_id"
+                    + " WHERE c.change_id = ? AND s.state IN ('open', 'verifying',"
+                    + " 'awaiting_approval', 'releasing') ORDER BY s.created_at_ms, s.change_id",
+                rs -> rs.getString(1),
+                changeId));
   }
 
   /** → cancelled ({@code change.cancelled}); false when it was cancelled already. */
@@ -320,6 +368,7 @@ public final class Lifecycle {
                               candidateId,
                               decision.generation(),
                               cause))
+                  .thenCompose(release -> endSiblings(changeId, cause).thenApply(v -> release))
                   .thenCompose(
                       release -> {
                         Approval approval =
@@ -339,6 +388,24 @@ public final class Lifecycle {
                                 });
                       });
             });
+  }
+
+  /** A promoted variant's open siblings end {@code not_selected} (one that ended since stays). */
+  private CompletableFuture<Void> endSiblings(String changeId, String cause) {
+    CompletableFuture<Void> chain = CompletableFuture.completedFuture(null);
+    for (String sibling : openSiblings(changeId)) {
+      chain =
+          chain.thenCompose(
+              v ->
+                  endChange(
+                          sibling,
+                          "not_selected",
+                          EventType.CHANGE_NOT_SELECTED,
+                          "sibling variant " + changeId + " was promoted",
+                          cause)
+                      .handle((ended, error) -> null));
+    }
+    return chain;
   }
 
   /** Declines a Change awaiting approval: {@code declined}; false when it was declined already. */

@@ -151,4 +151,56 @@ abstract class PromotionContract {
     assertThat(lifecycle.change(d).orElseThrow().state()).isEqualTo("verifying");
     assertThat(f.outbox("candidate.rejected")).isEqualTo(1);
   }
+
+  @Test
+  void aForkOfThreeVariantsPromotesOneAndTheOtherTwoAreNotSelected() throws Exception {
+    String parent = composed("parent");
+    List<String> variants = new java.util.ArrayList<>();
+    for (String v : List.of("v1", "v2", "v3")) {
+      String id =
+          lifecycle
+              .forkChange(
+                  parent,
+                  v,
+                  "variant " + v,
+                  WorkGraph.of(new TaskSpec("x", null, List.of(), List.of("path:src/" + v))))
+              .get()
+              .change()
+              .changeId();
+      variants.add(id);
+    }
+    assertThat(lifecycle.openSiblings(variants.get(0)))
+        .containsExactlyInAnyOrder(variants.get(1), variants.get(2));
+    // Run the first variant to approval and promote it.
+    String winner = variants.get(0);
+    for (int round = 0; ; round++) {
+      Dispatched d = lifecycle.dispatch(winner, "cmd_w_" + round).get();
+      if (d.verification()) {
+        break;
+      }
+      for (Wake w : d.wakes()) {
+        lifecycle.startTask(w.task()).get();
+        lifecycle.proposeChangeset(w.task()).get();
+        lifecycle.completeTask(w.task()).get();
+      }
+    }
+    lifecycle.recordVerdict(candidateOf(winner), true, null, "cmd_vw").get();
+    assertThat(lifecycle.approveChange(winner).get().promotion()).isEqualTo(Promotion.PROMOTED);
+    assertThat(lifecycle.change(winner).orElseThrow().state()).isEqualTo("completed");
+    for (String loser : variants.subList(1, 3)) {
+      assertThat(lifecycle.change(loser).orElseThrow().state()).isEqualTo("not_selected");
+      assertThat(lifecycle.change(loser).orElseThrow().reason()).contains(winner);
+    }
+    assertThat(f.outbox("change.not_selected")).isEqualTo(2);
+    assertThatThrownBy(
+            () ->
+                lifecycle
+                    .forkChange(
+                        "chg_none",
+                        "v9",
+                        null,
+                        WorkGraph.of(new TaskSpec("x", null, List.of(), List.of())))
+                    .get())
+        .hasMessageContaining("unknown change chg_none");
+  }
 }
