@@ -272,4 +272,35 @@ abstract class LifecycleContract {
       assertThat(lifecycle.project("p-auto").orElseThrow().canonicalGeneration()).isEqualTo(1);
     }
   }
+
+  @Test
+  void aRejectedCandidateFailsTheChangeThroughChangeSettle() throws Exception {
+    try (CoreService core =
+        start(
+            Map.of("verifier.simulated.pass-rate", "0.0", "verifier.simulated.duration", "0ms"))) {
+      Lifecycle lifecycle = core.lifecycle();
+      provision(lifecycle, "p-reject");
+      String changeId =
+          lifecycle
+              .createChange("p-reject", "req-1", Workloads.twentyTasks())
+              .get()
+              .change()
+              .changeId();
+      await()
+          .atMost(Duration.ofSeconds(90))
+          .until(() -> lifecycle.change(changeId).orElseThrow().state().equals("failed"));
+      assertThat(lifecycle.change(changeId).orElseThrow().reason())
+          .contains("was rejected by verification");
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .until(
+              () ->
+                  StreamReader.events(core.nats(), "p-reject").stream()
+                      .anyMatch(e -> e.eventType() == EventType.CHANGE_FAILED));
+      List<Event> events = StreamReader.events(core.nats(), "p-reject");
+      assertThat(events).filteredOn(e -> e.eventType() == EventType.CANDIDATE_REJECTED).hasSize(1);
+      assertThat(LifecycleChecker.check(Workloads.twentyTasks(), changeId, 8, events).problems)
+          .isEmpty();
+    }
+  }
 }

@@ -493,4 +493,47 @@ abstract class IntegrationContract {
     assertThat(f.outbox("release.completed")).isEqualTo(1);
     assertThat(f.count("SELECT COUNT(*) FROM releases WHERE state = 'completed'")).isEqualTo(1);
   }
+
+  @Test
+  void aDeclinedChangeEndsDeclinedAndTheFiveMinuteSweepClosesItsDeadLetters() throws Exception {
+    f.project("p1");
+    String c =
+        f.lifecycle.createChange("p1", "r1", WorkGraph.of(task("a"))).get().change().changeId();
+    completeAll(c);
+    consumer.handle(command(CommandType.CANDIDATE_CREATE, "p1", c, null), delivery(1));
+    String cand =
+        f.database.read(
+            tx ->
+                tx.queryFirst(
+                        "SELECT candidate_id FROM candidates WHERE change_id = ?",
+                        rs -> rs.getString(1),
+                        c)
+                    .orElseThrow());
+    f.lifecycle.recordVerdict(cand, true, null, "cmd_v").get();
+    // A command of the Change that was dead-lettered while it waited.
+    EnvelopeCodec codec = new EnvelopeCodec();
+    Command lost = command(CommandType.CHANGE_SETTLE, "p1", c, null);
+    new org.rhumbatron.router.deadletter.DeadLetterConsumer(
+            f.database, f.coordinator.changeEvents(), codec, f.clock)
+        .record(
+            new DeadLetterMessage(
+                Queue.INTEGRATION,
+                4,
+                "boom",
+                new String(codec.encodeCommand(lost), java.nio.charset.StandardCharsets.UTF_8),
+                f.clock.instant()));
+    DeadLetterOperator operator = new DeadLetterOperator(f.database, f.commands, codec, f.clock);
+    assertThat(operator.listOpen(10)).hasSize(1);
+    assertThat(f.lifecycle.declineChange(c).get()).isTrue();
+    assertThat(f.lifecycle.change(c).orElseThrow().state()).isEqualTo("declined");
+    new org.rhumbatron.router.maintenance.Maintenance(
+            f.database, command -> {}, operator, f.settings)
+        .runReleaseSweep(Instant.parse("2026-12-04T10:04:00Z"));
+    assertThat(operator.listOpen(10)).isEmpty();
+    assertThat(
+            f.count(
+                "SELECT COUNT(*) FROM dead_letters WHERE change_id = ? AND resolution = 'change_ended'",
+                c))
+        .isEqualTo(1);
+  }
 }
