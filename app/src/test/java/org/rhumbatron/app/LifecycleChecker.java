@@ -70,8 +70,14 @@ final class LifecycleChecker {
         continue;
       }
       String task = e.taskId();
-      if (verifying && task != null) {
+      if (verifying && task != null && type != EventType.CHANGE_REOPENED) {
         problems.add(type.wireName() + " of " + task + " after verification.started");
+      }
+      if (type == EventType.CHANGE_REOPENED) {
+        // Back to work after a rejected Candidate: every Task runs again on its next attempt.
+        verifying = false;
+        states.replaceAll((t, st) -> "pending");
+        continue;
       }
       if (type == EventType.VERIFICATION_STARTED) {
         verifying = true;

@@ -274,7 +274,7 @@ abstract class LifecycleContract {
   }
 
   @Test
-  void aRejectedCandidateFailsTheChangeThroughChangeSettle() throws Exception {
+  void aRejectedCandidateSendsTheChangeBackToWorkThenItsSecondRejectionFailsIt() throws Exception {
     try (CoreService core =
         start(
             Map.of("verifier.simulated.pass-rate", "0.0", "verifier.simulated.duration", "0ms"))) {
@@ -298,7 +298,14 @@ abstract class LifecycleContract {
                   StreamReader.events(core.nats(), "p-reject").stream()
                       .anyMatch(e -> e.eventType() == EventType.CHANGE_FAILED));
       List<Event> events = StreamReader.events(core.nats(), "p-reject");
-      assertThat(events).filteredOn(e -> e.eventType() == EventType.CANDIDATE_REJECTED).hasSize(1);
+      // changes.verification-attempts = 2: the first rejection sends it back to work, the second
+      // fails it.
+      assertThat(events).filteredOn(e -> e.eventType() == EventType.CANDIDATE_REJECTED).hasSize(2);
+      assertThat(events).filteredOn(e -> e.eventType() == EventType.CHANGE_REOPENED).hasSize(1);
+      assertThat(events)
+          .filteredOn(e -> e.eventType() == EventType.VERIFICATION_STARTED)
+          .hasSize(2);
+      assertThat(lifecycle.tasks(changeId)).allMatch(t -> t.attempt() == 2);
       assertThat(LifecycleChecker.check(Workloads.twentyTasks(), changeId, 8, events).problems)
           .isEmpty();
     }

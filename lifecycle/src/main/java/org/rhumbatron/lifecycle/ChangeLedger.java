@@ -39,11 +39,13 @@ final class ChangeLedger {
   private final Clock clock;
   private final int agentsPerChange;
   private final int taskAttempts;
+  private final int verificationAttempts;
 
   ChangeLedger(Clock clock, Settings settings) {
     this.clock = clock;
     this.agentsPerChange = settings.get(Settings.AGENTS_PER_CHANGE);
     this.taskAttempts = settings.get(Settings.TASK_ATTEMPTS);
+    this.verificationAttempts = settings.get(Settings.VERIFICATION_ATTEMPTS);
   }
 
   // Reads ----------------------------------------------------------------------------------------
@@ -295,9 +297,14 @@ final class ChangeLedger {
         change.changeId());
     ObjectNode payload = payload();
     payload.put("reason", "work_graph_completed");
-    out.append(event(change, null, EventType.CHANGE_VERIFYING, null, writer, causedBy, payload));
-    out.append(
-        event(change, null, EventType.VERIFICATION_STARTED, null, writer, causedBy, payload));
+    // A round after verification rejected a Candidate (back to work) has Events of its own.
+    long round =
+        tx.queryLong(
+            "SELECT COUNT(*) FROM candidates WHERE change_id = ? AND state = 'rejected'",
+            change.changeId());
+    String key = round == 0 ? null : "r" + round;
+    out.append(event(change, null, EventType.CHANGE_VERIFYING, key, writer, causedBy, payload));
+    out.append(event(change, null, EventType.VERIFICATION_STARTED, key, writer, causedBy, payload));
   }
 
   // Settle ---------------------------------------------------------------------------------------
@@ -307,7 +314,8 @@ final class ChangeLedger {
    * starts verification when every Task completed; fails the Change when a Task failed (or was
    * blocked by a dead letter) on its last attempt ({@code changes.task-attempts}); otherwise makes
    * each failed Task ready for its next attempt and dispatches. A verifying Change whose latest
-   * Candidate was rejected fails (sending it back to work is not built yet).
+   * Candidate was rejected goes back to work (open, every Task ready for its next attempt) until
+   * {@code changes.verification-attempts} Candidates were rejected; then it fails.
    */
   Settled settle(Tx tx, Appender out, String writer, String changeId, String causedBy)
       throws SQLException {
@@ -324,9 +332,25 @@ final class ChangeLedger {
               changeId,
               changeId);
       if (rejected.isPresent()) {
-        String reason = "candidate " + rejected.get() + " was rejected by verification";
-        end(tx, out, writer, change, "failed", EventType.CHANGE_FAILED, reason, causedBy, now0);
-        return new Settled(Settled.Decision.FAILED, Dispatched.nothing("failed"), reason);
+        long rejections =
+            tx.queryLong(
+                "SELECT COUNT(*) FROM candidates WHERE change_id = ? AND state = 'rejected'",
+                changeId);
+        if (rejections >= verificationAttempts) {
+          String reason =
+              "candidate "
+                  + rejected.get()
+                  + " was rejected by verification ("
+                  + rejections
+                  + " of "
+                  + verificationAttempts
+                  + " rejections)";
+          end(tx, out, writer, change, "failed", EventType.CHANGE_FAILED, reason, causedBy, now0);
+          return new Settled(Settled.Decision.FAILED, Dispatched.nothing("failed"), reason);
+        }
+        reopen(tx, out, writer, change, rejected.get(), causedBy, now0);
+        return new Settled(
+            Settled.Decision.DISPATCHED, dispatch(tx, out, writer, changeId, causedBy), null);
       }
     }
     if (!"open".equals(change.state())) {
@@ -363,6 +387,39 @@ final class ChangeLedger {
         dispatched.verification() ? Settled.Decision.VERIFICATION : Settled.Decision.DISPATCHED,
         dispatched,
         null);
+  }
+
+  /**
+   * Back to work after verification rejected {@code candidateId}: the Change is open again ({@code
+   * change.reopened}) and every Task pending, so dispatch runs the work graph again, each Task on
+   * its next attempt (the attempts count across rounds toward {@code changes.task-attempts}).
+   */
+  private void reopen(
+      Tx tx,
+      Appender out,
+      String writer,
+      ChangeInfo change,
+      String candidateId,
+      String causedBy,
+      long now)
+      throws SQLException {
+    tx.update(
+        "UPDATE changes SET state = 'open', reason = ?, updated_at_ms = ?, last_activity_at_ms = ?"
+            + " WHERE change_id = ?",
+        "candidate " + candidateId + " was rejected: back to work",
+        now,
+        now,
+        change.changeId());
+    ObjectNode payload = payload();
+    payload.put("candidateId", candidateId);
+    payload.put("reason", "candidate_rejected");
+    out.append(
+        event(change, null, EventType.CHANGE_REOPENED, candidateId, writer, causedBy, payload));
+    // Pending again: dispatch readies them in dependency order, each for its next attempt.
+    tx.update(
+        "UPDATE tasks SET state = 'pending', agent_id = NULL, updated_at_ms = ? WHERE change_id = ?",
+        now,
+        change.changeId());
   }
 
   // Ends -----------------------------------------------------------------------------------------

@@ -30,6 +30,8 @@ public enum EventType {
   // Routed: a new Change's root Tasks are newly ready, as after task.completed (change.dispatch).
   CHANGE_CREATED("change.created", Kind.ROUTED, Writer.SHARD),
   CHANGE_VERIFYING("change.verifying", Kind.INFORMATIONAL, Writer.SHARD),
+  // Back to work after a rejected Candidate: open again, its Tasks ready for their next attempt.
+  CHANGE_REOPENED("change.reopened", Kind.INFORMATIONAL, Writer.SHARD),
   CHANGE_AWAITING_APPROVAL("change.awaiting_approval", Kind.INFORMATIONAL, Writer.SHARD),
   CHANGE_RELEASING("change.releasing", Kind.INFORMATIONAL, Writer.SHARD),
   CHANGE_COMPLETED("change.completed", Kind.INFORMATIONAL, Writer.SHARD),

@@ -46,6 +46,7 @@ class ClosedListsTest {
           "candidate.stale",
           "candidate.promoted",
           "change.verifying",
+          "change.reopened",
           "change.awaiting_approval",
           "change.releasing",
           "change.completed",

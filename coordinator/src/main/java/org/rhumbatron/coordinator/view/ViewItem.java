@@ -31,7 +31,7 @@ record ViewItem(String kind, String itemId, String state, String changeId) {
               new ViewItem(
                   CHANGE,
                   required(event, "changeId", event.changeId()),
-                  "created".equals(state) ? "open" : state,
+                  "created".equals(state) || "reopened".equals(state) ? "open" : state,
                   event.changeId()));
       case "task" ->
           Optional.of(

@@ -158,6 +158,10 @@ public final class Settings {
   // again before change.settle fails its Change, and how large a work graph may be.
   public static final Setting<Integer> TASK_ATTEMPTS =
       register(positiveInt("changes.task-attempts", 3));
+  // How many Candidates of a Change verification may reject before change.settle fails it; an
+  // earlier rejection sends the Change back to work.
+  public static final Setting<Integer> VERIFICATION_ATTEMPTS =
+      register(positiveInt("changes.verification-attempts", 2));
   public static final Setting<Integer> TASKS_PER_CHANGE_MAX =
       register(positiveInt("changes.tasks-max", 500));
   // A bounded integration command (forks.sweep, project.cleanup) handles this many rows per

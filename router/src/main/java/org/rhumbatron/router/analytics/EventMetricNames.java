@@ -24,6 +24,7 @@ public final class EventMetricNames {
           case APP_REMOVED -> "app_removed";
           case CHANGE_CREATED -> "change_created";
           case CHANGE_VERIFYING -> "change_verifying";
+          case CHANGE_REOPENED -> "change_reopened";
           case CHANGE_AWAITING_APPROVAL -> "change_awaiting_approval";
           case CHANGE_RELEASING -> "change_releasing";
           case CHANGE_COMPLETED -> "change_completed";
