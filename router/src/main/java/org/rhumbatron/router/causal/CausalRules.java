@@ -53,11 +53,11 @@ public final class CausalRules implements CausalBatchRouter {
     List<CompletableFuture<?>> sends = new ArrayList<>();
     for (Event e : fresh) {
       for (Command c : route(e)) {
-        sends.add(commands.apply(c));
+        sends.add(send(c));
       }
       if (e.eventType() == EventType.CANONICAL_ADVANCED) {
         for (Command c : wakeActiveAgents(tx, e)) {
-          sends.add(commands.apply(c));
+          sends.add(send(c));
         }
       }
     }
@@ -77,6 +77,14 @@ public final class CausalRules implements CausalBatchRouter {
     }
   }
 
+  /**
+   * Every command the rules cause goes out here: the one place where the cap of 1,000 commands per
+   * Change per UTC day (issue 17) will count {@code CommandType.countsTowardChangeCap()} types.
+   */
+  private CompletableFuture<?> send(Command c) {
+    return commands.apply(c);
+  }
+
   /** The commands {@code e} causes. */
   List<Command> route(Event e) {
     if (e.eventType() == EventType.TASK_READY
@@ -91,7 +99,6 @@ public final class CausalRules implements CausalBatchRouter {
           "work_graph_completed".equals(e.payload().path("reason").asText())
               ? one(command(e, CommandType.CANDIDATE_CREATE, "candidate"))
               : List.of();
-      // The cap of 1,000 commands per Change per day (issue 17) does not count these two.
       case ARTIFACT_PROMOTED -> one(projectCommand(e, CommandType.INDEX_BUILD, "index"));
       case CANONICAL_ADVANCED ->
           List.of(
