@@ -117,13 +117,24 @@ public final class Workflows {
                     ctx -> {
                       // changes.auto-approve stands in for the operator (demo, benchmarks).
                       String changeId = ctx.input().path("changeId").asText();
-                      boolean waiting =
-                          lifecycle
-                              .change(changeId)
-                              .map(c -> c.state().equals("awaiting_approval"))
-                              .orElse(false);
-                      if (!autoApprove || !waiting) {
-                        return null; // also a re-run after the approval went through
+                      String state = lifecycle.change(changeId).map(c -> c.state()).orElse("gone");
+                      if (autoApprove && state.equals("releasing")) {
+                        // A re-run after the approval went through: its release.start may not
+                        // have gone out before a crash; the queue drops a repeat.
+                        var release = lifecycle.pendingRelease(changeId);
+                        if (release.isPresent()) {
+                          commands
+                              .send(
+                                  lifecycle.releaseStart(
+                                      ctx.input().path("projectId").asText(),
+                                      changeId,
+                                      release.get()))
+                              .get(STEP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+                        }
+                        return null;
+                      }
+                      if (!autoApprove || !state.equals("awaiting_approval")) {
+                        return null; // also a re-run after the approval completed the Change
                       }
                       var approval =
                           lifecycle

@@ -286,6 +286,17 @@ public final class Lifecycle {
             candidates.recordRelease(tx, out, shard.writerId(), releaseId, ok, error, causedBy));
   }
 
+  /** The release of a releasing Change that has not started yet, if any. */
+  public Optional<String> pendingRelease(String changeId) {
+    return database.read(
+        tx ->
+            tx.queryFirst(
+                "SELECT release_id FROM releases WHERE change_id = ? AND state = 'pending'"
+                    + " ORDER BY generation DESC",
+                rs -> rs.getString(1),
+                changeId));
+  }
+
   /**
    * {@code release.start} for a promoted generation with a live app: {@code cmd_<release>_release}.
    */
