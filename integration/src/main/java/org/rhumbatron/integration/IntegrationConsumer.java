@@ -377,32 +377,33 @@ public final class IntegrationConsumer implements QueueHandler<Command> {
   }
 
   /**
-   * release.recover for a Change still releasing: the release Workflow that would resume it is the
-   * next issue's, so this finds its release rows and logs them.
+   * release.recover for a Change still releasing 45 minutes after promotion: a release whose
+   * Workflow failed runs again from its first step not done; one whose release.start never reached
+   * a Workflow is started again; one still running is left to the engine, which resumes it.
    */
-  private Result recoverRelease(Command c) {
-    List<String> rows =
+  private Result recoverRelease(Command c) throws Exception {
+    List<String[]> rows =
         database.read(
             tx ->
                 tx.query(
-                    "SELECT release_id, state, generation FROM releases WHERE change_id = ?"
-                        + " ORDER BY generation",
-                    rs ->
-                        rs.getString(1)
-                            + " ("
-                            + rs.getString(2)
-                            + ", generation "
-                            + rs.getLong(3)
-                            + ")",
+                    "SELECT release_id, state FROM releases WHERE change_id = ?"
+                        + " AND state <> 'completed' ORDER BY generation",
+                    rs -> new String[] {rs.getString(1), rs.getString(2)},
                     c.changeId()));
     if (rows.isEmpty()) {
-      log.warn("release.recover {}: change {} has no release row", c.commandId(), c.changeId());
-    } else {
-      log.warn(
-          "release.recover {}: change {} still releasing: {}; no release Workflow to resume yet",
-          c.commandId(),
-          c.changeId(),
-          String.join(", ", rows));
+      log.warn("release.recover {}: change {} has no open release", c.commandId(), c.changeId());
+    }
+    for (String[] row : rows) {
+      String releaseId = row[0];
+      var instance = workflows.instance(releaseId);
+      if (instance.isEmpty()) {
+        log.warn("release.recover: {} has no Workflow; starting it", releaseId);
+        sendOrStart(lifecycle.releaseStart(c.projectId(), c.changeId(), releaseId));
+      } else if (workflows.retryFailed(releaseId)) {
+        log.warn("release.recover: {} failed ({}); running it again", releaseId, row[1]);
+      } else {
+        log.info("release.recover: {} is {}", releaseId, instance.get().state());
+      }
     }
     return Result.DONE;
   }

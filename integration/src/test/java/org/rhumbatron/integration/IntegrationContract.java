@@ -536,4 +536,64 @@ abstract class IntegrationContract {
                 c))
         .isEqualTo(1);
   }
+
+  @Test
+  void releaseRecoverRunsAFailedReleaseWorkflowAgainAndTheChangeCompletes() throws Exception {
+    f.project("p1");
+    f.lifecycle.setLiveApp("p1", true, "cmd_app").get();
+    String c =
+        f.lifecycle.createChange("p1", "r1", WorkGraph.of(task("a"))).get().change().changeId();
+    completeAll(c);
+    consumer.handle(command(CommandType.CANDIDATE_CREATE, "p1", c, null), delivery(1));
+    String cand =
+        f.database.read(
+            tx ->
+                tx.queryFirst(
+                        "SELECT candidate_id FROM candidates WHERE change_id = ?",
+                        rs -> rs.getString(1),
+                        c)
+                    .orElseThrow());
+    f.lifecycle.recordVerdict(cand, true, null, "cmd_v").get();
+    f.lifecycle.approveChange(c).get();
+    // A release engine whose release step always fails (3 tries, then the instance fails).
+    java.util.concurrent.atomic.AtomicBoolean broken =
+        new java.util.concurrent.atomic.AtomicBoolean(true);
+    WorkflowEngine failing =
+        new WorkflowEngine(f.database, f.clock, Runnable::run, 3, Duration.ZERO);
+    Workflows.register(
+        failing,
+        f.lifecycle,
+        new SimulatedVerifier(f.settings),
+        (project, release) -> {
+          if (broken.get()) {
+            throw new IllegalStateException("deploy target unreachable");
+          }
+        },
+        f.commands,
+        f.clock,
+        false);
+    IntegrationConsumer withFailing =
+        new IntegrationConsumer(
+            f.lifecycle,
+            failing,
+            f.commands,
+            new DeadLetterOperator(f.database, f.commands, new EnvelopeCodec(), f.clock),
+            f.database,
+            f.clock,
+            f.settings);
+    withFailing.handle(f.lifecycle.releaseStart("p1", c, "rel_p1_1"), delivery(1));
+    await().atMost(Duration.ofSeconds(10)).until(() -> f.outbox("release.failed") == 1);
+    assertThat(f.lifecycle.change(c).orElseThrow().state()).isEqualTo("releasing");
+    assertThat(f.count("SELECT COUNT(*) FROM releases WHERE state = 'failed'")).isEqualTo(1);
+    broken.set(false);
+    Command recover = command(CommandType.RELEASE_RECOVER, "p1", c, null);
+    assertThat(withFailing.handle(recover, delivery(1))).isInstanceOf(Outcome.Ack.class);
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> f.lifecycle.change(c).orElseThrow().state().equals("completed"));
+    assertThat(f.outbox("release.completed")).isEqualTo(1);
+    // Recovering a completed release does nothing more.
+    withFailing.handle(recover, delivery(2));
+    assertThat(f.outbox("release.completed")).isEqualTo(1);
+  }
 }

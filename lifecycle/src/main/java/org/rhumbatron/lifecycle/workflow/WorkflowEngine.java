@@ -146,6 +146,24 @@ public final class WorkflowEngine implements AutoCloseable {
     return resumed;
   }
 
+  /**
+   * Runs a failed instance again from its first step not done (an operator's or a recovery sweep's
+   * retry); false when the instance is not failed (running instances resume by themselves,
+   * completed ones are done).
+   */
+  public boolean retryFailed(String instanceId) {
+    checkOpen();
+    Optional<WorkflowStore.Head> head = store.head(instanceId);
+    if (head.isEmpty() || head.get().state() != WorkflowState.FAILED) {
+      return false;
+    }
+    if (!store.reopen(instanceId, clock.millis())) {
+      return false;
+    }
+    log.info("workflow {} {} runs again after it failed", head.get().type(), instanceId);
+    return resume(instanceId, head.get().type());
+  }
+
   /** The instance as stored, with its steps done. */
   public Optional<WorkflowInstance> instance(String instanceId) {
     return store.instance(instanceId);

@@ -142,6 +142,20 @@ final class WorkflowStore {
     return setState(instanceId, WorkflowState.FAILED, error, nowMs);
   }
 
+  /** failed → running again (its done steps stay done); false when it was not failed. */
+  boolean reopen(String instanceId, long nowMs) {
+    return database.inTransaction(
+            tx ->
+                tx.update(
+                    "UPDATE workflow_instances SET state = ?, updated_at_ms = ?"
+                        + " WHERE instance_id = ? AND state = ?",
+                    RUNNING,
+                    nowMs,
+                    instanceId,
+                    WorkflowState.FAILED.dbName()))
+        == 1;
+  }
+
   /** Sets a running instance's state, and its last error unless {@code error} is null. */
   private boolean setState(String instanceId, WorkflowState state, String error, long nowMs) {
     return database.inTransaction(
