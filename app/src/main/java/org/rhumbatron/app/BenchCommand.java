@@ -209,11 +209,13 @@ final class BenchCommand implements Runnable {
       name = "lifecycle",
       mixinStandardHelpOptions = true,
       description =
-          "Changes of 20 Tasks from createChange to verifying through a core of its own with"
-              + " simulated Agents of zero step delay: Changes and Tasks per second, the time from"
-              + " a Task's completion to the wake of the Task it made ready, and the outbox and"
-              + " router figures of the same rounds. On a --nats server, only while its COMMANDS"
-              + " and event streams hold no messages or consumers (no core).")
+          "Changes of 20 Tasks from createChange through verifying to completed through a core"
+              + " of its own with simulated Agents, verifier and release of zero delay and"
+              + " auto-approval: Changes and Tasks per second to verifying, the time from a Task's"
+              + " completion to the wake of the Task it made ready, Changes per second to"
+              + " completed and their latencies, stale Candidates, and the outbox and router"
+              + " figures of the same rounds. On a --nats server, only while its COMMANDS and"
+              + " event streams hold no messages or consumers (no core).")
   static final class Lifecycle implements Callable<Integer> {
     @picocli.CommandLine.Mixin Common common = new Common();
 

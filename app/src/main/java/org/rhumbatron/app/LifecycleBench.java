@@ -34,10 +34,14 @@ import org.rhumbatron.protocol.Queue;
 
 /**
  * The lifecycle benchmark: Changes of {@link LifecycleWorkload#twentyTasks} driven from {@code
- * createChange} to {@code verifying} through a real core (outbox, publisher, router, queues, the
- * integration consumer, the wake consumer) with simulated Agents of zero step delay. It reports
- * Changes and Tasks per second, the time from a Task's completion to the wake of the Task it made
- * ready, read from the database afterwards, and the outbox and router figures of the same rounds.
+ * createChange} through {@code verifying} to {@code completed} through a real core (outbox,
+ * publisher, router, queues, the integration consumer, the wake consumer, the verification and
+ * release Workflows) with simulated Agents of zero step delay, a verifier and release of zero
+ * duration, {@code changes.auto-approve} and a live app on every Project. It reports Changes and
+ * Tasks per second to verifying, the time from a Task's completion to the wake of the Task it made
+ * ready, Changes per second to completed and their created-to-completed and verifying-to-completed
+ * times, the Candidates that went stale, all read from the database afterwards, and the outbox and
+ * router figures of the same rounds.
  *
  * <p>The core is its own: on a server that is not the bench's own it refuses a COMMANDS stream or
  * event streams that hold messages or consumers (a core runs, or ran, there). Afterwards it purges
@@ -50,6 +54,21 @@ final class LifecycleBench {
   private static final long SETTLE_MILLIS = 30_000;
   private static final String PROJECTOR = Subscription.PROJECT_VIEW_PROJECTOR.durableName();
   private static final String CAUSAL = Subscription.CAUSAL_ROUTER.durableName();
+
+  /** Zero-delay Agents, verifier and release; the verification Workflow approves at once. */
+  private static final Settings SETTINGS =
+      Settings.defaults()
+          .with(
+              Map.of(
+                  Settings.SIMULATED_STEP_DELAY.key(),
+                  "0ms",
+                  Settings.SIMULATED_VERIFIER_DURATION.key(),
+                  "0ms",
+                  Settings.AUTO_APPROVE.key(),
+                  "true"));
+
+  private static final long CONFLICT_REVIEW_MILLIS =
+      SETTINGS.get(Settings.INTEGRATION_CONFLICT_REVIEW_DELAY).toMillis();
 
   /** The stages of a completion's path to the next wake, in order, as the JSON names them. */
   static final List<String> STAGES =
@@ -88,8 +107,7 @@ final class LifecycleBench {
   }
 
   String run() throws Exception {
-    Settings settings =
-        Settings.defaults().with(Map.of(Settings.SIMULATED_STEP_DELAY.key(), "0ms"));
+    Settings settings = SETTINGS;
     try (Connection nats = JetStreamConnections.connect(natsUrl, "rhumbatron-bench-lifecycle")) {
       JetStreamManagement jsm = nats.jetStreamManagement();
       if (!ownServer) {
@@ -134,6 +152,8 @@ final class LifecycleBench {
     out.put("tasks_per_change", LifecycleWorkload.TASKS);
     out.put("agents_per_change", settings.get(Settings.AGENTS_PER_CHANGE));
     out.put("step_delay_ms", settings.get(Settings.SIMULATED_STEP_DELAY).toMillis());
+    out.put("verifier_duration_ms", settings.get(Settings.SIMULATED_VERIFIER_DURATION).toMillis());
+    out.put("auto_approve", settings.get(Settings.AUTO_APPROVE));
     out.put("warmup_seconds", warmup.toSeconds());
     out.put("warmup_rounds", warmRounds);
     out.put("changes_per_s", round(each(measured, Round::changesPerSecond), 1));
@@ -151,6 +171,23 @@ final class LifecycleBench {
       node.put("p50", LatencyStats.millis(LatencyStats.percentile(samples, 50)));
       node.put("p99", LatencyStats.millis(LatencyStats.percentile(samples, 99)));
     }
+
+    out.put("completed_changes_per_s", round(each(measured, Round::completedPerSecond), 1));
+    LatencyStats.put(
+        out.putObject("created_to_completed_ms"),
+        pooled(measured, Round::createdToCompleted),
+        50,
+        99);
+    LatencyStats.put(
+        out.putObject("verifying_to_completed_ms"),
+        pooled(measured, Round::verifyingToCompleted),
+        50,
+        99);
+    out.put("stale_candidates_per_round", Math.round(median(each(measured, r -> r.stale()))));
+    out.put("conflict_review_ms", CONFLICT_REVIEW_MILLIS);
+    out.put(
+        "conflict_review_waits_per_round",
+        Math.round(median(each(measured, r -> r.conflictReviews()))));
 
     ObjectNode outbox = out.putObject("outbox");
     outbox.put("rows_per_round", Math.round(median(each(measured, r -> r.outboxRows()))));
@@ -175,14 +212,18 @@ final class LifecycleBench {
     putEach(each, "tasks_per_s", measured, Round::tasksPerSecond, 1);
     putEach(each, "completed_to_next_wake_p50_ms", measured, r -> r.wakePercentile(50), 2);
     putEach(each, "completed_to_next_wake_p99_ms", measured, r -> r.wakePercentile(99), 2);
+    putEach(each, "completed_changes_per_s", measured, Round::completedPerSecond, 1);
+    putEach(each, "stale_candidates", measured, r -> r.stale(), 0);
+    putEach(each, "conflict_review_waits", measured, r -> r.conflictReviews(), 0);
     putEach(each, "cores_busy", measured, Round::coresBusy, 2);
     return JSON.writerWithDefaultPrettyPrinter().writeValueAsString(out);
   }
 
   /**
-   * One round: {@code projects} new Projects provisioned (not measured), then {@code changes}
-   * Changes created at once, spread over them, until every one is verifying; then its figures from
-   * the database, once its Events are published and applied.
+   * One round: {@code projects} new Projects provisioned, each with a live app (not measured), then
+   * {@code changes} Changes created at once, spread over them, until every one is verifying and
+   * then until every one is completed; then its figures from the database, once its Events are
+   * published and applied.
    */
   private Round round(Lifecycle lifecycle, Database db, String r) throws Exception {
     List<String> projectIds = new ArrayList<>();
@@ -197,6 +238,17 @@ final class LifecycleBench {
       while (lifecycle.project(p).isEmpty()) {
         if (System.nanoTime() > provisionedBy) {
           throw new IllegalStateException("project " + p + " not provisioned in 30 s");
+        }
+        Thread.sleep(POLL_MILLIS);
+      }
+    }
+    for (String p : projectIds) {
+      lifecycle.provisionApp(p).get(); // the release Workflow runs only for a live app
+    }
+    for (String p : projectIds) {
+      while (!lifecycle.project(p).orElseThrow().hasLiveApp()) {
+        if (System.nanoTime() > provisionedBy) {
+          throw new IllegalStateException("project " + p + " has no live app after 30 s");
         }
         Thread.sleep(POLL_MILLIS);
       }
@@ -218,12 +270,15 @@ final class LifecycleBench {
       changeIds.add(f.get().change().changeId());
     }
     awaitVerifying(lifecycle, changeIds);
+    long verifyingNanos = System.nanoTime() - wall;
+    awaitCompleted(lifecycle, changeIds);
     long wallNanos = System.nanoTime() - wall;
     long jvmNanos = CpuTime.jvmNanosNow() - jvm;
     long serverNanos = CpuTime.childrenNanosNow() - children;
 
     awaitApplied(db, projectIds, startMs);
-    return figures(db, projectIds, startMs, wallNanos, jvmNanos, serverNanos);
+    return figures(
+        db, projectIds, changeIds, startMs, verifyingNanos, wallNanos, jvmNanos, serverNanos);
   }
 
   /**
@@ -246,6 +301,43 @@ final class LifecycleBench {
       if (System.nanoTime() > deadline) {
         throw new IllegalStateException(
             done + " of " + changeIds.size() + " changes verifying; " + c.changeId() + " is open");
+      }
+      Thread.sleep(POLL_MILLIS);
+    }
+  }
+
+  /**
+   * Polls the Changes in order until each is completed; a Change that ends otherwise (failed,
+   * declined, ...) is an error of the bench, named with its state and reason.
+   */
+  private void awaitCompleted(Lifecycle lifecycle, List<String> changeIds) throws Exception {
+    long deadline = System.nanoTime() + (180_000L + 2_000L * changeIds.size()) * 1_000_000L;
+    int done = 0;
+    while (done < changeIds.size()) {
+      ChangeInfo c = lifecycle.change(changeIds.get(done)).orElseThrow();
+      if (c.state().equals("completed")) {
+        done++;
+        continue;
+      }
+      if (c.ended()) {
+        throw new IllegalStateException(
+            "change "
+                + c.changeId()
+                + " ended "
+                + c.state()
+                + " ("
+                + c.reason()
+                + "), not completed");
+      }
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException(
+            done
+                + " of "
+                + changeIds.size()
+                + " changes completed; "
+                + c.changeId()
+                + " is "
+                + c.state());
       }
       Thread.sleep(POLL_MILLIS);
     }
@@ -294,7 +386,9 @@ final class LifecycleBench {
   private Round figures(
       Database db,
       List<String> projectIds,
+      List<String> changeIds,
       long startMs,
+      long verifyingNanos,
       long wallNanos,
       long jvmNanos,
       long serverNanos) {
@@ -314,7 +408,13 @@ final class LifecycleBench {
                       Long publishedMs = rs.wasNull() ? null : published;
                       Event e =
                           switch (type) {
-                            case "task.completed", "task.ready", "task.assigned", "agent.woken" ->
+                            case "task.completed",
+                                "task.ready",
+                                "task.assigned",
+                                "agent.woken",
+                                "verification.started",
+                                "candidate.stale",
+                                "candidate.created" ->
                                 codec.decodeEvent(rs.getBytes(4));
                             default -> null;
                           };
@@ -350,6 +450,38 @@ final class LifecycleBench {
                 },
                 projectIds.toArray()));
 
+    // The round's Changes: created and ended (all completed: awaitCompleted held them to it).
+    Map<String, long[]> changeTimes = new HashMap<>();
+    db.read(
+        tx ->
+            tx.query(
+                "SELECT change_id, state, created_at_ms, ended_at_ms FROM changes"
+                    + " WHERE project_id IN "
+                    + in,
+                rs -> {
+                  if (!"completed".equals(rs.getString(2))) {
+                    throw new IllegalStateException(
+                        "change " + rs.getString(1) + " is " + rs.getString(2) + ", not completed");
+                  }
+                  return changeTimes.put(
+                      rs.getString(1), new long[] {rs.getLong(3), rs.getLong(4)});
+                },
+                projectIds.toArray()));
+    if (!changeTimes.keySet().equals(new java.util.HashSet<>(changeIds))) {
+      throw new IllegalStateException(
+          "the round's projects hold changes " + changeTimes.keySet() + ", not " + changeIds);
+    }
+    long stale =
+        db.read(
+            tx ->
+                tx.queryLong(
+                    "SELECT COUNT(*) FROM candidates WHERE state = 'stale' AND project_id IN " + in,
+                    projectIds.toArray()));
+    Map<String, Long> verificationStarted = new HashMap<>();
+    // Per Change: when a candidate.create was due (verification.started, candidate.stale) and when
+    // a Candidate was composed.
+    Map<String, List<Long>> composeDue = new HashMap<>();
+    Map<String, List<Long>> composed = new HashMap<>();
     Map<String, Row> completedById = new HashMap<>();
     Map<String, Row> readyFirst = new HashMap<>();
     Map<String, Row> assignedFirst = new HashMap<>();
@@ -383,6 +515,14 @@ final class LifecycleBench {
             wokenFirst.merge(e.taskId(), row.createdMs(), Math::min);
           }
         }
+        case "verification.started" -> {
+          verificationStarted.merge(e.changeId(), row.createdMs(), Math::min);
+          composeDue.computeIfAbsent(e.changeId(), k -> new ArrayList<>()).add(row.createdMs());
+        }
+        case "candidate.stale" ->
+            composeDue.computeIfAbsent(e.changeId(), k -> new ArrayList<>()).add(row.createdMs());
+        case "candidate.created" ->
+            composed.computeIfAbsent(e.changeId(), k -> new ArrayList<>()).add(row.createdMs());
         default -> {}
       }
     }
@@ -422,8 +562,31 @@ final class LifecycleBench {
       stages.get(2).add(ready.createdMs() - routed);
       stages.get(3).add(woken - ready.createdMs());
     }
+    List<Long> createdToCompleted = new ArrayList<>();
+    List<Long> verifyingToCompleted = new ArrayList<>();
+    for (Map.Entry<String, long[]> c : changeTimes.entrySet()) {
+      createdToCompleted.add(c.getValue()[1] - c.getValue()[0]);
+      Long verifying = verificationStarted.get(c.getKey());
+      if (verifying == null) {
+        throw new IllegalStateException("change " + c.getKey() + " has no verification.started");
+      }
+      verifyingToCompleted.add(c.getValue()[1] - verifying);
+    }
+    // A Candidate composed a conflict review's delay or more after it was due: its candidate.create
+    // found the changesets overlapping claims another Change of the Project held, and waited.
+    int conflictReviews = 0;
+    for (Map.Entry<String, List<Long>> c : composed.entrySet()) {
+      List<Long> due = composeDue.getOrDefault(c.getKey(), List.of());
+      for (long at : c.getValue()) {
+        long since = due.stream().mapToLong(Long::longValue).filter(d -> d <= at).max().orElse(at);
+        if (at - since >= CONFLICT_REVIEW_MILLIS) {
+          conflictReviews++;
+        }
+      }
+    }
     return new Round(
         changes,
+        verifyingNanos,
         wallNanos,
         jvmNanos,
         serverNanos,
@@ -434,12 +597,21 @@ final class LifecycleBench {
         nanos(wakeSamples),
         waited,
         commitToPublished,
-        stages.stream().map(LifecycleBench::nanos).toList());
+        stages.stream().map(LifecycleBench::nanos).toList(),
+        nanos(createdToCompleted),
+        nanos(verifyingToCompleted),
+        stale,
+        conflictReviews);
   }
 
-  /** A measured round's figures; latencies in nanoseconds, from the database's milliseconds. */
+  /**
+   * A measured round's figures; latencies in nanoseconds, from the database's milliseconds. {@code
+   * verifyingNanos} is the wall time until every Change was verifying, {@code wallNanos} until
+   * every one was completed (the CPU figures' time).
+   */
   private record Round(
       int changes,
+      long verifyingNanos,
       long wallNanos,
       long jvmCpuNanos,
       long serverCpuNanos,
@@ -450,14 +622,22 @@ final class LifecycleBench {
       long[] completedToWoken,
       int waitedForAgent,
       long[] commitToPublished,
-      List<long[]> stages) {
+      List<long[]> stages,
+      long[] createdToCompleted,
+      long[] verifyingToCompleted,
+      long stale,
+      int conflictReviews) {
 
     double changesPerSecond() {
-      return changes / (wallNanos / 1e9);
+      return changes / (verifyingNanos / 1e9);
     }
 
     double tasksPerSecond() {
-      return changes * LifecycleWorkload.TASKS / (wallNanos / 1e9);
+      return changes * LifecycleWorkload.TASKS / (verifyingNanos / 1e9);
+    }
+
+    double completedPerSecond() {
+      return changes / (wallNanos / 1e9);
     }
 
     double publishedPerSecond() {

@@ -26,7 +26,7 @@ class LifecycleBenchTest {
   @TempDir Path data;
 
   @Test
-  void twoChangesOfOneProjectGiveRatesAndOrderedLatencies() throws Exception {
+  void twoChangesOfOneProjectRunToCompletedWithRatesAndOrderedLatencies() throws Exception {
     String json =
         new LifecycleBench(
                 nats.url(),
@@ -54,6 +54,28 @@ class LifecycleBenchTest {
       assertThat(s.path("p50").isNumber()).as(stage).isTrue();
       assertThat(s.path("p50").asDouble()).as(stage).isBetween(0.0, s.path("p99").asDouble());
     }
+    assertThat(out.path("auto_approve").asBoolean()).isTrue();
+    assertThat(out.path("verifier_duration_ms").asInt()).isZero();
+    assertThat(out.path("completed_changes_per_s").asDouble())
+        .isPositive()
+        .isLessThanOrEqualTo(out.path("changes_per_s").asDouble());
+    JsonNode created = out.path("created_to_completed_ms");
+    JsonNode verifying = out.path("verifying_to_completed_ms");
+    assertThat(created.path("samples").asInt()).isEqualTo(2);
+    assertThat(verifying.path("samples").asInt()).isEqualTo(2);
+    assertLatency(created);
+    assertLatency(verifying);
+    assertThat(verifying.path("max").asDouble())
+        .isLessThanOrEqualTo(created.path("max").asDouble());
+    // Two Changes of one Project: the one promoted second may have had a Candidate on the first
+    // base, which went stale; no more than that one.
+    assertThat(out.path("stale_candidates_per_round").asInt()).isBetween(0, 1);
+    assertThat(out.path("rounds").path("stale_candidates")).hasSize(1);
+    assertThat(out.path("conflict_review_ms").asLong()).isEqualTo(45_000);
+    assertThat(out.path("conflict_review_waits_per_round").isNumber()).isTrue();
+    assertThat(out.path("conflict_review_waits_per_round").asInt()).isBetween(0, 2);
+    assertThat(out.path("rounds").path("conflict_review_waits")).hasSize(1);
+    assertThat(out.path("rounds").path("completed_changes_per_s")).hasSize(1);
     JsonNode outbox = out.path("outbox");
     assertThat(outbox.path("rows_per_round").asInt()).isPositive();
     assertThat(outbox.path("published_per_round").asInt())
