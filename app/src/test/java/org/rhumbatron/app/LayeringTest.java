@@ -34,6 +34,7 @@ class LayeringTest {
             "org.rhumbatron.router..",
             "org.rhumbatron.integration..",
             "org.rhumbatron.agents..",
+            "org.rhumbatron.indexer..",
             "org.rhumbatron.app..",
             "io.nats..",
             "java.sql..",
@@ -55,6 +56,7 @@ class LayeringTest {
             "org.rhumbatron.router..",
             "org.rhumbatron.integration..",
             "org.rhumbatron.agents..",
+            "org.rhumbatron.indexer..",
             "org.rhumbatron.app..")
         .check(classes);
   }
@@ -67,7 +69,10 @@ class LayeringTest {
         .should()
         .dependOnClassesThat()
         .resideInAnyPackage(
-            "org.rhumbatron.integration..", "org.rhumbatron.agents..", "org.rhumbatron.app..")
+            "org.rhumbatron.integration..",
+            "org.rhumbatron.agents..",
+            "org.rhumbatron.indexer..",
+            "org.rhumbatron.app..")
         .check(classes);
   }
 
@@ -82,6 +87,7 @@ class LayeringTest {
             "org.rhumbatron.router..",
             "org.rhumbatron.integration..",
             "org.rhumbatron.agents..",
+            "org.rhumbatron.indexer..",
             "org.rhumbatron.app..",
             "io.nats..")
         .check(classes);
@@ -94,7 +100,8 @@ class LayeringTest {
         .resideInAPackage("org.rhumbatron.integration..")
         .should()
         .dependOnClassesThat()
-        .resideInAnyPackage("org.rhumbatron.agents..", "org.rhumbatron.app..")
+        .resideInAnyPackage(
+            "org.rhumbatron.agents..", "org.rhumbatron.indexer..", "org.rhumbatron.app..")
         .check(classes);
     noClasses()
         .that()
@@ -102,7 +109,21 @@ class LayeringTest {
         .should()
         .dependOnClassesThat()
         .resideInAnyPackage(
-            "org.rhumbatron.integration..", "org.rhumbatron.router..", "org.rhumbatron.app..")
+            "org.rhumbatron.integration..",
+            "org.rhumbatron.router..",
+            "org.rhumbatron.indexer..",
+            "org.rhumbatron.app..")
+        .check(classes);
+    noClasses()
+        .that()
+        .resideInAPackage("org.rhumbatron.indexer..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAnyPackage(
+            "org.rhumbatron.router..",
+            "org.rhumbatron.integration..",
+            "org.rhumbatron.agents..",
+            "org.rhumbatron.app..")
         .check(classes);
   }
 
@@ -118,6 +139,7 @@ class LayeringTest {
             "org.rhumbatron.router..",
             "org.rhumbatron.integration..",
             "org.rhumbatron.agents..",
+            "org.rhumbatron.indexer..",
             "org.rhumbatron.app..")
         .check(classes);
   }
