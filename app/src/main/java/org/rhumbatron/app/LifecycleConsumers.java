@@ -5,6 +5,8 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import org.rhumbatron.agents.SimulatedAgentRuntime;
 import org.rhumbatron.agents.WakeConsumer;
+import org.rhumbatron.indexer.IndexConsumer;
+import org.rhumbatron.indexer.SimulatedIndexBuilder;
 import org.rhumbatron.integration.IntegrationConsumer;
 import org.rhumbatron.integration.SimulatedVerifier;
 import org.rhumbatron.integration.Workflows;
@@ -21,8 +23,9 @@ import org.rhumbatron.protocol.Queue;
  * The queue consumers of the Change lifecycle, each with its row of {@link QueueConsumers}: the
  * integration module's one handler on integration, verification and release, with its verification
  * and release Workflows (simulated verifier and release); the wake consumer on agent-wakeups with
- * the simulated Agents; the indexing queue, whose handlers are the next issue's. With the
- * dead-letter consumer that {@link CommandQueues} runs, all six queues have a consumer.
+ * the simulated Agents; the indexer on indexing, with the simulated index builder and the failure
+ * hook of {@link CommandQueues#runIndexer}. With the dead-letter consumer that {@link
+ * CommandQueues} runs, all six queues have a consumer.
  */
 final class LifecycleConsumers implements AutoCloseable {
   private final SimulatedAgentRuntime agents;
@@ -82,12 +85,7 @@ final class LifecycleConsumers implements AutoCloseable {
             lifecycle, agents, new PlatformMetrics(database, clock, MetricsBinding.METRICS)),
         null);
     queues.runIndexer(
-        (command, delivery) -> {
-          throw new IllegalStateException(
-              "no indexer handler for "
-                  + command.commandType().wireName()
-                  + " yet: retried, then recorded as failed in project_indexes");
-        });
+        new IndexConsumer(lifecycle, database, new SimulatedIndexBuilder(settings), clock));
     agents.resumeHeld();
     workflows.resumeAll(); // a Workflow a crash interrupted goes on at its next step
     return new LifecycleConsumers(agents, workflows, workflowThreads);

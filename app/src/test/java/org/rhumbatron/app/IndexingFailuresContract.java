@@ -21,11 +21,15 @@ abstract class IndexingFailuresContract {
   private static final Instant NOW = Instant.parse("2026-12-02T12:00:00Z");
 
   private static Command build(String id, Long generation) {
+    return build(id, "p1", generation);
+  }
+
+  private static Command build(String id, String projectId, Long generation) {
     ObjectNode payload = JsonNodeFactory.instance.objectNode();
     if (generation != null) {
       payload.put("generation", generation);
     }
-    return new Command(id, CommandType.INDEX_BUILD, "p1", null, null, 1, NOW, null, payload);
+    return new Command(id, CommandType.INDEX_BUILD, projectId, null, null, 1, NOW, null, payload);
   }
 
   private static QueueFailure<Command> failure(Command c, String reason) {
@@ -33,18 +37,28 @@ abstract class IndexingFailuresContract {
   }
 
   @Test
-  void aGivenUpIndexCommandIsAFailedIndexRowWithItsReasonAndCountsRepeats() {
+  void aGivenUpIndexCommandIsAFailedIndexRowWithItsReasonAndAddsNoAttempt() {
     try (Database database = Database.open(db().url())) {
       database.inTransaction(
           tx ->
               tx.update(
                   "INSERT INTO projects (project_id, tenant_id, name, canonical_generation,"
                       + " created_at_ms, updated_at_ms) VALUES ('p1', 't', 'p1', 4, 0, 0)"));
+      // The indexer's rows: generation 2 was built, generation 3 is building on its 4th attempt.
+      database.inTransaction(
+          tx ->
+              tx.update(
+                  "INSERT INTO project_indexes (project_id, generation, state, attempts,"
+                      + " created_at_ms, updated_at_ms) VALUES ('p1', 2, 'ready', 1, 0, 0),"
+                      + " ('p1', 3, 'building', 4, 0, 0)"));
       IndexingFailures failures = new IndexingFailures(database, new SettableClock(NOW));
 
       failures.gaveUp(failure(build("cmd_a", 7L), "indexer crashed"));
       failures.gaveUp(failure(build("cmd_b", 7L), "indexer crashed again"));
       failures.gaveUp(failure(build("cmd_c", null), "no generation given"));
+      failures.gaveUp(failure(build("cmd_d", 2L), "a late delivery of a built generation"));
+      failures.gaveUp(failure(build("cmd_e", 3L), "the 4th build failed"));
+      failures.gaveUp(failure(build("cmd_f", "p-unknown", 1L), "unknown project p-unknown"));
       failures.gaveUp(new QueueFailure<>(null, null, "not json", "malformed", false));
 
       List<String> rows =
@@ -52,7 +66,7 @@ abstract class IndexingFailuresContract {
               tx ->
                   tx.query(
                       "SELECT generation, state, attempts, last_error FROM project_indexes"
-                          + " WHERE project_id = 'p1' ORDER BY generation",
+                          + " ORDER BY project_id, generation",
                       rs ->
                           rs.getLong(1)
                               + " "
@@ -63,8 +77,10 @@ abstract class IndexingFailuresContract {
                               + rs.getString(4)));
       assertThat(rows)
           .containsExactly(
-              "4 failed 1 index.build cmd_c: no generation given",
-              "7 failed 2 index.build cmd_b: indexer crashed again");
+              "2 ready 1 null",
+              "3 failed 4 index.build cmd_e: the 4th build failed",
+              "4 failed 0 index.build cmd_c: no generation given",
+              "7 failed 0 index.build cmd_b: indexer crashed again");
     }
   }
 }

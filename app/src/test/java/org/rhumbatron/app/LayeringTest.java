@@ -37,6 +37,7 @@ class LayeringTest {
             "org.rhumbatron.router..",
             "org.rhumbatron.integration..",
             "org.rhumbatron.agents..",
+            "org.rhumbatron.indexer..",
             "org.rhumbatron.app..",
             "io.nats..",
             "java.sql..",
@@ -58,6 +59,7 @@ class LayeringTest {
             "org.rhumbatron.router..",
             "org.rhumbatron.integration..",
             "org.rhumbatron.agents..",
+            "org.rhumbatron.indexer..",
             "org.rhumbatron.app..")
         .check(classes);
   }
@@ -70,7 +72,10 @@ class LayeringTest {
         .should()
         .dependOnClassesThat()
         .resideInAnyPackage(
-            "org.rhumbatron.integration..", "org.rhumbatron.agents..", "org.rhumbatron.app..")
+            "org.rhumbatron.integration..",
+            "org.rhumbatron.agents..",
+            "org.rhumbatron.indexer..",
+            "org.rhumbatron.app..")
         .check(classes);
   }
 
@@ -85,6 +90,7 @@ class LayeringTest {
             "org.rhumbatron.router..",
             "org.rhumbatron.integration..",
             "org.rhumbatron.agents..",
+            "org.rhumbatron.indexer..",
             "org.rhumbatron.app..",
             "io.nats..")
         .check(classes);
@@ -97,7 +103,8 @@ class LayeringTest {
         .resideInAPackage("org.rhumbatron.integration..")
         .should()
         .dependOnClassesThat()
-        .resideInAnyPackage("org.rhumbatron.agents..", "org.rhumbatron.app..")
+        .resideInAnyPackage(
+            "org.rhumbatron.agents..", "org.rhumbatron.indexer..", "org.rhumbatron.app..")
         .check(classes);
     noClasses()
         .that()
@@ -105,7 +112,21 @@ class LayeringTest {
         .should()
         .dependOnClassesThat()
         .resideInAnyPackage(
-            "org.rhumbatron.integration..", "org.rhumbatron.router..", "org.rhumbatron.app..")
+            "org.rhumbatron.integration..",
+            "org.rhumbatron.router..",
+            "org.rhumbatron.indexer..",
+            "org.rhumbatron.app..")
+        .check(classes);
+    noClasses()
+        .that()
+        .resideInAPackage("org.rhumbatron.indexer..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAnyPackage(
+            "org.rhumbatron.router..",
+            "org.rhumbatron.integration..",
+            "org.rhumbatron.agents..",
+            "org.rhumbatron.app..")
         .check(classes);
   }
 
@@ -121,6 +142,7 @@ class LayeringTest {
             "org.rhumbatron.router..",
             "org.rhumbatron.integration..",
             "org.rhumbatron.agents..",
+            "org.rhumbatron.indexer..",
             "org.rhumbatron.app..")
         .check(classes);
   }

@@ -185,6 +185,12 @@ public final class Settings {
       register(probability("verifier.simulated.pass-rate", 1.0));
   public static final Setting<Duration> SIMULATED_VERIFIER_DURATION =
       register(nonNegativeDuration("verifier.simulated.duration", Duration.ofMillis(50)));
+  // The simulated index builder: how long a build takes, and the share of build attempts that
+  // fail (drawn per attempt, so a retry can succeed).
+  public static final Setting<Duration> SIMULATED_INDEX_DURATION =
+      register(nonNegativeDuration("indexer.simulated.duration", Duration.ofMillis(20)));
+  public static final Setting<Double> SIMULATED_INDEX_FAILURE_RATE =
+      register(probability("indexer.simulated.failure-rate", 0.0));
   // The demo's and the benchmarks' stand-in for the operator: a verified Change is approved at
   // once.
   public static final Setting<Boolean> AUTO_APPROVE = register(bool("changes.auto-approve", false));
