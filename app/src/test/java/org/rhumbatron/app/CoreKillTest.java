@@ -10,7 +10,6 @@ import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -20,20 +19,10 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
-import org.rhumbatron.coordinator.Coordinator;
-import org.rhumbatron.coordinator.outbox.StreamNudges;
-import org.rhumbatron.lifecycle.ChangeCreated;
 import org.rhumbatron.lifecycle.ChangeInfo;
-import org.rhumbatron.lifecycle.Lifecycle;
 import org.rhumbatron.lifecycle.WorkGraph;
 import org.rhumbatron.platform.config.Settings;
-import org.rhumbatron.platform.db.Database;
-import org.rhumbatron.platform.eventlog.JetStreamEventLog;
 import org.rhumbatron.platform.jetstream.JetStreamConnections;
-import org.rhumbatron.platform.jetstream.JetStreamTopology;
-import org.rhumbatron.platform.queue.Commands;
-import org.rhumbatron.platform.queue.JetStreamCommandTransport;
-import org.rhumbatron.protocol.EnvelopeCodec;
 import org.rhumbatron.protocol.Event;
 import org.rhumbatron.protocol.EventStreams;
 import org.rhumbatron.protocol.EventType;
@@ -68,7 +57,8 @@ class CoreKillTest {
     Settings settings = Settings.load(config, Map.of());
     Path dbFile = data.resolve("core.db");
     WorkGraph graph = Workloads.twentyTasks();
-    String changeId = createProjectAndChange(settings, dbFile, graph);
+    String changeId =
+        CoreProcess.createProjectAndChange(nats.url(), PROJECT, false, settings, dbFile, graph);
 
     String[] args = {
       "core",
@@ -158,61 +148,6 @@ class CoreKillTest {
           p.destroyForcibly();
           p.waitFor(30, TimeUnit.SECONDS);
         }
-      }
-    }
-  }
-
-  /**
-   * Creates the Project and the Change as their handlers would, in this process, and waits until
-   * their Events are published; then closes all of it, so core is the only writer afterwards.
-   */
-  private String createProjectAndChange(Settings settings, Path dbFile, WorkGraph graph)
-      throws Exception {
-    Clock clock = Clock.systemUTC();
-    try (Connection connection = JetStreamConnections.connect(nats.url(), "kill-test-setup")) {
-      new JetStreamTopology(connection.jetStreamManagement(), settings).ensure();
-      try (Database database = Database.open(dbFile.toString());
-          Coordinator coordinator =
-              new Coordinator(
-                  database,
-                  JetStreamEventLog.bind(connection),
-                  clock,
-                  settings,
-                  StreamNudges.NONE,
-                  Lifecycle.shardAlarmWork(clock, settings))) {
-        Commands commands =
-            new Commands(new JetStreamCommandTransport(connection), new EnvelopeCodec());
-        Lifecycle lifecycle = new Lifecycle(coordinator, commands, clock, settings);
-        assertThat(lifecycle.createProject(PROJECT, "tenant-1", "Kill").get()).isTrue();
-        ChangeCreated created = lifecycle.createChange(PROJECT, "req-kill", graph).get();
-        assertThat(created.created()).isTrue();
-        // The publisher kicks after each commit; a recover() kicks whatever is still waiting.
-        if (!published(database, Duration.ofSeconds(10))) {
-          coordinator.recover();
-          assertThat(published(database, Duration.ofSeconds(30))).as("outbox published").isTrue();
-        }
-        return created.change().changeId();
-      }
-    }
-  }
-
-  private static boolean published(Database database, Duration within) {
-    long end = System.nanoTime() + within.toNanos();
-    while (true) {
-      long pending =
-          database.read(
-              tx -> tx.queryLong("SELECT COUNT(*) FROM outbox WHERE state <> 'published'"));
-      if (pending == 0) {
-        return true;
-      }
-      if (System.nanoTime() > end) {
-        return false;
-      }
-      try {
-        Thread.sleep(50);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        return false;
       }
     }
   }

@@ -1,12 +1,30 @@
 package org.rhumbatron.app;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.nats.client.Connection;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import org.rhumbatron.coordinator.Coordinator;
+import org.rhumbatron.coordinator.outbox.StreamNudges;
+import org.rhumbatron.lifecycle.ChangeCreated;
+import org.rhumbatron.lifecycle.Lifecycle;
+import org.rhumbatron.lifecycle.WorkGraph;
+import org.rhumbatron.platform.config.Settings;
+import org.rhumbatron.platform.db.Database;
+import org.rhumbatron.platform.eventlog.JetStreamEventLog;
+import org.rhumbatron.platform.jetstream.JetStreamConnections;
+import org.rhumbatron.platform.jetstream.JetStreamTopology;
+import org.rhumbatron.platform.queue.Commands;
+import org.rhumbatron.platform.queue.JetStreamCommandTransport;
+import org.rhumbatron.protocol.EnvelopeCodec;
 
 /** Runs {@code rhumbatron} as a child process on the test classpath, for the tests of core. */
 final class CoreProcess {
@@ -42,5 +60,70 @@ final class CoreProcess {
     t.setDaemon(true);
     t.start();
     return t;
+  }
+
+  /**
+   * Creates the Project (with a live app when {@code liveApp}) and the Change as their handlers
+   * would, in this process, and waits until their Events are published; then closes all of it, so
+   * core is the only writer afterwards.
+   */
+  static String createProjectAndChange(
+      String natsUrl,
+      String project,
+      boolean liveApp,
+      Settings settings,
+      Path dbFile,
+      WorkGraph graph)
+      throws Exception {
+    Clock clock = Clock.systemUTC();
+    try (Connection connection = JetStreamConnections.connect(natsUrl, "kill-test-setup")) {
+      new JetStreamTopology(connection.jetStreamManagement(), settings).ensure();
+      try (Database database = Database.open(dbFile.toString());
+          Coordinator coordinator =
+              new Coordinator(
+                  database,
+                  JetStreamEventLog.bind(connection),
+                  clock,
+                  settings,
+                  StreamNudges.NONE,
+                  Lifecycle.shardAlarmWork(clock, settings))) {
+        Commands commands =
+            new Commands(new JetStreamCommandTransport(connection), new EnvelopeCodec());
+        Lifecycle lifecycle = new Lifecycle(coordinator, commands, clock, settings);
+        assertThat(lifecycle.createProject(project, "tenant-1", "Kill test").get()).isTrue();
+        if (liveApp) {
+          assertThat(lifecycle.setLiveApp(project, true, "cmd_test_app").get()).isTrue();
+        }
+        ChangeCreated created = lifecycle.createChange(project, "req-" + project, graph).get();
+        assertThat(created.created()).isTrue();
+        // The publisher kicks after each commit; a recover() kicks whatever is still waiting.
+        if (!published(database, Duration.ofSeconds(10))) {
+          coordinator.recover();
+          assertThat(published(database, Duration.ofSeconds(30))).as("outbox published").isTrue();
+        }
+        return created.change().changeId();
+      }
+    }
+  }
+
+  private static boolean published(Database database, Duration within) {
+    long end = System.nanoTime() + within.toNanos();
+    while (true) {
+      long pending =
+          database.read(
+              tx -> tx.queryLong("SELECT COUNT(*) FROM outbox WHERE state <> 'published'"));
+      if (pending == 0) {
+        return true;
+      }
+      if (System.nanoTime() > end) {
+        return false;
+      }
+      try {
+        Thread.sleep(50);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return false;
+      }
+    }
   }
 }

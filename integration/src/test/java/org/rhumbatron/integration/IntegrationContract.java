@@ -355,6 +355,18 @@ abstract class IntegrationContract {
     assertThat(f.commandsOn(Queue.AGENT_WAKEUPS)).isEqualTo(2);
   }
 
+  /** Runs candidate.create for a verifying Change of p1 and returns its Candidate. */
+  private String composeCandidate(String changeId) throws Exception {
+    consumer.handle(command(CommandType.CANDIDATE_CREATE, "p1", changeId, null), delivery(1));
+    return f.database.read(
+        tx ->
+            tx.queryFirst(
+                    "SELECT candidate_id FROM candidates WHERE change_id = ?",
+                    rs -> rs.getString(1),
+                    changeId)
+                .orElseThrow());
+  }
+
   /** Runs every Task of {@code changeId} to completed by its Agent, so the Change verifies. */
   private void completeAll(String changeId) throws Exception {
     for (int round = 0; round < 10; round++) {
@@ -430,15 +442,7 @@ abstract class IntegrationContract {
     String c =
         f.lifecycle.createChange("p1", "r1", WorkGraph.of(task("a"))).get().change().changeId();
     completeAll(c);
-    consumer.handle(command(CommandType.CANDIDATE_CREATE, "p1", c, null), delivery(1));
-    String cand =
-        f.database.read(
-            tx ->
-                tx.queryFirst(
-                        "SELECT candidate_id FROM candidates WHERE change_id = ?",
-                        rs -> rs.getString(1),
-                        c)
-                    .orElseThrow());
+    String cand = composeCandidate(c);
     Command start =
         Command.builder()
             .commandId(org.rhumbatron.protocol.StableIds.verify(cand))
@@ -473,15 +477,7 @@ abstract class IntegrationContract {
     String c =
         f.lifecycle.createChange("p1", "r1", WorkGraph.of(task("a"))).get().change().changeId();
     completeAll(c);
-    consumer.handle(command(CommandType.CANDIDATE_CREATE, "p1", c, null), delivery(1));
-    String cand =
-        f.database.read(
-            tx ->
-                tx.queryFirst(
-                        "SELECT candidate_id FROM candidates WHERE change_id = ?",
-                        rs -> rs.getString(1),
-                        c)
-                    .orElseThrow());
+    String cand = composeCandidate(c);
     f.lifecycle.recordVerdict(cand, true, null, "cmd_v").get();
     var approval = f.lifecycle.approveChange(c).get();
     assertThat(approval.releaseId()).isEqualTo("rel_p1_1");
@@ -500,15 +496,7 @@ abstract class IntegrationContract {
     String c =
         f.lifecycle.createChange("p1", "r1", WorkGraph.of(task("a"))).get().change().changeId();
     completeAll(c);
-    consumer.handle(command(CommandType.CANDIDATE_CREATE, "p1", c, null), delivery(1));
-    String cand =
-        f.database.read(
-            tx ->
-                tx.queryFirst(
-                        "SELECT candidate_id FROM candidates WHERE change_id = ?",
-                        rs -> rs.getString(1),
-                        c)
-                    .orElseThrow());
+    String cand = composeCandidate(c);
     f.lifecycle.recordVerdict(cand, true, null, "cmd_v").get();
     // A command of the Change that was dead-lettered while it waited.
     EnvelopeCodec codec = new EnvelopeCodec();
@@ -544,15 +532,7 @@ abstract class IntegrationContract {
     String c =
         f.lifecycle.createChange("p1", "r1", WorkGraph.of(task("a"))).get().change().changeId();
     completeAll(c);
-    consumer.handle(command(CommandType.CANDIDATE_CREATE, "p1", c, null), delivery(1));
-    String cand =
-        f.database.read(
-            tx ->
-                tx.queryFirst(
-                        "SELECT candidate_id FROM candidates WHERE change_id = ?",
-                        rs -> rs.getString(1),
-                        c)
-                    .orElseThrow());
+    String cand = composeCandidate(c);
     f.lifecycle.recordVerdict(cand, true, null, "cmd_v").get();
     f.lifecycle.approveChange(c).get();
     // A release engine whose release step always fails (3 tries, then the instance fails).
