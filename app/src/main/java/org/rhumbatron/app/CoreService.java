@@ -23,7 +23,6 @@ import org.rhumbatron.platform.metrics.MetricsBinding;
 import org.rhumbatron.platform.metrics.PlatformMetrics;
 import org.rhumbatron.platform.natsserver.PrivateNatsServer;
 import org.rhumbatron.protocol.EnvelopeCodec;
-import org.rhumbatron.protocol.EventStreams;
 import org.rhumbatron.router.EventRouter;
 import org.rhumbatron.router.analytics.AnalyticsProjector;
 import org.rhumbatron.router.archive.ArchiveExpiry;
@@ -146,12 +145,7 @@ final class CoreService implements AutoCloseable {
       router = startRouter(config, clock, nats, database, coordinator, queues);
       nudged.set(router);
       consumers = LifecycleConsumers.start(queues, lifecycle, database, clock, config.settings());
-      // Events already in the streams that no router read yet (a core killed after publishing,
-      // or a writer before this start) get no nudge of this core's publisher, and the minute
-      // sweep reaches each stream only every 8 minutes: one run of every stream routes them now.
-      for (int stream = 0; stream < EventStreams.STREAM_COUNT; stream++) {
-        router.nudge(stream);
-      }
+      router.catchUpAfterStart();
       http = HttpServer.start(config.httpPort(), nats);
       CoreService service =
           new CoreService(

@@ -72,13 +72,13 @@ final class CoreProcess {
       String project,
       boolean liveApp,
       Settings settings,
-      Path dbFile,
+      String dbFile,
       WorkGraph graph)
       throws Exception {
     Clock clock = Clock.systemUTC();
     try (Connection connection = JetStreamConnections.connect(natsUrl, "kill-test-setup")) {
       new JetStreamTopology(connection.jetStreamManagement(), settings).ensure();
-      try (Database database = Database.open(dbFile.toString());
+      try (Database database = Database.open(dbFile);
           Coordinator coordinator =
               new Coordinator(
                   database,

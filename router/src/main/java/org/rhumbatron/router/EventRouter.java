@@ -210,6 +210,26 @@ public final class EventRouter implements StreamNudges, AutoCloseable {
     return new SweepReport(tick, fetched.join(), maintenance);
   }
 
+  /**
+   * At start: runs every stream now, for events no router read yet (a core killed after it
+   * published, or a writer before this start), and once more after {@code router.ack-wait}, when
+   * the deliveries a killed core held unacked come back. Without it both would wait for their
+   * stream's sweep, up to 8 minutes, when nothing else nudges the stream.
+   */
+  public void catchUpAfterStart() {
+    nudgeAll();
+    ticker.schedule(
+        this::nudgeAll,
+        settings.get(Settings.ROUTER_ACK_WAIT).toMillis() + 1_000,
+        TimeUnit.MILLISECONDS);
+  }
+
+  private void nudgeAll() {
+    for (int stream = 0; stream < EventStreams.STREAM_COUNT; stream++) {
+      nudge(stream);
+    }
+  }
+
   /** Schedules {@link #sweepTick} at the start of each minute of {@code clock}. */
   public void startSweeps() {
     scheduleNextTick();

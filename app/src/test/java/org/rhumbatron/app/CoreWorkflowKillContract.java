@@ -28,6 +28,7 @@ import org.rhumbatron.platform.config.Settings;
 import org.rhumbatron.platform.jetstream.JetStreamConnections;
 import org.rhumbatron.protocol.Event;
 import org.rhumbatron.protocol.EventType;
+import org.rhumbatron.testkit.db.TestDatabase;
 import org.rhumbatron.testkit.nats.NatsServerExtension;
 
 /**
@@ -38,11 +39,15 @@ import org.rhumbatron.testkit.nats.NatsServerExtension;
  * private nats-server and a SQLite file; the test creates the Project and the Change before core
  * starts, then only reads.
  */
-class CoreWorkflowKillTest {
+abstract class CoreWorkflowKillContract {
   /** How long the simulated verify and release steps take: the kill lands inside one. */
   private static final Duration STEP = Duration.ofSeconds(3);
 
   @RegisterExtension final NatsServerExtension nats = NatsServerExtension.perTest();
+
+  /** The database core runs on (SQLite file or PostgreSQL), as a JDBC URL. */
+  abstract TestDatabase db();
+
   @TempDir Path data;
 
   @Test
@@ -87,7 +92,7 @@ class CoreWorkflowKillTest {
 
   /** What one kill and restart left. */
   private record Run(
-      Path dbFile,
+      String dbFile,
       String changeId,
       String instance,
       String verification,
@@ -119,7 +124,7 @@ class CoreWorkflowKillTest {
             "queues.ack-extend-every=4s",
             ""));
     Settings settings = Settings.load(config, Map.of());
-    Path dbFile = data.resolve("core.db");
+    String dbFile = db().url();
     WorkGraph graph = threeTasks();
     String changeId =
         CoreProcess.createProjectAndChange(nats.url(), project, liveApp, settings, dbFile, graph);
@@ -131,7 +136,7 @@ class CoreWorkflowKillTest {
       "--data",
       data.resolve("core").toString(),
       "--db",
-      dbFile.toString(),
+      dbFile,
       "--http",
       "0",
       "--config",
@@ -324,9 +329,9 @@ class CoreWorkflowKillTest {
    * The instance of {@code type} that is running, started at least {@code intoMs} ago and has no
    * result of {@code step} stored; null when there is none.
    */
-  private static String insideStep(Path dbFile, String type, String step, long intoMs)
+  private static String insideStep(String dbFile, String type, String step, long intoMs)
       throws SQLException {
-    try (java.sql.Connection c = DriverManager.getConnection("jdbc:sqlite:" + dbFile);
+    try (java.sql.Connection c = DriverManager.getConnection(dbFile);
         PreparedStatement ps =
             c.prepareStatement(
                 "SELECT instance_id FROM workflow_instances i WHERE workflow_type = ?"
@@ -343,9 +348,9 @@ class CoreWorkflowKillTest {
   }
 
   /** Every stored step, {@code <instance>/<step>} to its completed_at_ms. */
-  private static Map<String, Long> steps(Path dbFile) throws SQLException {
+  private static Map<String, Long> steps(String dbFile) throws SQLException {
     Map<String, Long> out = new TreeMap<>();
-    try (java.sql.Connection c = DriverManager.getConnection("jdbc:sqlite:" + dbFile);
+    try (java.sql.Connection c = DriverManager.getConnection(dbFile);
         PreparedStatement ps =
             c.prepareStatement(
                 "SELECT instance_id, step_name, completed_at_ms FROM workflow_steps");
@@ -359,9 +364,9 @@ class CoreWorkflowKillTest {
   }
 
   /** Every Workflow instance, its id to {@code <state> <updated_at_ms>}. */
-  private static Map<String, String> instances(Path dbFile) throws SQLException {
+  private static Map<String, String> instances(String dbFile) throws SQLException {
     Map<String, String> out = new TreeMap<>();
-    try (java.sql.Connection c = DriverManager.getConnection("jdbc:sqlite:" + dbFile);
+    try (java.sql.Connection c = DriverManager.getConnection(dbFile);
         PreparedStatement ps =
             c.prepareStatement("SELECT instance_id, state, updated_at_ms FROM workflow_instances");
         ResultSet rs = ps.executeQuery()) {
@@ -372,18 +377,18 @@ class CoreWorkflowKillTest {
     return out;
   }
 
-  private static String state(Path dbFile, String instanceId) throws SQLException {
+  private static String state(String dbFile, String instanceId) throws SQLException {
     return read(dbFile, "SELECT state FROM workflow_instances WHERE instance_id = ?", instanceId);
   }
 
-  private static long instanceCount(Path dbFile, String type) throws SQLException {
+  private static long instanceCount(String dbFile, String type) throws SQLException {
     return Long.parseLong(
         read(dbFile, "SELECT COUNT(*) FROM workflow_instances WHERE workflow_type = ?", type));
   }
 
   /** One value read with plain JDBC, on a connection of its own: this process never writes. */
-  private static String read(Path dbFile, String sql, String... args) throws SQLException {
-    try (java.sql.Connection c = DriverManager.getConnection("jdbc:sqlite:" + dbFile);
+  private static String read(String dbFile, String sql, String... args) throws SQLException {
+    try (java.sql.Connection c = DriverManager.getConnection(dbFile);
         PreparedStatement ps = c.prepareStatement(sql)) {
       for (int i = 0; i < args.length; i++) {
         ps.setString(i + 1, args[i]);

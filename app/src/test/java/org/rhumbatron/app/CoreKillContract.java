@@ -26,6 +26,7 @@ import org.rhumbatron.platform.jetstream.JetStreamConnections;
 import org.rhumbatron.protocol.Event;
 import org.rhumbatron.protocol.EventStreams;
 import org.rhumbatron.protocol.EventType;
+import org.rhumbatron.testkit.db.TestDatabase;
 import org.rhumbatron.testkit.nats.NatsServerExtension;
 
 /**
@@ -33,10 +34,14 @@ import org.rhumbatron.testkit.nats.NatsServerExtension;
  * verifying}, with no Event twice. Core runs as a child process on a private nats-server and a
  * SQLite file; the test creates the Project and the Change before core starts, then only reads.
  */
-class CoreKillTest {
+abstract class CoreKillContract {
   private static final String PROJECT = "p-kill";
 
   @RegisterExtension final NatsServerExtension nats = NatsServerExtension.perTest();
+
+  /** The database core runs on (SQLite file or PostgreSQL), as a JDBC URL. */
+  abstract TestDatabase db();
+
   @TempDir Path data;
 
   @Test
@@ -55,7 +60,7 @@ class CoreKillTest {
             "queues.ack-extend-every=4s",
             ""));
     Settings settings = Settings.load(config, Map.of());
-    Path dbFile = data.resolve("core.db");
+    String dbFile = db().url();
     WorkGraph graph = Workloads.twentyTasks();
     String changeId =
         CoreProcess.createProjectAndChange(nats.url(), PROJECT, false, settings, dbFile, graph);
@@ -67,7 +72,7 @@ class CoreKillTest {
       "--data",
       data.resolve("core").toString(),
       "--db",
-      dbFile.toString(),
+      dbFile,
       "--http",
       "0",
       "--config",
@@ -169,15 +174,24 @@ class CoreKillTest {
     return out;
   }
 
-  private static String taskStates(Path dbFile, String changeId) throws SQLException {
-    return read(
-        dbFile,
-        "SELECT group_concat(n || ' ' || state, ', ') FROM (SELECT state, COUNT(*) AS n"
-            + " FROM tasks WHERE change_id = ? GROUP BY state ORDER BY state)",
-        changeId);
+  private static String taskStates(String dbFile, String changeId) throws SQLException {
+    try (java.sql.Connection c = DriverManager.getConnection(dbFile);
+        var st =
+            c.prepareStatement(
+                "SELECT state, COUNT(*) FROM tasks WHERE change_id = ? GROUP BY state"
+                    + " ORDER BY state")) {
+      st.setString(1, changeId);
+      List<String> parts = new java.util.ArrayList<>();
+      try (var rs = st.executeQuery()) {
+        while (rs.next()) {
+          parts.add(rs.getLong(2) + " " + rs.getString(1));
+        }
+      }
+      return String.join(", ", parts);
+    }
   }
 
-  private static long completedTasks(Path dbFile, String changeId) throws SQLException {
+  private static long completedTasks(String dbFile, String changeId) throws SQLException {
     return Long.parseLong(
         read(
             dbFile,
@@ -185,13 +199,13 @@ class CoreKillTest {
             changeId));
   }
 
-  private static String changeState(Path dbFile, String changeId) throws SQLException {
+  private static String changeState(String dbFile, String changeId) throws SQLException {
     return read(dbFile, "SELECT state FROM changes WHERE change_id = ?", changeId);
   }
 
   /** One value read with plain JDBC, on a connection of its own: this process never writes. */
-  private static String read(Path dbFile, String sql, String arg) throws SQLException {
-    try (java.sql.Connection c = DriverManager.getConnection("jdbc:sqlite:" + dbFile);
+  private static String read(String dbFile, String sql, String arg) throws SQLException {
+    try (java.sql.Connection c = DriverManager.getConnection(dbFile);
         PreparedStatement ps = c.prepareStatement(sql)) {
       ps.setString(1, arg);
       try (ResultSet rs = ps.executeQuery()) {
