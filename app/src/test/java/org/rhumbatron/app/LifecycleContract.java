@@ -42,6 +42,13 @@ abstract class LifecycleContract {
     await().atMost(Duration.ofSeconds(30)).until(() -> lifecycle.project(projectId).isPresent());
   }
 
+  /** Waits until the Change is in {@code state}. */
+  static void awaitState(Lifecycle lifecycle, String changeId, String state, int seconds) {
+    await()
+        .atMost(Duration.ofSeconds(seconds))
+        .until(() -> lifecycle.change(changeId).orElseThrow().state().equals(state));
+  }
+
   @Test
   void twentyTasksRunInDependencyOrderWithAtMostEightAgentsUntilVerifying() throws Exception {
     WorkGraph graph = Workloads.twentyTasks();
@@ -160,9 +167,7 @@ abstract class LifecycleContract {
               () -> lifecycle.change(changeId).orElseThrow().state().equals("awaiting_approval"));
       Lifecycle.Approval approval = lifecycle.approveChange(changeId).get();
       assertThat(approval.releaseId()).isEqualTo("rel_p-live_1");
-      await()
-          .atMost(Duration.ofSeconds(60))
-          .until(() -> lifecycle.change(changeId).orElseThrow().state().equals("completed"));
+      awaitState(lifecycle, changeId, "completed", 60);
       await()
           .atMost(Duration.ofSeconds(30))
           .until(
@@ -217,9 +222,7 @@ abstract class LifecycleContract {
       String first = lifecycle.createChange("p-race", "req-1", graph).get().change().changeId();
       String second = lifecycle.createChange("p-race", "req-2", graph).get().change().changeId();
       for (String c : List.of(first, second)) {
-        await()
-            .atMost(Duration.ofSeconds(60))
-            .until(() -> lifecycle.change(c).orElseThrow().state().equals("awaiting_approval"));
+        awaitState(lifecycle, c, "awaiting_approval", 60);
       }
       assertThat(lifecycle.approveChange(first).get().generation()).isEqualTo(1);
       // canonical.advanced → candidates.recompose: the second's Candidate on base 0 is stale, and
@@ -266,9 +269,7 @@ abstract class LifecycleContract {
               .get()
               .change()
               .changeId();
-      await()
-          .atMost(Duration.ofSeconds(90))
-          .until(() -> lifecycle.change(changeId).orElseThrow().state().equals("completed"));
+      awaitState(lifecycle, changeId, "completed", 90);
       assertThat(lifecycle.project("p-auto").orElseThrow().canonicalGeneration()).isEqualTo(1);
     }
   }
@@ -286,9 +287,7 @@ abstract class LifecycleContract {
               .get()
               .change()
               .changeId();
-      await()
-          .atMost(Duration.ofSeconds(90))
-          .until(() -> lifecycle.change(changeId).orElseThrow().state().equals("failed"));
+      awaitState(lifecycle, changeId, "failed", 90);
       assertThat(lifecycle.change(changeId).orElseThrow().reason())
           .contains("was rejected by verification");
       await()

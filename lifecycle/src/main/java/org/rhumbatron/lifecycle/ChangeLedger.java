@@ -320,7 +320,7 @@ final class ChangeLedger {
   Settled settle(Tx tx, Appender out, String writer, String changeId, String causedBy)
       throws SQLException {
     ChangeInfo change = change(tx, changeId).orElseThrow(() -> unknownChange(changeId));
-    long now0 = clock.millis();
+    long now = clock.millis();
     if ("verifying".equals(change.state())) {
       Optional<String> rejected =
           tx.queryFirst(
@@ -345,10 +345,10 @@ final class ChangeLedger {
                   + " of "
                   + verificationAttempts
                   + " rejections)";
-          end(tx, out, writer, change, "failed", EventType.CHANGE_FAILED, reason, causedBy, now0);
+          end(tx, out, writer, change, "failed", EventType.CHANGE_FAILED, reason, causedBy, now);
           return new Settled(Settled.Decision.FAILED, Dispatched.nothing("failed"), reason);
         }
-        reopen(tx, out, writer, change, rejected.get(), causedBy, now0);
+        reopen(tx, out, writer, change, rejected.get(), causedBy, now);
         return new Settled(
             Settled.Decision.DISPATCHED, dispatch(tx, out, writer, changeId, causedBy), null);
       }
@@ -358,7 +358,6 @@ final class ChangeLedger {
           Settled.Decision.NOTHING, Dispatched.nothing(change.state()), change.state());
     }
     List<TaskInfo> tasks = tasks(tx, changeId);
-    long now = clock.millis();
     Optional<TaskInfo> exhausted =
         tasks.stream().filter(t -> t.failed() && t.attempt() >= taskAttempts).findFirst();
     if (exhausted.isPresent()) {
