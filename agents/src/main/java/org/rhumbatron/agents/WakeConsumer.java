@@ -23,8 +23,10 @@ import org.slf4j.LoggerFactory;
  * The consumer of {@code agent-wakeups} (the seed's {@code wake-consumer.ts}). It checks a wake's
  * relevance again: the Task is still assigned to this Agent for this attempt, has not ended, and
  * its Change is open. A stale wake ends at once and counts one {@code false_wakeup} in METRICS; a
- * wake for a Task the same Agent already runs is a duplicate and ends quietly; a relevant wake
- * writes {@code agent.woken} and hands the Task to the {@link AgentRuntime}.
+ * dispatcher's wake for a Task the same Agent already runs is a duplicate and ends quietly; a
+ * relevant wake writes {@code agent.woken} and hands the Task to the {@link AgentRuntime}. A causal
+ * router's wake (its payload names the Event, e.g. an overlapping intent) of a running Task is
+ * relevant too: the running Agent is told ({@link AgentRuntime#woken}).
  */
 public final class WakeConsumer implements QueueHandler<Command> {
   public static final String FALSE_WAKEUP = "false_wakeup";
@@ -63,7 +65,8 @@ public final class WakeConsumer implements QueueHandler<Command> {
     TaskRef ref =
         new TaskRef(task.get().projectId(), task.get().changeId(), wake.taskId(), agentId, attempt);
     String stale = staleBecause(task.get(), ref);
-    if (stale == null && "running".equals(task.get().state())) {
+    boolean causal = wake.payload().hasNonNull("eventId");
+    if (stale == null && "running".equals(task.get().state()) && !causal) {
       log.debug("wake {} is a duplicate: {} runs {} already", wake.commandId(), agentId, ref);
       return Outcome.ack();
     }
@@ -72,7 +75,11 @@ public final class WakeConsumer implements QueueHandler<Command> {
         lifecycle
             .agentWoken(ref, wake.commandId())
             .get(STEP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-        runtime.start(ref);
+        if ("running".equals(task.get().state())) {
+          runtime.woken(ref, wake);
+        } else {
+          runtime.start(ref);
+        }
         return Outcome.ack();
       } catch (ExecutionException e) {
         if (!(e.getCause() instanceof TaskNotHeldException moved)) {

@@ -28,6 +28,7 @@ import org.rhumbatron.router.analytics.AnalyticsProjector;
 import org.rhumbatron.router.archive.ArchiveExpiry;
 import org.rhumbatron.router.archive.AuditArchiver;
 import org.rhumbatron.router.causal.CausalRules;
+import org.rhumbatron.router.causal.CommandCap;
 import org.rhumbatron.router.claims.EventClaims;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -142,7 +143,7 @@ final class CoreService implements AutoCloseable {
       coordinator.startAlarms(ALARM_TICK, UNLOAD_IDLE_AFTER);
       queues = CommandQueues.start(nats, coordinator, database, config.settings(), clock);
       Lifecycle lifecycle = new Lifecycle(coordinator, queues.commands(), clock, config.settings());
-      router = startRouter(config, clock, nats, database, coordinator, queues);
+      router = startRouter(config, clock, nats, database, coordinator, queues, lifecycle);
       nudged.set(router);
       consumers = LifecycleConsumers.start(queues, lifecycle, database, clock, config.settings());
       router.catchUpAfterStart();
@@ -187,7 +188,8 @@ final class CoreService implements AutoCloseable {
       Connection nats,
       Database database,
       Coordinator coordinator,
-      CommandQueues queues)
+      CommandQueues queues,
+      Lifecycle lifecycle)
       throws IOException {
     Settings settings = config.settings();
     EnvelopeCodec codec = new EnvelopeCodec();
@@ -198,7 +200,15 @@ final class CoreService implements AutoCloseable {
             new EventLogClient(nats, codec, settings),
             database,
             coordinator::view,
-            new CausalRules(command -> queues.commands().send(command), clock),
+            new CausalRules(
+                command -> queues.commands().send(command),
+                clock,
+                lifecycle,
+                ClefFlashWiring.judge(database, clock, settings),
+                new CommandCap(
+                    settings.get(Settings.COMMANDS_PER_CHANGE_PER_DAY),
+                    clock,
+                    new PlatformMetrics(database, clock, MetricsBinding.METRICS))),
             new AuditArchiver(bucket, codec),
             new AnalyticsProjector(
                 database,

@@ -68,6 +68,7 @@ import org.rhumbatron.protocol.StableIds;
 import org.rhumbatron.router.archive.ArchiveKey;
 import org.rhumbatron.router.archive.AuditArchiver;
 import org.rhumbatron.router.causal.CausalRules;
+import org.rhumbatron.router.causal.CommandCap;
 import org.rhumbatron.router.claims.EventClaims;
 import org.rhumbatron.router.deadletter.DeadLetterConsumer;
 import org.rhumbatron.router.deadletter.DeadLetterOperator;
@@ -547,7 +548,13 @@ abstract class IdempotencyTableContract {
               }
               return f.commands.send(c);
             },
-            f.clock);
+            f.clock,
+            f.lifecycle,
+            (e, m) -> {
+              throw new AssertionError("canonical.advanced asks no model");
+            },
+            new CommandCap(
+                1_000, f.clock, new PlatformMetrics(f.database, f.clock, MetricsBinding.METRICS)));
     Event advanced =
         Event.builder()
             .eventId(StableIds.randomEventId(f.clock.instant()))

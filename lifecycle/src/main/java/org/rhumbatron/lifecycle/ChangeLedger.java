@@ -271,6 +271,8 @@ final class ChangeLedger {
     if (moved == 0) {
       return t;
     }
+    ActiveScopes.admit(
+        tx, t.projectId(), change.changeId(), t.taskId(), agentId, t.resourceScopes());
     ObjectNode payload = payload();
     payload.put("agentId", agentId);
     payload.put("attempt", t.attempt());
@@ -419,6 +421,7 @@ final class ChangeLedger {
         "UPDATE tasks SET state = 'pending', agent_id = NULL, updated_at_ms = ? WHERE change_id = ?",
         now,
         change.changeId());
+    ActiveScopes.endChange(tx, change.changeId());
   }
 
   // Ends -----------------------------------------------------------------------------------------
@@ -468,6 +471,7 @@ final class ChangeLedger {
         now,
         now,
         change.changeId());
+    ActiveScopes.endChange(tx, change.changeId());
     ObjectNode payload = payload();
     if (reason != null) {
       payload.put("reason", reason);
@@ -638,6 +642,7 @@ final class ChangeLedger {
         now,
         now,
         h.task().taskId());
+    ActiveScopes.endTask(tx, h.task().taskId());
     touch(tx, h.change().changeId(), now);
   }
 

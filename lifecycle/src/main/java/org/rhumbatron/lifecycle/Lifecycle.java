@@ -46,6 +46,7 @@ public final class Lifecycle {
   private final ProjectLedger projects;
   private final ResourceLedger resources;
   private final CandidateLedger candidates;
+  private final ModelRoutes modelRoutes;
   private volatile java.util.function.Consumer<Command> startDirectly = c -> {};
 
   public Lifecycle(Coordinator coordinator, Commands commands, Clock clock, Settings settings) {
@@ -57,6 +58,7 @@ public final class Lifecycle {
     this.changes = new ChangeLedger(clock, settings);
     this.projects = new ProjectLedger(clock);
     this.resources = new ResourceLedger(clock, settings.get(Settings.CLAIM_TTL));
+    this.modelRoutes = new ModelRoutes(clock);
     this.candidates = new CandidateLedger(clock);
   }
 
@@ -588,6 +590,32 @@ public final class Lifecycle {
           changes.fail(tx, out, shard.writerId(), ref, error);
           return null;
         });
+  }
+
+  // Causal routing -------------------------------------------------------------------------------
+
+  /**
+   * Records a Clef-flash decision with its {@code model.routed} Event in the shard of the Change; a
+   * repeat for the same Event and Task returns the first decision.
+   */
+  public CompletableFuture<ModelRouted> recordModelRoute(ModelRouted decision) {
+    return on(
+        changeShard(decision.projectId(), decision.changeId()),
+        (tx, out, shard) -> modelRoutes.record(tx, out, shard.writerId(), decision));
+  }
+
+  /** The Clef-flash decision already recorded for the Agent of {@code taskId} and the Event. */
+  public Optional<ModelRouted> modelRoute(String eventId, String taskId) {
+    return database.read(tx -> ModelRoutes.find(tx, eventId, taskId));
+  }
+
+  /**
+   * The active Agents of the project whose scopes overlap {@code keys} (see {@link ActiveScopes}),
+   * read outside any write transaction.
+   */
+  public List<ActiveScopes.Match> overlapping(
+      String projectId, java.util.Collection<String> keys, String exceptAgent) {
+    return database.read(tx -> ActiveScopes.overlapping(tx, projectId, keys, exceptAgent));
   }
 
   // Actors ---------------------------------------------------------------------------------------

@@ -50,6 +50,7 @@ final class ResourceLedger implements ShardAlarmWork {
             ref.attempt(),
             clock.millis());
     if (inserted == 1) {
+      ActiveScopes.declare(tx, ref, key);
       out.append(event(tenant, shard, ref, EventType.INTENT_DECLARED, key, null));
     }
   }

@@ -73,7 +73,20 @@ final class RouterFixture implements AutoCloseable {
             eventLog,
             database,
             p -> runtime.actor(views, p),
-            (tx, fresh) -> causalRules.routeCausalBatch(tx, fresh),
+            new CausalBatchRouter() { // the rules a test sets later, with their prepare step
+              @Override
+              public CausalBatchRouter prepare(java.util.List<org.rhumbatron.protocol.Event> u) {
+                return causalRules.prepare(u);
+              }
+
+              @Override
+              public void routeCausalBatch(
+                  org.rhumbatron.platform.db.Tx tx,
+                  java.util.List<org.rhumbatron.protocol.Event> fresh)
+                  throws java.sql.SQLException {
+                causalRules.routeCausalBatch(tx, fresh);
+              }
+            },
             new AuditArchiver(bucket, codec),
             new AnalyticsProjector(
                 database,

@@ -14,5 +14,14 @@ public interface CausalBatchRouter {
   /** Routes nothing: core's wiring until the causal rules (their own issue) are plugged in. */
   CausalBatchRouter NO_RULES = (tx, fresh) -> {};
 
+  /**
+   * Before the claiming transaction, with the batch's unclaimed Events: asks what needs an answer
+   * from outside the database (Clef-flash), so that no model call holds the transaction open.
+   * Returns the router of this batch.
+   */
+  default CausalBatchRouter prepare(List<Event> unclaimed) {
+    return this;
+  }
+
   void routeCausalBatch(Tx tx, List<Event> fresh) throws SQLException;
 }

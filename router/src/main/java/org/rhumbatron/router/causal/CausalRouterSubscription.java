@@ -54,11 +54,15 @@ public final class CausalRouterSubscription implements SubscriptionHandler {
         r -> errors.add("seq " + r.streamSequence() + ": " + r.decodeError().getMessage()));
     if (!decoded.isEmpty()) {
       try {
+        Set<String> claimed = claims.claimedAmong(database, CONSUMER, List.copyOf(byId.keySet()));
+        CausalBatchRouter batch =
+            router.prepare(
+                byId.values().stream().filter(e -> !claimed.contains(e.eventId())).toList());
         database.inTransaction(
             tx -> {
               List<String> fresh = claims.claimEvents(tx, CONSUMER, List.copyOf(byId.keySet()));
               Set<String> freshIds = Set.copyOf(fresh);
-              router.routeCausalBatch(
+              batch.routeCausalBatch(
                   tx, byId.values().stream().filter(e -> freshIds.contains(e.eventId())).toList());
               return null;
             });

@@ -6,60 +6,159 @@ import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
+import org.rhumbatron.lifecycle.ActiveScopes;
+import org.rhumbatron.lifecycle.Lifecycle;
+import org.rhumbatron.lifecycle.ModelRouted;
 import org.rhumbatron.platform.db.Tx;
 import org.rhumbatron.protocol.Command;
 import org.rhumbatron.protocol.CommandType;
 import org.rhumbatron.protocol.Event;
 import org.rhumbatron.protocol.EventType;
 import org.rhumbatron.protocol.StableIds;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * The seed's deterministic rules of {@code routeCausalBatch} that drive a Change's work graph, in
- * the seed's order: {@code task.ready} is ignored (the dispatcher already sent the wake);
- * informational types cause nothing; {@code change.created} and {@code task.completed} queue {@code
- * change.dispatch} for the Change (its newly ready Tasks); {@code task.failed} queues {@code
- * change.settle}; {@code verification.started} with reason {@code work_graph_completed} queues
- * {@code candidate.create}; {@code artifact.promoted} queues {@code index.build}, and {@code
- * canonical.advanced} queues {@code candidates.recompose} (which marks the Candidates on an earlier
- * base stale, in their shards) and {@code index.build}. Command ids derive from the Event ({@code
- * cmd_<event>_dispatch}, {@code cmd_<event>_settle}), so a redelivered batch sends nothing the
- * queue keeps twice.
+ * The seed's rules of {@code routeCausalBatch}, in the seed's order: {@code task.ready} is ignored
+ * (the dispatcher already sent the wake); informational types cause nothing; {@code change.created}
+ * and {@code task.completed} queue {@code change.dispatch} for the Change (its newly ready Tasks,
+ * and a ready Task waiting at the 8-agent limit gets the slot the completed one freed); {@code
+ * task.failed} queues {@code change.settle} (which readies the Task again and dispatches, so the
+ * freed slot is used there); {@code verification.started} with reason {@code work_graph_completed}
+ * queues {@code candidate.create}; {@code artifact.promoted} queues {@code index.build}, and {@code
+ * canonical.advanced} queues {@code candidates.recompose} and {@code index.build} and wakes every
+ * active Agent of the project.
  *
- * <p>The commands go out inside the claiming transaction and the batch waits for their acks: a send
- * that fails rolls the claims back, and the redelivery sends the same ids again. After {@code
- * canonical.advanced} every Agent of the project holding a Task wakes ({@code cmd_<event>_<task>}).
- * Resource overlap is issue 17's.
+ * <p>A resource Event ({@code EventType.Kind.RESOURCE}) is checked for overlap with the scopes of
+ * each active Agent of its project but its own ({@link ActiveScopes}): an exact key match wakes the
+ * Agent ({@code agent.wake}, {@code cmd_<event>_<task>}); a prefix-only overlap asks the {@link
+ * PrefixOverlapJudge} (Clef-flash) before the claiming transaction, and wakes unless it says skip;
+ * no overlap causes nothing.
+ *
+ * <p>Command ids derive from the Event, so a redelivered batch sends nothing the queue keeps twice.
+ * The commands go out inside the claiming transaction and the batch waits for their acks: a send
+ * that fails rolls the claims back, and the redelivery sends the same ids again. Every command
+ * passes the {@link CommandCap} first.
  */
 public final class CausalRules implements CausalBatchRouter {
+  private static final Logger log = LoggerFactory.getLogger(CausalRules.class);
   private static final Duration SEND_TIMEOUT = Duration.ofSeconds(10);
 
   private final Function<Command, CompletableFuture<?>> commands;
   private final Clock clock;
+  private final Lifecycle lifecycle;
+  private final PrefixOverlapJudge judge;
+  private final CommandCap cap;
 
-  /** {@code commands}: core's {@code commands.send}. */
-  public CausalRules(Function<Command, CompletableFuture<?>> commands, Clock clock) {
+  /**
+   * {@code commands}: core's {@code commands.send}; {@code lifecycle}: where active scopes are read
+   * and Clef-flash decisions recorded; {@code judge}: Clef-flash.
+   */
+  public CausalRules(
+      Function<Command, CompletableFuture<?>> commands,
+      Clock clock,
+      Lifecycle lifecycle,
+      PrefixOverlapJudge judge,
+      CommandCap cap) {
     this.commands = commands;
     this.clock = clock;
+    this.lifecycle = lifecycle;
+    this.judge = judge;
+    this.cap = cap;
   }
 
+  /**
+   * Finds the overlaps of the batch's resource Events and asks Clef-flash about the prefix-only
+   * ones, each decision recorded with its {@code model.routed} Event (a decision recorded before,
+   * by a delivery that did not commit, is reused, not asked again).
+   */
   @Override
-  public void routeCausalBatch(Tx tx, List<Event> fresh) throws SQLException {
-    List<CompletableFuture<?>> sends = new ArrayList<>();
-    for (Event e : fresh) {
-      for (Command c : route(e)) {
-        sends.add(send(c));
+  public CausalBatchRouter prepare(List<Event> unclaimed) {
+    Map<String, List<Wakeable>> overlaps = new HashMap<>();
+    for (Event e : unclaimed) {
+      if (e.eventType().kind() != EventType.Kind.RESOURCE || e.projectId() == null) {
+        continue;
       }
-      if (e.eventType() == EventType.CANONICAL_ADVANCED) {
-        for (Command c : wakeActiveAgents(tx, e)) {
-          sends.add(send(c));
+      List<Wakeable> wakeable = new ArrayList<>();
+      for (ActiveScopes.Match m : lifecycle.overlapping(e.projectId(), keysOf(e), ownAgent(e))) {
+        if (m.overlap() == ActiveScopes.Overlap.EXACT) {
+          wakeable.add(new Wakeable(m, "exact"));
+        } else if (decide(e, m).wakes()) {
+          wakeable.add(new Wakeable(m, "prefix"));
         }
       }
+      overlaps.put(e.eventId(), wakeable);
+    }
+    return (tx, fresh) -> route(tx, fresh, overlaps);
+  }
+
+  /** An active Agent the Event wakes, and why (the overlap). */
+  private record Wakeable(ActiveScopes.Match match, String overlap) {}
+
+  private ModelRouted decide(Event e, ActiveScopes.Match m) {
+    Optional<ModelRouted> known = lifecycle.modelRoute(e.eventId(), m.taskId());
+    if (known.isPresent()) {
+      return known.get();
+    }
+    ModelRouted decided = judge.decide(e, m);
+    try {
+      return lifecycle
+          .recordModelRoute(decided)
+          .get(SEND_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (ExecutionException | TimeoutException e2) {
+      throw new IllegalStateException(
+          "cannot record the Clef-flash decision about " + m.taskId() + " for " + e.eventId(), e2);
+    } catch (InterruptedException e2) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while recording a Clef-flash decision", e2);
+    }
+  }
+
+  /** Without {@link #prepare}: overlaps found in the transaction; a prefix one wakes unasked. */
+  @Override
+  public void routeCausalBatch(Tx tx, List<Event> fresh) throws SQLException {
+    route(tx, fresh, Map.of());
+  }
+
+  private void route(Tx tx, List<Event> fresh, Map<String, List<Wakeable>> prepared)
+      throws SQLException {
+    List<Command> out = new ArrayList<>();
+    for (Event e : fresh) {
+      out.addAll(route(e));
+      if (e.eventType() == EventType.CANONICAL_ADVANCED) {
+        out.addAll(wakeActiveAgents(tx, e));
+      }
+      if (e.eventType().kind() == EventType.Kind.RESOURCE && e.projectId() != null) {
+        List<Wakeable> wakeable = prepared.get(e.eventId());
+        if (wakeable == null) {
+          wakeable =
+              ActiveScopes.overlapping(tx, e.projectId(), keysOf(e), ownAgent(e)).stream()
+                  .map(m -> new Wakeable(m, m.overlap().name().toLowerCase(Locale.ROOT)))
+                  .toList();
+        }
+        for (Wakeable w : wakeable) {
+          out.add(overlapWake(e, w));
+        }
+      }
+    }
+    if (out.isEmpty()) {
+      return;
+    }
+    List<CompletableFuture<?>> sends = new ArrayList<>();
+    for (Command c : cap.admit(tx, out)) {
+      sends.add(commands.apply(c));
     }
     if (sends.isEmpty()) {
       return;
@@ -77,12 +176,42 @@ public final class CausalRules implements CausalBatchRouter {
     }
   }
 
-  /**
-   * Every command the rules cause goes out here: the one place where the cap of 1,000 commands per
-   * Change per UTC day (issue 17) will count {@code CommandType.countsTowardChangeCap()} types.
-   */
-  private CompletableFuture<?> send(Command c) {
-    return commands.apply(c);
+  /** The keys a resource Event is about: its resource, and a changeset's resource keys. */
+  static Set<String> keysOf(Event e) {
+    Set<String> keys = new LinkedHashSet<>();
+    if (e.resource() != null) {
+      keys.add(e.resource());
+    }
+    e.payload().path("resourceKeys").forEach(k -> keys.add(k.asText()));
+    keys.removeIf(k -> k.isBlank() || k.startsWith("change:"));
+    return keys;
+  }
+
+  /** The Agent that wrote the Event (a resource Event names it in its payload). */
+  private static String ownAgent(Event e) {
+    String agent = e.payload().path("agentId").asText("");
+    return agent.isBlank() ? null : agent;
+  }
+
+  private Command overlapWake(Event e, Wakeable w) {
+    ActiveScopes.Match m = w.match();
+    ObjectNode payload = JsonNodeFactory.instance.objectNode();
+    payload.put("agentId", m.agentId());
+    payload.put("attempt", m.attempt());
+    payload.put("reason", e.eventType().wireName());
+    payload.put("eventId", e.eventId());
+    payload.put("overlap", w.overlap());
+    payload.put("eventKey", m.eventKey());
+    payload.put("agentKey", m.agentKey());
+    return Command.builder()
+        .commandId(StableIds.routerWake(e.eventId(), m.taskId()))
+        .commandType(CommandType.AGENT_WAKE)
+        .projectId(e.projectId())
+        .changeId(m.changeId())
+        .taskId(m.taskId())
+        .createdAt(clock.instant())
+        .payload(payload)
+        .build();
   }
 
   /** The commands {@code e} causes. */

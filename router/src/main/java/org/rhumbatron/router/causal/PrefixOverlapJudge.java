@@ -1,0 +1,15 @@
+package org.rhumbatron.router.causal;
+
+import org.rhumbatron.lifecycle.ActiveScopes;
+import org.rhumbatron.lifecycle.ModelRouted;
+import org.rhumbatron.protocol.Event;
+
+/**
+ * Decides a prefix-only resource overlap: whether the active Agent of {@code match} wakes for
+ * {@code event}. Core's judge is Clef-flash; it is called outside any write transaction.
+ */
+@FunctionalInterface
+public interface PrefixOverlapJudge {
+
+  ModelRouted decide(Event event, ActiveScopes.Match match);
+}

@@ -1,0 +1,284 @@
+package org.rhumbatron.router.causal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Function;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.rhumbatron.lifecycle.ModelRouted;
+import org.rhumbatron.lifecycle.TaskInfo;
+import org.rhumbatron.protocol.Event;
+import org.rhumbatron.protocol.EventType;
+import org.rhumbatron.testkit.db.TestDatabase;
+import org.rhumbatron.testkit.nats.NatsServerExtension;
+
+/**
+ * The seed's causal rules, one row per rule and per overlap case, on a project whose active Agents
+ * hold {@code api} ({@code path:src/api/}), {@code ui} ({@code path:src/ui/}), {@code docs} ({@code
+ * path:docs/readme.md}) of Change A and {@code other} ({@code path:other/}) of Change B. Resource
+ * Events are written by the Agent of {@code other} unless a row says otherwise.
+ */
+abstract class CausalRulesContract {
+  @RegisterExtension static final NatsServerExtension nats = new NatsServerExtension();
+
+  abstract TestDatabase db();
+
+  private CausalFixture c;
+
+  @AfterEach
+  void close() {
+    if (c != null) {
+      c.close();
+    }
+  }
+
+  /**
+   * One row: the Event (made from the fixture), what the judge says for a prefix overlap, the cap,
+   * the commands expected ({@code <type> <task or change>}) and the Tasks the judge is asked about.
+   */
+  record Row(
+      String name,
+      Function<CausalFixture, Event> event,
+      String judgeSays,
+      int cap,
+      List<String> expected,
+      List<String> asked) {
+    @Override
+    public String toString() {
+      return name;
+    }
+  }
+
+  private static Row row(String name, Function<CausalFixture, Event> e, String... expected) {
+    return new Row(name, e, "wake", 1_000, List.of(expected), List.of());
+  }
+
+  private static Row asking(
+      String name,
+      Function<CausalFixture, Event> e,
+      String says,
+      List<String> asked,
+      String... expected) {
+    return new Row(name, e, says, 1_000, List.of(expected), asked);
+  }
+
+  private static Function<CausalFixture, Event> by(String task, EventType type, String key) {
+    return c -> c.resourceEvent(type, key, task);
+  }
+
+  private static Function<CausalFixture, Event> other(EventType type, String key) {
+    return by("other", type, key);
+  }
+
+  private static Function<CausalFixture, Event> lifecycle(EventType type, String reason) {
+    return c -> {
+      TaskInfo api = c.tasks.get("api");
+      ObjectNode p = JsonNodeFactory.instance.objectNode();
+      if (reason != null) {
+        p.put("reason", reason);
+      }
+      return c.event(
+          type, api.changeId(), type.name().startsWith("TASK") ? api.taskId() : null, null, p);
+    };
+  }
+
+  static Stream<Arguments> rows() {
+    return Stream.of(
+            // The deterministic rules.
+            row("task.ready is ignored", lifecycle(EventType.TASK_READY, null)),
+            row("an informational type causes nothing", lifecycle(EventType.TASK_ASSIGNED, null)),
+            row(
+                "change.created dispatches",
+                lifecycle(EventType.CHANGE_CREATED, null),
+                "change.dispatch A"),
+            row(
+                "task.completed dispatches",
+                lifecycle(EventType.TASK_COMPLETED, null),
+                "change.dispatch A"),
+            row("task.failed settles", lifecycle(EventType.TASK_FAILED, null), "change.settle A"),
+            row(
+                "verification.started(work_graph_completed) composes",
+                lifecycle(EventType.VERIFICATION_STARTED, "work_graph_completed"),
+                "candidate.create A"),
+            row(
+                "verification.started for another reason causes nothing",
+                lifecycle(EventType.VERIFICATION_STARTED, "rebase")),
+            row(
+                "artifact.promoted indexes",
+                lifecycle(EventType.ARTIFACT_PROMOTED, null),
+                "index.build A"),
+            row(
+                "canonical.advanced recomposes, indexes and wakes every active agent",
+                c ->
+                    c.event(
+                        EventType.CANONICAL_ADVANCED,
+                        null,
+                        null,
+                        "project:" + CausalFixture.P,
+                        null),
+                "candidates.recompose project",
+                "index.build project",
+                "agent.wake api",
+                "agent.wake ui",
+                "agent.wake docs",
+                "agent.wake other"),
+            // Resource overlap: each resource type, exact.
+            row(
+                "intent.declared exact wakes",
+                other(EventType.INTENT_DECLARED, "path:src/api/"),
+                "agent.wake api"),
+            row(
+                "intent.changed exact wakes",
+                other(EventType.INTENT_CHANGED, "path:src/api/"),
+                "agent.wake api"),
+            row(
+                "challenge.created exact wakes",
+                other(EventType.CHALLENGE_CREATED, "path:src/api/"),
+                "agent.wake api"),
+            row(
+                "changeset.proposed exact wakes",
+                other(EventType.CHANGESET_PROPOSED, "path:src/api/"),
+                "agent.wake api"),
+            row(
+                "claim.released exact wakes",
+                other(EventType.CLAIM_RELEASED, "path:src/api/"),
+                "agent.wake api"),
+            row(
+                "claim.expired exact wakes",
+                other(EventType.CLAIM_EXPIRED, "path:src/api/"),
+                "agent.wake api"),
+            row(
+                "claim.acquired is informational",
+                other(EventType.CLAIM_ACQUIRED, "path:src/api/")),
+            row(
+                "a file key matches a file scope exactly",
+                other(EventType.INTENT_DECLARED, "path:docs/readme.md"),
+                "agent.wake docs"),
+            // Prefix only, both ways: Clef-flash decides.
+            asking(
+                "the event's key under an agent's scope asks Clef-flash",
+                other(EventType.INTENT_DECLARED, "path:src/api/users.java"),
+                "wake",
+                List.of("api"),
+                "agent.wake api"),
+            asking(
+                "an agent's scope under the event's key asks Clef-flash",
+                other(EventType.CLAIM_RELEASED, "path:src/"),
+                "wake",
+                List.of("api", "ui"),
+                "agent.wake api",
+                "agent.wake ui"),
+            asking(
+                "a prefix without its slash is a path prefix too",
+                other(EventType.CLAIM_EXPIRED, "path:src"),
+                "wake",
+                List.of("api", "ui"),
+                "agent.wake api",
+                "agent.wake ui"),
+            asking(
+                "Clef-flash says skip: nothing",
+                other(EventType.INTENT_DECLARED, "path:src/ui/button.tsx"),
+                "skip",
+                List.of("ui")),
+            // No overlap.
+            row(
+                "a key that is not a path prefix overlaps nothing",
+                other(EventType.INTENT_DECLARED, "path:src/ap")),
+            row(
+                "an unrelated key overlaps nothing",
+                other(EventType.INTENT_DECLARED, "path:lib/x.java")),
+            row(
+                "a sibling file overlaps nothing",
+                other(EventType.INTENT_DECLARED, "path:docs/readme.mdx")),
+            // The Event's own agent.
+            row(
+                "the event's own agent is not woken",
+                by("api", EventType.INTENT_DECLARED, "path:src/api/")),
+            asking(
+                "the event's own agent is left out of a prefix overlap",
+                by("api", EventType.CLAIM_RELEASED, "path:src/"),
+                "wake",
+                List.of("ui"),
+                "agent.wake ui"),
+            // The cap.
+            new Row(
+                "the cap drops the command past it",
+                c -> {
+                  TaskInfo other = c.tasks.get("other");
+                  ObjectNode p = JsonNodeFactory.instance.objectNode();
+                  p.put("agentId", other.agentId());
+                  p.putArray("resourceKeys").add("path:src/api/").add("path:src/ui/");
+                  return c.event(
+                      EventType.CHANGESET_PROPOSED,
+                      other.changeId(),
+                      other.taskId(),
+                      "path:src/api/",
+                      p);
+                },
+                "wake",
+                1,
+                List.of("agent.wake api"),
+                List.of()))
+        .map(Arguments::of);
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("rows")
+  void routes(Row row) throws Exception {
+    c = new CausalFixture(nats.url(), db().url(), Map.of());
+    List<String> asked = new CopyOnWriteArrayList<>();
+    PrefixOverlapJudge judge =
+        (e, m) -> {
+          asked.add(
+              c.tasks.values().stream()
+                  .filter(t -> t.taskId().equals(m.taskId()))
+                  .findFirst()
+                  .orElseThrow()
+                  .key());
+          return new ModelRouted(
+              e.eventId(),
+              e.eventType().wireName(),
+              e.projectId(),
+              m.changeId(),
+              m.taskId(),
+              m.agentId(),
+              m.eventKey(),
+              m.agentKey(),
+              row.judgeSays(),
+              0.9,
+              "model",
+              5);
+        };
+    Event event = row.event().apply(c);
+    c.route(c.rules(judge, c.cap(row.cap())), List.of(event));
+
+    assertThat(c.sentAsText()).containsExactlyInAnyOrderElementsOf(row.expected());
+    assertThat(asked).containsExactlyInAnyOrderElementsOf(row.asked());
+    assertThat(c.f.outbox("model.routed"))
+        .as("one model.routed per decision")
+        .isEqualTo(row.asked().size());
+    long dropped =
+        c.f.count(
+            "SELECT COUNT(*) FROM platform_metrics WHERE binding = 'METRICS' AND name = ?",
+            CommandCap.DROPPED);
+    assertThat(dropped).isEqualTo(row.cap() < 1_000 ? 1 : 0);
+    c.sent.stream()
+        .filter(cmd -> cmd.commandType().wireName().equals("agent.wake"))
+        .forEach(
+            cmd -> {
+              assertThat(cmd.commandId()).isEqualTo("cmd_" + event.eventId() + "_" + cmd.taskId());
+              TaskInfo t = c.f.lifecycle.task(cmd.taskId()).orElseThrow();
+              assertThat(cmd.payload().path("agentId").asText()).isEqualTo(t.agentId());
+              assertThat(cmd.payload().path("attempt").asInt()).isEqualTo(t.attempt());
+            });
+  }
+}
