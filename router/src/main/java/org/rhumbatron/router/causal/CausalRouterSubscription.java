@@ -1,16 +1,13 @@
 package org.rhumbatron.router.causal;
 
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
-import java.util.Set;
 import org.rhumbatron.platform.db.Database;
 import org.rhumbatron.platform.eventlog.EventRecord;
 import org.rhumbatron.platform.eventlog.Subscription;
 import org.rhumbatron.protocol.Event;
 import org.rhumbatron.router.claims.EventClaims;
 import org.rhumbatron.router.run.BatchOutcome;
+import org.rhumbatron.router.run.ClaimingTemplate;
 import org.rhumbatron.router.run.SubscriptionHandler;
 
 /**
@@ -37,36 +34,21 @@ public final class CausalRouterSubscription implements SubscriptionHandler {
 
   @Override
   public BatchOutcome handle(int streamIndex, List<EventRecord> records) {
-    List<EventRecord> malformed = new ArrayList<>();
-    List<EventRecord> decoded = new ArrayList<>();
-    Map<String, Event> byId = new LinkedHashMap<>(); // stream order
-    for (EventRecord r : records) {
-      if (r.decoded()) {
-        decoded.add(r);
-        byId.putIfAbsent(r.event().eventId(), r.event());
-      } else {
-        malformed.add(r);
-      }
+    return ClaimingTemplate.all().handle(records, this::route);
+  }
+
+  private ClaimingTemplate.Report route(List<EventRecord> records) {
+    List<Event> events = records.stream().map(EventRecord::event).toList();
+    try {
+      database.inTransaction(
+          tx -> {
+            List<Event> freshEvents = claims.claimFresh(tx, CONSUMER, events);
+            router.routeCausalBatch(tx, freshEvents);
+            return null;
+          });
+      return ClaimingTemplate.Report.applied();
+    } catch (RuntimeException e) {
+      return ClaimingTemplate.Report.failed("routeCausalBatch", records, e);
     }
-    List<EventRecord> failed = new ArrayList<>(malformed);
-    List<String> errors = new ArrayList<>();
-    malformed.forEach(
-        r -> errors.add("seq " + r.streamSequence() + ": " + r.decodeError().getMessage()));
-    if (!decoded.isEmpty()) {
-      try {
-        database.inTransaction(
-            tx -> {
-              List<String> fresh = claims.claimEvents(tx, CONSUMER, List.copyOf(byId.keySet()));
-              Set<String> freshIds = Set.copyOf(fresh);
-              router.routeCausalBatch(
-                  tx, byId.values().stream().filter(e -> freshIds.contains(e.eventId())).toList());
-              return null;
-            });
-      } catch (RuntimeException e) {
-        failed.addAll(decoded);
-        errors.add("routeCausalBatch: " + e.getMessage());
-      }
-    }
-    return new BatchOutcome(List.of(), failed, errors.isEmpty() ? null : String.join("; ", errors));
   }
 }
