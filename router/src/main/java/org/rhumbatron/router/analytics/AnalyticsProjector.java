@@ -1,6 +1,5 @@
 package org.rhumbatron.router.analytics;
 
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -16,6 +15,7 @@ import org.rhumbatron.platform.metrics.PlatformMetrics;
 import org.rhumbatron.protocol.Event;
 import org.rhumbatron.router.claims.EventClaims;
 import org.rhumbatron.router.run.BatchOutcome;
+import org.rhumbatron.router.run.ClaimingTemplate;
 import org.rhumbatron.router.run.SubscriptionHandler;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -34,12 +34,11 @@ public final class AnalyticsProjector implements SubscriptionHandler {
   public static final String CONSUMER = Subscription.ANALYTICS_PROJECTOR.durableName();
 
   private static final Logger log = LoggerFactory.getLogger(AnalyticsProjector.class);
-  private static final int MAX_REASONS = 3;
 
   private final Database db;
   private final EventClaims claims;
   private final PlatformMetrics eventMetrics;
-  private final int pointsPerTick;
+  private final ClaimingTemplate claiming;
 
   public AnalyticsProjector(
       Database db, EventClaims claims, PlatformMetrics eventMetrics, Settings settings) {
@@ -50,7 +49,7 @@ public final class AnalyticsProjector implements SubscriptionHandler {
     this.db = db;
     this.claims = claims;
     this.eventMetrics = eventMetrics;
-    this.pointsPerTick = settings.get(Settings.ANALYTICS_POINTS_PER_TICK);
+    this.claiming = ClaimingTemplate.taking(settings.get(Settings.ANALYTICS_POINTS_PER_TICK));
   }
 
   @Override
@@ -60,55 +59,33 @@ public final class AnalyticsProjector implements SubscriptionHandler {
 
   @Override
   public BatchOutcome handle(int streamIndex, List<EventRecord> records) {
-    int taken = Math.min(records.size(), pointsPerTick);
-    List<EventRecord> handled = records.subList(0, taken);
-    List<EventRecord> deferred = records.subList(taken, records.size());
-    List<EventRecord> malformed = handled.stream().filter(r -> !r.decoded()).toList();
-    Map<String, Event> events = new LinkedHashMap<>(); // by id: a repeated Event counts once
-    handled.stream()
-        .filter(EventRecord::decoded)
-        .forEach(r -> events.putIfAbsent(r.event().eventId(), r.event()));
-    List<String> errors = new ArrayList<>(malformed.stream().map(AnalyticsProjector::why).toList());
-    List<EventRecord> failed = malformed;
-    if (!events.isEmpty()) {
-      try {
-        int points = project(streamIndex, events);
-        log.debug(
-            "analytics: {} points from {} events of stream {}", points, events.size(), streamIndex);
-      } catch (DatabaseException e) {
-        // The transaction rolled back with its claims: every handled record comes back.
-        failed = handled;
-        errors.add(0, "cannot write analytics points: " + e.getMessage());
-      }
-    }
-    return new BatchOutcome(deferred, failed, failed.isEmpty() ? null : summary(errors));
+    return claiming.handle(records, events -> project(streamIndex, events));
   }
 
-  /** The first few reasons and a count of the rest, so 100 malformed records stay one line. */
-  static String summary(List<String> errors) {
-    if (errors.size() <= MAX_REASONS) {
-      return String.join("; ", errors);
+  /** Claims {@code records}' events and writes a point for each fresh one of a mapped type. */
+  private ClaimingTemplate.Report project(int streamIndex, List<EventRecord> records) {
+    List<Event> events = records.stream().map(EventRecord::event).toList();
+    try {
+      int points =
+          db.inTransaction(
+              tx -> {
+                int written = 0;
+                for (Event e : claims.claimFresh(tx, CONSUMER, events)) {
+                  Optional<DataPoint> point = point(streamIndex, e);
+                  if (point.isPresent()) {
+                    eventMetrics.write(tx, point.get());
+                    written++;
+                  }
+                }
+                return written;
+              });
+      log.debug(
+          "analytics: {} points from {} events of stream {}", points, events.size(), streamIndex);
+      return ClaimingTemplate.Report.applied();
+    } catch (DatabaseException e) {
+      // The transaction rolled back with its claims: every handled record comes back.
+      return ClaimingTemplate.Report.failed("cannot write analytics points", records, e);
     }
-    return String.join("; ", errors.subList(0, MAX_REASONS))
-        + "; and "
-        + (errors.size() - MAX_REASONS)
-        + " more malformed records";
-  }
-
-  /** Claims {@code events} and writes a point for each fresh one of a mapped type. */
-  private int project(int streamIndex, Map<String, Event> events) {
-    return db.inTransaction(
-        tx -> {
-          int points = 0;
-          for (String id : claims.claimEvents(tx, CONSUMER, events.keySet())) {
-            Optional<DataPoint> point = point(streamIndex, events.get(id));
-            if (point.isPresent()) {
-              eventMetrics.write(tx, point.get());
-              points++;
-            }
-          }
-          return points;
-        });
   }
 
   static Optional<DataPoint> point(int streamIndex, Event e) {
@@ -131,13 +108,5 @@ public final class AnalyticsProjector implements SubscriptionHandler {
       labels.put("task_id", e.taskId());
     }
     return labels;
-  }
-
-  private static String why(EventRecord r) {
-    return "malformed envelope at stream sequence "
-        + r.streamSequence()
-        + Optional.ofNullable(r.messageId()).map(id -> " (" + id + ")").orElse("")
-        + ": "
-        + r.decodeError().getMessage();
   }
 }

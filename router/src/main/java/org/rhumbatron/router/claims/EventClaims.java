@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Set;
 import org.rhumbatron.platform.db.Database;
 import org.rhumbatron.platform.db.Tx;
+import org.rhumbatron.protocol.Event;
 
 /**
  * The seed's {@code claimEvents}: {@code INSERT OR IGNORE processed_events (consumer, event_id)}. A
@@ -46,6 +47,13 @@ public final class EventClaims {
       }
     }
     return fresh;
+  }
+
+  /** {@link #claimEvents} of {@code events}' ids; returns the fresh events, in the order given. */
+  public List<Event> claimFresh(Tx tx, String consumer, List<Event> events) throws SQLException {
+    Set<String> fresh =
+        Set.copyOf(claimEvents(tx, consumer, events.stream().map(Event::eventId).toList()));
+    return events.stream().filter(e -> fresh.contains(e.eventId())).toList();
   }
 
   /**

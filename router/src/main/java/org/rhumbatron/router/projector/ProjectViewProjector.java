@@ -22,6 +22,7 @@ import org.rhumbatron.platform.eventlog.Subscription;
 import org.rhumbatron.protocol.Event;
 import org.rhumbatron.router.claims.EventClaims;
 import org.rhumbatron.router.run.BatchOutcome;
+import org.rhumbatron.router.run.ClaimingTemplate;
 import org.rhumbatron.router.run.SubscriptionHandler;
 
 /**
@@ -69,20 +70,17 @@ public final class ProjectViewProjector implements SubscriptionHandler {
 
   @Override
   public BatchOutcome handle(int streamIndex, List<EventRecord> records) {
-    List<EventRecord> failed = new ArrayList<>();
-    List<String> errors = new ArrayList<>();
+    return ClaimingTemplate.all().handle(records, events -> applyDeltas(streamIndex, events));
+  }
+
+  /**
+   * One applyDelta call per project with fresh events while the run's budget lasts; a project fails
+   * or is deferred as a whole.
+   */
+  private ClaimingTemplate.Report applyDeltas(int streamIndex, List<EventRecord> records) {
     Map<String, List<EventRecord>> byProject = new LinkedHashMap<>();
-    Set<String> seen = new HashSet<>();
     for (EventRecord r : records) {
-      if (r.decoded()) {
-        if (!seen.add(r.event().eventId())) {
-          continue; // the same event twice in one batch (two msg ids): it applies once, both ack
-        }
-        byProject.computeIfAbsent(r.event().projectId(), p -> new ArrayList<>()).add(r);
-      } else {
-        failed.add(r);
-        errors.add("seq " + r.streamSequence() + ": " + r.decodeError().getMessage());
-      }
+      byProject.computeIfAbsent(r.event().projectId(), p -> new ArrayList<>()).add(r);
     }
     Set<String> withFresh = projectsWithFreshEvents(byProject);
     List<EventRecord> deferred = new ArrayList<>();
@@ -98,16 +96,17 @@ public final class ProjectViewProjector implements SubscriptionHandler {
       callsLeft--;
       calls.put(entry.getKey(), applyDelta(streamIndex, entry.getKey(), entry.getValue()));
     }
+    List<ClaimingTemplate.Failure> failures = new ArrayList<>();
     for (var call : calls.entrySet()) {
       try {
         call.getValue().join();
       } catch (CompletionException e) {
-        Throwable cause = Futures.unwrap(e);
-        failed.addAll(byProject.get(call.getKey()));
-        errors.add("project " + call.getKey() + ": " + cause.getMessage());
+        failures.add(
+            new ClaimingTemplate.Failure(
+                "project " + call.getKey(), byProject.get(call.getKey()), Futures.unwrap(e)));
       }
     }
-    return new BatchOutcome(deferred, failed, errors.isEmpty() ? null : String.join("; ", errors));
+    return new ClaimingTemplate.Report(deferred, failures);
   }
 
   private CompletableFuture<Integer> applyDelta(
@@ -134,16 +133,10 @@ public final class ProjectViewProjector implements SubscriptionHandler {
   private List<Event> claimWithFeed(
       Tx tx, int streamIndex, List<Event> events, Map<String, EventRecord> byId)
       throws SQLException {
-    List<String> fresh =
-        f.claims().claimEvents(tx, CONSUMER, events.stream().map(Event::eventId).toList());
-    Set<String> freshIds = Set.copyOf(fresh);
+    List<Event> fresh = f.claims().claimFresh(tx, CONSUMER, events);
     long now = f.clock().millis();
-    List<Event> out = new ArrayList<>(fresh.size());
     List<Object[]> feed = new ArrayList<>(fresh.size());
-    for (Event e : events) {
-      if (!freshIds.contains(e.eventId())) {
-        continue;
-      }
+    for (Event e : fresh) {
       EventRecord r = byId.get(e.eventId());
       feed.add(
           new Object[] {
@@ -158,19 +151,15 @@ public final class ProjectViewProjector implements SubscriptionHandler {
             new String(r.data(), StandardCharsets.UTF_8),
             now
           });
-      out.add(e);
     }
     tx.updateBatch(FEED_ROW, feed);
-    return out;
+    return fresh;
   }
 
   /** The projects of the batch that have at least one event not yet claimed by the projector. */
   private Set<String> projectsWithFreshEvents(Map<String, List<EventRecord>> byProject) {
     List<String> ids = new ArrayList<>();
     byProject.values().forEach(rs -> rs.forEach(r -> ids.add(r.event().eventId())));
-    if (ids.isEmpty()) {
-      return Set.of();
-    }
     Set<String> claimed = f.claims().claimedAmong(f.database(), CONSUMER, ids);
     Set<String> projects = new HashSet<>();
     byProject.forEach(
