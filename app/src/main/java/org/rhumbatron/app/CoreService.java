@@ -174,6 +174,10 @@ final class CoreService implements AutoCloseable {
     return lifecycle;
   }
 
+  Database database() {
+    return database;
+  }
+
   Connection nats() {
     return nats;
   }
