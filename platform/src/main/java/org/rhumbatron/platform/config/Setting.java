@@ -1,5 +1,6 @@
 package org.rhumbatron.platform.config;
 
+import java.net.URI;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.function.Function;
@@ -10,7 +11,23 @@ import java.util.function.Predicate;
  * parses and which values are allowed.
  */
 public record Setting<T>(
-    String key, T defaultValue, Function<String, T> parser, Predicate<T> valid, String rule) {
+    String key,
+    T defaultValue,
+    Function<String, T> parser,
+    Predicate<T> valid,
+    String rule,
+    boolean echoesValue) {
+
+  /** A setting whose errors quote the bad value. */
+  public Setting(
+      String key, T defaultValue, Function<String, T> parser, Predicate<T> valid, String rule) {
+    this(key, defaultValue, parser, valid, rule, true);
+  }
+
+  /** How an error shows a bad value: quoted, or not at all where a secret may be misplaced. */
+  String shown(Object value) {
+    return echoesValue ? "'" + value + "'" : "the value";
+  }
 
   /** The environment variable that overrides this key: RHUMBATRON_ + key in upper snake case. */
   public String envName() {
@@ -22,10 +39,10 @@ public record Setting<T>(
     try {
       value = parser.apply(raw.trim());
     } catch (RuntimeException e) {
-      throw new SettingsException(key, "cannot parse '" + raw + "': " + rule);
+      throw new SettingsException(key, "cannot parse " + shown(raw) + ": " + rule);
     }
     if (!valid.test(value)) {
-      throw new SettingsException(key, "'" + raw + "' is out of range: " + rule);
+      throw new SettingsException(key, shown(raw) + " is out of range: " + rule);
     }
     return value;
   }
@@ -95,6 +112,42 @@ public record Setting<T>(
         raw -> Enum.valueOf(type, raw.toUpperCase(Locale.ROOT).replace('-', '_')),
         v -> true,
         "one of " + names);
+  }
+
+  /** A non-blank text, e.g. a model name. */
+  static Setting<String> text(String key, String defaultValue) {
+    return new Setting<>(key, defaultValue, raw -> raw, v -> !v.isBlank(), "a non-empty text");
+  }
+
+  /** An absolute http or https URL without a trailing slash, e.g. an API's base URL. */
+  static Setting<String> httpUrl(String key, String defaultValue) {
+    return new Setting<>(
+        key,
+        defaultValue,
+        raw -> {
+          URI uri = URI.create(raw);
+          if (uri.getHost() == null
+              || !("http".equals(uri.getScheme()) || "https".equals(uri.getScheme()))) {
+            throw new IllegalArgumentException(raw);
+          }
+          return raw.endsWith("/") ? raw.substring(0, raw.length() - 1) : raw;
+        },
+        v -> true,
+        "an http or https URL like https://api.anthropic.com");
+  }
+
+  /**
+   * The name of an environment variable. A bad value is not quoted in the error: it may be the
+   * secret itself, written where its variable's name belongs.
+   */
+  static Setting<String> environmentVariableName(String key, String defaultValue) {
+    return new Setting<>(
+        key,
+        defaultValue,
+        raw -> raw,
+        v -> v.matches("[A-Za-z_][A-Za-z0-9_]*"),
+        "the name of an environment variable (letters, digits and _), not its value",
+        false);
   }
 
   /** Parses 500ms, 30s, 5m, 2h, 7d, or an ISO-8601 duration. */

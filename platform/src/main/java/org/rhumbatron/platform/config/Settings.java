@@ -2,11 +2,14 @@ package org.rhumbatron.platform.config;
 
 import static org.rhumbatron.platform.config.Setting.bool;
 import static org.rhumbatron.platform.config.Setting.duration;
+import static org.rhumbatron.platform.config.Setting.environmentVariableName;
+import static org.rhumbatron.platform.config.Setting.httpUrl;
 import static org.rhumbatron.platform.config.Setting.intRange;
 import static org.rhumbatron.platform.config.Setting.nonNegativeDuration;
 import static org.rhumbatron.platform.config.Setting.oneOf;
 import static org.rhumbatron.platform.config.Setting.positiveInt;
 import static org.rhumbatron.platform.config.Setting.probability;
+import static org.rhumbatron.platform.config.Setting.text;
 
 import java.io.IOException;
 import java.io.Reader;
@@ -118,6 +121,16 @@ public final class Settings {
       register(positiveInt("causal.clef-flash-calls-per-day", 200));
   public static final Setting<Double> CLEF_FLASH_ABSTAIN_BELOW =
       register(probability("causal.clef-flash-abstain-below", 0.7));
+  // Clef-flash's one Messages API call: model, endpoint and a short timeout (a late answer wakes).
+  // The key is read from the environment variable named here, never from a settings file.
+  public static final Setting<String> CLEF_FLASH_MODEL =
+      register(text("causal.clef-flash-model", "claude-haiku-4-5"));
+  public static final Setting<String> CLEF_FLASH_BASE_URL =
+      register(httpUrl("causal.clef-flash-base-url", "https://api.anthropic.com"));
+  public static final Setting<Duration> CLEF_FLASH_TIMEOUT =
+      register(duration("causal.clef-flash-timeout", Duration.ofSeconds(2)));
+  public static final Setting<String> CLEF_FLASH_API_KEY_ENV =
+      register(environmentVariableName("causal.clef-flash-api-key-env", "ANTHROPIC_API_KEY"));
   public static final Setting<Integer> COMMANDS_PER_CHANGE_PER_DAY =
       register(positiveInt("causal.commands-per-change-per-day", 1_000));
   public static final Setting<Integer> AGENTS_PER_CHANGE =
@@ -306,7 +319,7 @@ public final class Settings {
   public <T> Settings with(Setting<T> setting, T value) {
     if (!setting.valid().test(value)) {
       throw new SettingsException(
-          setting.key(), "'" + value + "' is out of range: " + setting.rule());
+          setting.key(), setting.shown(value) + " is out of range: " + setting.rule());
     }
     Map<Setting<?>, Object> next = new HashMap<>(values);
     next.put(setting, value);

@@ -39,6 +39,10 @@ class SettingsTest {
     assertThat(s.get(Settings.SETTLE_QUIET_MAX)).isEqualTo(Duration.ofHours(6));
     assertThat(s.get(Settings.CLEF_FLASH_CALLS_PER_DAY)).isEqualTo(200);
     assertThat(s.get(Settings.CLEF_FLASH_ABSTAIN_BELOW)).isEqualTo(0.7);
+    assertThat(s.get(Settings.CLEF_FLASH_MODEL)).isEqualTo("claude-haiku-4-5");
+    assertThat(s.get(Settings.CLEF_FLASH_BASE_URL)).isEqualTo("https://api.anthropic.com");
+    assertThat(s.get(Settings.CLEF_FLASH_TIMEOUT)).isEqualTo(Duration.ofSeconds(2));
+    assertThat(s.get(Settings.CLEF_FLASH_API_KEY_ENV)).isEqualTo("ANTHROPIC_API_KEY");
     assertThat(s.get(Settings.COMMANDS_PER_CHANGE_PER_DAY)).isEqualTo(1_000);
     assertThat(s.get(Settings.AGENTS_PER_CHANGE)).isEqualTo(8);
     assertThat(s.get(Settings.MAX_HOLD)).isEqualTo(Duration.ofMinutes(15));
@@ -66,6 +70,36 @@ class SettingsTest {
     assertThatThrownBy(
             () -> Settings.load(null, Map.of("RHUMBATRON_CAUSAL_CLEF_FLASH_ABSTAIN_BELOW", "1.5")))
         .hasMessageStartingWith("setting causal.clef-flash-abstain-below:");
+  }
+
+  @Test
+  void clefFlashEndpointSettingsAreChecked() {
+    Settings s =
+        Settings.defaults()
+            .with(
+                Map.of(
+                    "causal.clef-flash-base-url", "http://127.0.0.1:8089/",
+                    "causal.clef-flash-model", "claude-haiku-4-5-20251001",
+                    "causal.clef-flash-api-key-env", "RT_CLEF_KEY"));
+    assertThat(s.get(Settings.CLEF_FLASH_BASE_URL)).isEqualTo("http://127.0.0.1:8089");
+    assertThat(s.get(Settings.CLEF_FLASH_MODEL)).isEqualTo("claude-haiku-4-5-20251001");
+    assertThat(s.get(Settings.CLEF_FLASH_API_KEY_ENV)).isEqualTo("RT_CLEF_KEY");
+    assertThatThrownBy(
+            () -> Settings.defaults().with(Map.of("causal.clef-flash-base-url", "api.anthropic")))
+        .hasMessageStartingWith("setting causal.clef-flash-base-url: cannot parse 'api.anthropic'");
+    assertThatThrownBy(() -> Settings.defaults().with(Map.of("causal.clef-flash-model", " ")))
+        .hasMessageStartingWith("setting causal.clef-flash-model:");
+  }
+
+  @Test
+  void aKeyWrittenWhereItsVariableNameBelongsIsNotRepeated() {
+    String key = "sk-ant-api03-not-a-name";
+    assertThatThrownBy(() -> Settings.defaults().with(Map.of("causal.clef-flash-api-key-env", key)))
+        .isInstanceOf(SettingsException.class)
+        .hasMessageStartingWith("setting causal.clef-flash-api-key-env: the value is out of range")
+        .hasMessageNotContaining(key);
+    assertThatThrownBy(() -> Settings.defaults().with(Settings.CLEF_FLASH_API_KEY_ENV, key))
+        .hasMessageNotContaining(key);
   }
 
   @Test
