@@ -28,6 +28,7 @@ import org.rhumbatron.router.analytics.AnalyticsProjector;
 import org.rhumbatron.router.archive.ArchiveExpiry;
 import org.rhumbatron.router.archive.AuditArchiver;
 import org.rhumbatron.router.causal.CausalRules;
+import org.rhumbatron.router.causal.ClefFlash;
 import org.rhumbatron.router.causal.CommandCap;
 import org.rhumbatron.router.claims.EventClaims;
 import org.slf4j.Logger;
@@ -45,6 +46,7 @@ final class CoreService implements AutoCloseable {
   private final PrivateNatsServer privateNats;
   private final Connection nats;
   private final Database database;
+  private final ClefFlash clefFlash;
   private final Coordinator coordinator;
   private final CommandQueues queues;
   private final Lifecycle lifecycle;
@@ -63,7 +65,9 @@ final class CoreService implements AutoCloseable {
       Lifecycle lifecycle,
       LifecycleConsumers consumers,
       EventRouter router,
+      ClefFlash clefFlash,
       HttpServer http) {
+    this.clefFlash = clefFlash;
     this.privateNats = privateNats;
     this.nats = nats;
     this.database = database;
@@ -99,6 +103,7 @@ final class CoreService implements AutoCloseable {
     CommandQueues queues = null;
     LifecycleConsumers consumers = null;
     EventRouter router = null;
+    ClefFlash clefFlash = null;
     HttpServer http = null;
     try {
       String url = config.natsUrl();
@@ -143,14 +148,25 @@ final class CoreService implements AutoCloseable {
       coordinator.startAlarms(ALARM_TICK, UNLOAD_IDLE_AFTER);
       queues = CommandQueues.start(nats, coordinator, database, config.settings(), clock);
       Lifecycle lifecycle = new Lifecycle(coordinator, queues.commands(), clock, config.settings());
-      router = startRouter(config, clock, nats, database, coordinator, queues, lifecycle);
+      clefFlash = ClefFlash.create(database, config.settings(), System.getenv(), clock);
+      router =
+          startRouter(config, clock, nats, database, coordinator, queues, lifecycle, clefFlash);
       nudged.set(router);
       consumers = LifecycleConsumers.start(queues, lifecycle, database, clock, config.settings());
       router.catchUpAfterStart();
       http = HttpServer.start(config.httpPort(), nats);
       CoreService service =
           new CoreService(
-              privateNats, nats, database, coordinator, queues, lifecycle, consumers, router, http);
+              privateNats,
+              nats,
+              database,
+              coordinator,
+              queues,
+              lifecycle,
+              consumers,
+              router,
+              clefFlash,
+              http);
       started.accept(service);
       log.info(
           "core is up: nats {}, http port {}, database {}, {} streams resumed",
@@ -160,7 +176,8 @@ final class CoreService implements AutoCloseable {
           waiting);
       return service;
     } catch (RuntimeException | IOException | InterruptedException e) {
-      closeQuietly(http, router, queues, consumers, coordinator, database, nats, privateNats);
+      closeQuietly(
+          http, router, clefFlash, queues, consumers, coordinator, database, nats, privateNats);
       throw e;
     }
   }
@@ -193,7 +210,8 @@ final class CoreService implements AutoCloseable {
       Database database,
       Coordinator coordinator,
       CommandQueues queues,
-      Lifecycle lifecycle)
+      Lifecycle lifecycle,
+      ClefFlash clefFlash)
       throws IOException {
     Settings settings = config.settings();
     EnvelopeCodec codec = new EnvelopeCodec();
@@ -208,7 +226,7 @@ final class CoreService implements AutoCloseable {
                 command -> queues.commands().send(command),
                 clock,
                 lifecycle,
-                ClefFlashWiring.judge(database, clock, settings),
+                clefFlash,
                 new CommandCap(
                     settings.get(Settings.COMMANDS_PER_CHANGE_PER_DAY),
                     clock,
@@ -254,7 +272,8 @@ final class CoreService implements AutoCloseable {
       return;
     }
     log.info("core is stopping");
-    closeQuietly(http, router, queues, consumers, coordinator, database, nats, privateNats);
+    closeQuietly(
+        http, router, clefFlash, queues, consumers, coordinator, database, nats, privateNats);
     log.info("core stopped");
     closed.countDown();
   }

@@ -50,7 +50,12 @@ abstract class CausalRoutingContract {
   void agentsOnOverlappingScopesAreWokenAndTheOthersAreNot() throws Exception {
     // Slow Agents: each holds its Task for about two seconds, so the Agents of the three Changes
     // are active at the same time.
-    Settings settings = Settings.defaults().with(Map.of("agents.simulated.step-delay", "300ms"));
+    Settings settings =
+        Settings.defaults()
+            .with(
+                Map.of(
+                    "agents.simulated.step-delay", "300ms",
+                    "causal.clef-flash-api-key-env", "RHUMBATRON_TEST_NO_SUCH_KEY"));
     try (CoreService core =
         CoreService.start(new CoreConfig(nats.url(), data, db().url(), 0, settings))) {
       Lifecycle lifecycle = core.lifecycle();

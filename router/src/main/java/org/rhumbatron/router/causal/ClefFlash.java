@@ -7,11 +7,14 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import org.rhumbatron.lifecycle.ActiveScopes;
+import org.rhumbatron.lifecycle.ModelRouted;
 import org.rhumbatron.platform.config.Settings;
 import org.rhumbatron.platform.db.Database;
 import org.rhumbatron.platform.metrics.DataPoint;
 import org.rhumbatron.platform.metrics.MetricsBinding;
 import org.rhumbatron.platform.metrics.PlatformMetrics;
+import org.rhumbatron.protocol.Event;
 import org.rhumbatron.router.causal.ModelRoute.Decision;
 import org.rhumbatron.router.causal.ModelRoute.Reason;
 import org.slf4j.Logger;
@@ -40,7 +43,7 @@ import org.slf4j.LoggerFactory;
  * would wait on the write lock that transaction holds. Every time read goes through the clock; the
  * day rolls at 00:00 UTC. Thread-safe.
  */
-public final class ClefFlash implements AutoCloseable {
+public final class ClefFlash implements PrefixOverlapJudge, AutoCloseable {
   public static final String METRIC = "model_route";
 
   private static final Logger log = LoggerFactory.getLogger(ClefFlash.class);
@@ -100,6 +103,35 @@ public final class ClefFlash implements AutoCloseable {
     ModelRoute route = decide(q);
     record(q, route);
     return route;
+  }
+
+  /** The causal rules' question: the Event, the two keys and the Task's title. */
+  @Override
+  public ModelRouted decide(Event event, ActiveScopes.Match match) {
+    ModelRoute route =
+        route(
+            new ClefFlashQuestion(
+                event.projectId(),
+                match.changeId(),
+                match.taskId(),
+                match.taskTitle() == null ? "" : match.taskTitle(),
+                event.eventId(),
+                event.eventType(),
+                match.eventKey(),
+                match.agentKey()));
+    return new ModelRouted(
+        event.eventId(),
+        event.eventType().wireName(),
+        event.projectId(),
+        match.changeId(),
+        match.taskId(),
+        match.agentId(),
+        match.eventKey(),
+        match.agentKey(),
+        route.decision().wireName(),
+        route.probability(),
+        route.reason().wireName(),
+        route.latencyMs());
   }
 
   private ModelRoute decide(ClefFlashQuestion q) {

@@ -4,6 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.time.Duration;
+import java.time.LocalDate;
+import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -16,8 +19,11 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.rhumbatron.lifecycle.ModelRouted;
 import org.rhumbatron.lifecycle.TaskInfo;
+import org.rhumbatron.platform.config.Settings;
 import org.rhumbatron.protocol.Event;
 import org.rhumbatron.protocol.EventType;
+import org.rhumbatron.testkit.anthropic.FakeMessagesApi;
+import org.rhumbatron.testkit.anthropic.FakeMessagesApi.Answer;
 import org.rhumbatron.testkit.db.TestDatabase;
 import org.rhumbatron.testkit.nats.NatsServerExtension;
 
@@ -280,5 +286,127 @@ abstract class CausalRulesContract {
               assertThat(cmd.payload().path("agentId").asText()).isEqualTo(t.agentId());
               assertThat(cmd.payload().path("attempt").asInt()).isEqualTo(t.attempt());
             });
+  }
+
+  /**
+   * A Clef-flash row: how the local Messages API answers (null: a key-less core, or none needed),
+   * the calls already made today, and what the router does with the prefix overlap of {@code
+   * path:src/api/users.java} on {@code api}'s {@code path:src/api/}.
+   */
+  record ClefRow(
+      String name,
+      Answer answer,
+      boolean apiKey,
+      int callsMadeToday,
+      boolean wakes,
+      String reason) {
+    @Override
+    public String toString() {
+      return name;
+    }
+  }
+
+  static Stream<Arguments> clefFlashRows() {
+    return Stream.of(
+            new ClefRow("wake", ClefFlashFixture.routeWake("wake", 0.9), true, 0, true, "model"),
+            new ClefRow("skip", ClefFlashFixture.routeWake("skip", 0.9), true, 0, false, "model"),
+            new ClefRow(
+                "skip at 0.69 abstains and wakes",
+                ClefFlashFixture.routeWake("skip", 0.69),
+                true,
+                0,
+                true,
+                "abstained"),
+            new ClefRow(
+                "skip at 0.7 skips",
+                ClefFlashFixture.routeWake("skip", 0.7),
+                true,
+                0,
+                false,
+                "model"),
+            new ClefRow(
+                "an error wakes",
+                Answer.error(529, "overloaded_error", "Overloaded"),
+                true,
+                0,
+                true,
+                "error"),
+            new ClefRow(
+                "a slow answer times out and wakes",
+                ClefFlashFixture.routeWake("skip", 0.99).after(Duration.ofSeconds(5)),
+                true,
+                0,
+                true,
+                "timeout"),
+            new ClefRow("garbage wakes", Answer.garbage(), true, 0, true, "malformed"),
+            new ClefRow(
+                "no tool call wakes", Answer.text("I would skip."), true, 0, true, "malformed"),
+            new ClefRow(
+                "call 201 of the day wakes without asking",
+                ClefFlashFixture.routeWake("skip", 0.99),
+                true,
+                200,
+                true,
+                "daily_cap"),
+            new ClefRow(
+                "no API key wakes without asking",
+                ClefFlashFixture.routeWake("skip", 0.99),
+                false,
+                0,
+                true,
+                "no_api_key"))
+        .map(Arguments::of);
+  }
+
+  @ParameterizedTest(name = "Clef-flash: {0}")
+  @MethodSource("clefFlashRows")
+  void routesAPrefixOverlapByClefFlash(ClefRow row) throws Exception {
+    c = new CausalFixture(nats.url(), db().url(), Map.of());
+    try (FakeMessagesApi api = FakeMessagesApi.start()) {
+      api.enqueue(row.answer());
+      Settings settings = ClefFlashFixture.settings(api, Map.of());
+      c.f.database.inTransaction(
+          tx ->
+              tx.update(
+                  "INSERT INTO clef_flash_calls (day_utc, calls) VALUES (?, ?)",
+                  LocalDate.ofInstant(c.f.clock.instant(), ZoneOffset.UTC).toString(),
+                  row.callsMadeToday()));
+      try (ClefFlash clef =
+          ClefFlash.create(
+              c.f.database,
+              settings,
+              row.apiKey() ? ClefFlashFixture.ENVIRONMENT : Map.of(),
+              c.f.clock)) {
+        Event event = c.resourceEvent(EventType.CLAIM_RELEASED, "path:src/api/users.java", "other");
+        long started = System.nanoTime();
+        c.route(c.rules(clef, c.cap(1_000)), List.of(event));
+        assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(4));
+
+        assertThat(c.sentAsText()).isEqualTo(row.wakes() ? List.of("agent.wake api") : List.of());
+        boolean asked = row.apiKey() && row.callsMadeToday() < 200;
+        assertThat(api.requests()).isEqualTo(asked ? 1 : 0);
+        if (asked) {
+          String body = api.lastRequest().orElseThrow().body();
+          assertThat(body)
+              .contains("path:src/api/users.java", "path:src/api/", "edit api", event.eventId());
+        }
+        List<String> routed =
+            c.f.database.read(
+                tx ->
+                    tx.query(
+                        "SELECT decision || ' ' || reason FROM model_routes WHERE event_id = ?",
+                        rs -> rs.getString(1),
+                        event.eventId()));
+        assertThat(routed).containsExactly((row.wakes() ? "wake " : "skip ") + row.reason());
+        assertThat(c.f.outbox("model.routed")).isEqualTo(1);
+        assertThat(
+                c.f.count(
+                    "SELECT COUNT(*) FROM platform_metrics WHERE binding = 'METRICS' AND name = ?"
+                        + " AND event_id = ?",
+                    ClefFlash.METRIC,
+                    event.eventId()))
+            .isEqualTo(1);
+      }
+    }
   }
 }
