@@ -104,18 +104,28 @@ abstract class CausalRoutingContract {
               .read(
                   tx ->
                       tx.query(
-                          "SELECT labels FROM platform_metrics WHERE binding = 'METRICS'"
-                              + " AND name = 'false_wakeup'",
-                          rs -> rs.getString(1)));
+                          "SELECT labels, recorded_at_ms FROM platform_metrics"
+                              + " WHERE binding = 'METRICS' AND name = 'false_wakeup'",
+                          rs -> rs.getString(1) + "\t" + rs.getLong(2)));
+      Map<String, Long> completedAt = new HashMap<>();
+      for (Event e : events) {
+        if (e.eventType() == EventType.TASK_COMPLETED) {
+          completedAt.put(e.taskId(), e.timestamp().toEpochMilli());
+        }
+      }
       Map<String, String> falseTask = new HashMap<>();
       for (String row : falseWakeups) {
-        JsonNode labels = JSON.readTree(row);
+        JsonNode labels = JSON.readTree(row.split("\t")[0]);
+        long recordedAt = Long.parseLong(row.split("\t")[1]);
         String commandId = labels.path("commandId").asText();
         assertThat(wokenTask).doesNotContainKey(commandId);
         assertThat(falseTask.put(commandId, keyOfTask.get(labels.path("taskId").asText())))
             .isNull();
         // A false wakeup is one whose Task attempt had ended: completed before the wake came.
-        assertThat(labels.path("reason").asText()).contains("is completed");
+        assertThat(completedAt.get(labels.path("taskId").asText()))
+            .as("false wakeup %s: %s", labels.path("commandId"), labels.path("reason"))
+            .isNotNull()
+            .isLessThanOrEqualTo(recordedAt);
       }
       Set<String> wakedTasks = new HashSet<>(wokenTask.values());
       wakedTasks.addAll(falseTask.values());

@@ -218,7 +218,8 @@ abstract class IdempotencyTableContract {
     }
     assertThat(handedOut).hasSize(1);
     assertThat(f.outbox("task.assigned")).isEqualTo(1);
-    assertThat(f.outbox("agent.woken")).isEqualTo(1);
+    // Each wake command once: the ready wake, and the router's wake of the running Agent.
+    assertThat(f.outbox("agent.woken")).isEqualTo(2);
     assertThat(f.outbox("task.running")).isEqualTo(1);
     assertThat(f.count("SELECT COUNT(*) FROM platform_metrics WHERE name = 'false_wakeup'"))
         .as("a duplicate, not a false wakeup")
