@@ -11,6 +11,7 @@ import io.nats.client.Message;
 import io.nats.client.PullSubscribeOptions;
 import io.nats.client.api.AckPolicy;
 import io.nats.client.api.ConsumerConfiguration;
+import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -21,12 +22,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.ToDoubleFunction;
 import org.rhumbatron.coordinator.Coordinator;
 import org.rhumbatron.coordinator.outbox.StreamNudges;
 import org.rhumbatron.platform.config.Settings;
 import org.rhumbatron.platform.db.Database;
+import org.rhumbatron.platform.db.Tx;
 import org.rhumbatron.platform.eventlog.EventLogClient;
 import org.rhumbatron.platform.eventlog.JetStreamEventLog;
 import org.rhumbatron.platform.eventlog.Subscription;
@@ -38,6 +41,7 @@ import org.rhumbatron.protocol.EventStreams;
 import org.rhumbatron.protocol.EventType;
 import org.rhumbatron.protocol.StableIds;
 import org.rhumbatron.router.EventRouter;
+import org.rhumbatron.router.causal.CausalBatchRouter;
 import org.rhumbatron.router.run.BatchOutcome;
 import org.rhumbatron.router.run.SubscriptionHandler;
 
@@ -105,6 +109,8 @@ final class RouterBench {
   private String measure(Connection nats, Database db, Settings settings) throws Exception {
     JetStreamEventLog log = JetStreamEventLog.bind(nats);
     SubscriptionHandler idle = new AckAll();
+    // The phases before the overlap phase route nothing: only the claims and the projection.
+    AtomicReference<CausalBatchRouter> causal = new AtomicReference<>(CausalBatchRouter.NO_RULES);
     // The view actors run on the coordinator's actor pool, as in `rhumbatron core`.
     try (Coordinator coordinator = new Coordinator(db, log, clock, settings, StreamNudges.NONE);
         EventRouter router =
@@ -112,12 +118,7 @@ final class RouterBench {
                 new EventLogClient(nats, codec, settings),
                 db,
                 coordinator::view,
-                (tx, fresh) -> {
-                  long now = System.nanoTime();
-                  for (Event e : fresh) {
-                    appliedAtNanos.putIfAbsent(e.eventId(), now);
-                  }
-                },
+                recording(causal),
                 idle,
                 idle,
                 c -> {},
@@ -166,6 +167,37 @@ final class RouterBench {
       double oneStream = BenchRounds.median(ones);
       double eightStreams = BenchRounds.median(eights);
       long[] latencies = latency(router, log, projects, Math.max(50, oneStream / 2), next);
+      ObjectNode overlapOut = JSON.createObjectNode();
+      try (OverlapPhase overlap = new OverlapPhase(nats, db, coordinator, clock, settings)) {
+        overlap.setUp();
+        causal.set(overlap.rules());
+        int stream = EventStreams.streamIndex(overlap.projectId());
+        List<Double> overlapRates = new ArrayList<>();
+        int callsBefore = 0;
+        long sentBefore = 0;
+        int n = Math.min(count, OVERLAP_EVENTS);
+        for (int r = 0; r <= rounds; r++) {
+          List<Event> events = overlap.events(n, (long) r * n);
+          if (r == 1) {
+            callsBefore = overlap.modelCalls();
+            sentBefore = routerCommands(db);
+          }
+          publish(log, events);
+          Phase p = phase(() -> driveAll(router, stream, events));
+          if (r > 0) {
+            overlapRates.add(p.perSecond());
+          }
+        }
+        double overlapRate = BenchRounds.median(overlapRates);
+        overlapOut.put("active_agents", OverlapPhase.AGENTS);
+        overlapOut.put("events", n);
+        overlapOut.put("mix", "1/3 exact, 1/3 prefix only (Clef-flash, local API), 1/3 unrelated");
+        overlapOut.put("per_s", Math.round(overlapRate));
+        BenchRounds.put(overlapOut, "per_s", overlapRates);
+        overlapOut.put("ratio_to_router_one_stream", BenchRounds.ratio(overlapRate, oneStream));
+        overlapOut.put("model_calls", overlap.modelCalls() - callsBefore);
+        overlapOut.put("commands_sent", routerCommands(db) - sentBefore);
+      }
 
       ObjectNode out = JSON.createObjectNode();
       out.put("bench", "router");
@@ -203,8 +235,60 @@ final class RouterBench {
       ObjectNode latency = out.putObject("publish_to_applied_ms");
       latency.put("offered_per_s", Math.round(Math.max(50, oneStream / 2)));
       LatencyStats.put(latency, latencies, 50, 99);
+      out.set("resource_overlap", overlapOut);
       return JSON.writerWithDefaultPrettyPrinter().writeValueAsString(out);
     }
+  }
+
+  /** Resource Events per round of the overlap phase (at most; no more than --count). */
+  static final int OVERLAP_EVENTS = 3_000;
+
+  /** Marks each fresh Event applied when {@code rules} (the current ones) routed it. */
+  private CausalBatchRouter recording(AtomicReference<CausalBatchRouter> rules) {
+    return new CausalBatchRouter() {
+      @Override
+      public CausalBatchRouter prepare(List<Event> unclaimed) {
+        CausalBatchRouter batch = rules.get().prepare(unclaimed);
+        return (tx, fresh) -> {
+          batch.routeCausalBatch(tx, fresh);
+          applied(fresh);
+        };
+      }
+
+      @Override
+      public boolean prepares(Event e) {
+        return rules.get().prepares(e);
+      }
+
+      @Override
+      public void routeCausalBatch(Tx tx, List<Event> fresh) throws SQLException {
+        rules.get().routeCausalBatch(tx, fresh);
+        applied(fresh);
+      }
+    };
+  }
+
+  private void applied(List<Event> fresh) {
+    long now = System.nanoTime();
+    for (Event e : fresh) {
+      appliedAtNanos.putIfAbsent(e.eventId(), now);
+    }
+  }
+
+  /** Nudges {@code stream} until the causal router has routed every one of {@code events}. */
+  private double driveAll(EventRouter router, int stream, List<Event> events) {
+    long start = System.nanoTime();
+    while (events.stream().anyMatch(e -> !appliedAtNanos.containsKey(e.eventId()))) {
+      router.nudge(stream);
+      LockSupport.parkNanos(1_000_000);
+    }
+    return events.size() / ((System.nanoTime() - start) / 1e9);
+  }
+
+  /** The router's commands counted toward the cap, all Changes and days. */
+  private static long routerCommands(Database db) {
+    return db.read(
+        tx -> tx.queryLong("SELECT COALESCE(SUM(commands), 0) FROM causal_command_counts"));
   }
 
   /** The measured phases of a round, in the order they run, as the JSON names them. */

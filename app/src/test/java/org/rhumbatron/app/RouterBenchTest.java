@@ -50,6 +50,12 @@ class RouterBenchTest {
 
     JsonNode out = new ObjectMapper().readTree(json);
     assertThat(out.path("ratio").isNumber()).isTrue();
+    JsonNode overlap = out.path("resource_overlap");
+    assertThat(overlap.path("active_agents").asInt()).isEqualTo(200);
+    assertThat(overlap.path("per_s").asLong()).isPositive();
+    // A third of the keys overlap one Agent by prefix only: Clef-flash asks the local API.
+    assertThat(overlap.path("model_calls").asInt()).isEqualTo(overlap.path("events").asInt() / 3);
+    assertThat(overlap.path("commands_sent").asLong()).isPositive();
     JsonNode cpu = out.path("cpu_us_per_event");
     assertThat(cpu.path("includes_nats_server").asBoolean())
         .as("the test's nats-server is a child process of this JVM")

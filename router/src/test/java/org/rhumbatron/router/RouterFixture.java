@@ -80,6 +80,11 @@ final class RouterFixture implements AutoCloseable {
               }
 
               @Override
+              public boolean prepares(org.rhumbatron.protocol.Event e) {
+                return causalRules.prepares(e);
+              }
+
+              @Override
               public void routeCausalBatch(
                   org.rhumbatron.platform.db.Tx tx,
                   java.util.List<org.rhumbatron.protocol.Event> fresh)

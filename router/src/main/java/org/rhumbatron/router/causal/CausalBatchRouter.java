@@ -23,5 +23,10 @@ public interface CausalBatchRouter {
     return this;
   }
 
+  /** Whether {@link #prepare} has anything to ask about {@code e}; if none, no claim is read. */
+  default boolean prepares(Event e) {
+    return false;
+  }
+
   void routeCausalBatch(Tx tx, List<Event> fresh) throws SQLException;
 }

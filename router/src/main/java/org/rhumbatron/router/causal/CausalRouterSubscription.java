@@ -42,14 +42,20 @@ public final class CausalRouterSubscription implements SubscriptionHandler {
   private ClaimingTemplate.Report route(List<EventRecord> records) {
     List<Event> events = records.stream().map(EventRecord::event).toList();
     try {
-      Set<String> claimed =
-          claims.claimedAmong(database, CONSUMER, events.stream().map(Event::eventId).toList());
-      CausalBatchRouter batch =
-          router.prepare(events.stream().filter(e -> !claimed.contains(e.eventId())).toList());
+      List<Event> toPrepare = events.stream().filter(router::prepares).toList();
+      CausalBatchRouter batch = router;
+      if (!toPrepare.isEmpty()) {
+        Set<String> claimed =
+            claims.claimedAmong(
+                database, CONSUMER, toPrepare.stream().map(Event::eventId).toList());
+        batch =
+            router.prepare(toPrepare.stream().filter(e -> !claimed.contains(e.eventId())).toList());
+      }
+      CausalBatchRouter prepared = batch;
       database.inTransaction(
           tx -> {
             List<Event> freshEvents = claims.claimFresh(tx, CONSUMER, events);
-            batch.routeCausalBatch(tx, freshEvents);
+            prepared.routeCausalBatch(tx, freshEvents);
             return null;
           });
       return ClaimingTemplate.Report.applied();

@@ -88,7 +88,7 @@ public final class CausalRules implements CausalBatchRouter {
   public CausalBatchRouter prepare(List<Event> unclaimed) {
     Map<String, List<Wakeable>> overlaps = new HashMap<>();
     for (Event e : unclaimed) {
-      if (e.eventType().kind() != EventType.Kind.RESOURCE || e.projectId() == null) {
+      if (!prepares(e)) {
         continue;
       }
       List<Wakeable> wakeable = new ArrayList<>();
@@ -102,6 +102,11 @@ public final class CausalRules implements CausalBatchRouter {
       overlaps.put(e.eventId(), wakeable);
     }
     return (tx, fresh) -> route(tx, fresh, overlaps);
+  }
+
+  @Override
+  public boolean prepares(Event e) {
+    return e.eventType().kind() == EventType.Kind.RESOURCE && e.projectId() != null;
   }
 
   /** An active Agent the Event wakes, and why (the overlap). */
