@@ -184,6 +184,47 @@ abstract class LifecycleContract {
     lifecycle.completeTask(w.task()).get();
   }
 
+  /**
+   * The seed's agent slots: task.completed and task.failed free a slot; a ready Task waiting at the
+   * 8-agent limit gets it when the router dispatches again (after task.completed) or settles (after
+   * task.failed).
+   */
+  @Test
+  void aCompletedOrFailedTaskFreesItsSlotForAReadyTaskWaitingAtTheLimit() throws Exception {
+    f.project("p1");
+    List<TaskSpec> tasks = new ArrayList<>();
+    for (int i = 0; i < 10; i++) {
+      tasks.add(task("r" + i));
+    }
+    String c = lifecycle.createChange("p1", "req", new WorkGraph(tasks)).get().change().changeId();
+    List<Wake> first = lifecycle.dispatch(c, "cmd_d1").get().wakes();
+    assertThat(first).extracting(Wake::taskId).doesNotContain(c + ":r8", c + ":r9");
+
+    complete(first.get(0));
+    Dispatched afterCompleted = lifecycle.dispatch(c, "cmd_completed_dispatch").get();
+    assertThat(afterCompleted.admitted()).isEqualTo(1);
+    assertThat(lifecycle.task(c + ":r8").orElseThrow().state()).isEqualTo("assigned");
+
+    Wake r1 = first.get(1);
+    lifecycle.startTask(r1.task()).get();
+    lifecycle.failTask(r1.task(), "broken").get();
+    Settled settled = lifecycle.settle(c, "cmd_failed_settle").get();
+    // Ready Tasks are admitted in work-graph order: r1's next attempt before r9.
+    assertThat(settled.dispatched().admitted()).isEqualTo(1);
+    TaskInfo retried = lifecycle.task(c + ":r1").orElseThrow();
+    assertThat(retried.state()).isEqualTo("assigned");
+    assertThat(retried.attempt()).isEqualTo(2);
+    assertThat(lifecycle.task(c + ":r9").orElseThrow().state())
+        .as("still waiting at the limit")
+        .isEqualTo("ready");
+    assertThat(f.count("SELECT COUNT(*) FROM tasks WHERE change_id = ? AND state = 'assigned'", c))
+        .isEqualTo(8);
+
+    complete(first.get(2));
+    lifecycle.dispatch(c, "cmd_completed2_dispatch").get();
+    assertThat(lifecycle.task(c + ":r9").orElseThrow().state()).isEqualTo("assigned");
+  }
+
   @Test
   void aCompletedTaskFreesItsSlotAndReadiesItsDependentsThenTheChangeVerifies() throws Exception {
     f.project("p1");
