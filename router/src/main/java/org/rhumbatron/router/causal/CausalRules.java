@@ -15,20 +15,21 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
 import org.rhumbatron.lifecycle.ActiveScopes;
 import org.rhumbatron.lifecycle.Lifecycle;
 import org.rhumbatron.lifecycle.ModelRouted;
+import org.rhumbatron.platform.concurrent.DaemonThreads;
 import org.rhumbatron.platform.db.Tx;
 import org.rhumbatron.protocol.Command;
 import org.rhumbatron.protocol.CommandType;
 import org.rhumbatron.protocol.Event;
 import org.rhumbatron.protocol.EventType;
 import org.rhumbatron.protocol.StableIds;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The seed's rules of {@code routeCausalBatch}, in the seed's order: {@code task.ready} is ignored
@@ -53,14 +54,17 @@ import org.slf4j.LoggerFactory;
  * passes the {@link CommandCap} first.
  */
 public final class CausalRules implements CausalBatchRouter {
-  private static final Logger log = LoggerFactory.getLogger(CausalRules.class);
   private static final Duration SEND_TIMEOUT = Duration.ofSeconds(10);
+  // Clef-flash questions of one batch asked at the same time.
+  private static final int QUESTIONS_AT_ONCE = 8;
 
   private final Function<Command, CompletableFuture<?>> commands;
   private final Clock clock;
   private final Lifecycle lifecycle;
   private final PrefixOverlapJudge judge;
   private final CommandCap cap;
+  private final ExecutorService questions =
+      Executors.newFixedThreadPool(QUESTIONS_AT_ONCE, DaemonThreads.named("clef-flash"));
 
   /**
    * {@code commands}: core's {@code commands.send}; {@code lifecycle}: where active scopes are read
@@ -87,6 +91,7 @@ public final class CausalRules implements CausalBatchRouter {
   @Override
   public CausalBatchRouter prepare(List<Event> unclaimed) {
     Map<String, List<Wakeable>> overlaps = new HashMap<>();
+    Map<String, List<CompletableFuture<Optional<Wakeable>>>> asked = new HashMap<>();
     for (Event e : unclaimed) {
       if (!prepares(e)) {
         continue;
@@ -95,12 +100,23 @@ public final class CausalRules implements CausalBatchRouter {
       for (ActiveScopes.Match m : lifecycle.overlapping(e.projectId(), keysOf(e), ownAgent(e))) {
         if (m.overlap() == ActiveScopes.Overlap.EXACT) {
           wakeable.add(new Wakeable(m, "exact"));
-        } else if (decide(e, m).wakes()) {
-          wakeable.add(new Wakeable(m, "prefix"));
+        } else {
+          asked
+              .computeIfAbsent(e.eventId(), k -> new ArrayList<>())
+              .add(
+                  CompletableFuture.supplyAsync(
+                      () ->
+                          decide(e, m).wakes()
+                              ? Optional.of(new Wakeable(m, "prefix"))
+                              : Optional.empty(),
+                      questions));
         }
       }
       overlaps.put(e.eventId(), wakeable);
     }
+    // The questions of the batch go out together: each waits on the model, not on the others.
+    asked.forEach(
+        (eventId, answers) -> answers.forEach(a -> a.join().ifPresent(overlaps.get(eventId)::add)));
     return (tx, fresh) -> route(tx, fresh, overlaps);
   }
 

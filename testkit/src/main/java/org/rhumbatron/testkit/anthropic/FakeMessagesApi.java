@@ -159,6 +159,8 @@ public final class FakeMessagesApi implements AutoCloseable {
 
   /** Starts the fake on a free port of 127.0.0.1. */
   public static FakeMessagesApi start() {
+    // Headers and body are two writes: without TCP_NODELAY the body waits for a delayed ACK.
+    System.setProperty("sun.net.httpserver.nodelay", "true");
     HttpServer server;
     try {
       server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
