@@ -20,7 +20,6 @@ import java.util.function.ToDoubleFunction;
 import org.rhumbatron.lifecycle.ChangeCreated;
 import org.rhumbatron.lifecycle.ChangeInfo;
 import org.rhumbatron.lifecycle.Lifecycle;
-import org.rhumbatron.lifecycle.LifecycleIds;
 import org.rhumbatron.lifecycle.WorkGraph;
 import org.rhumbatron.platform.config.Settings;
 import org.rhumbatron.platform.db.Database;
@@ -510,8 +509,9 @@ final class LifecycleBench {
           }
         }
         case "agent.woken" -> {
-          if (LifecycleIds.readyWake(e.taskId(), 1)
-              .equals(e.payload().path("commandId").asText())) {
+          // The first wake of the first attempt: the ready wake, or a router's overlap wake of
+          // the assigned Agent that came before it.
+          if (e.payload().path("attempt").asInt() == 1) {
             wokenFirst.merge(e.taskId(), row.createdMs(), Math::min);
           }
         }

@@ -27,8 +27,8 @@ import org.rhumbatron.router.causal.AnthropicModelClient;
 import org.rhumbatron.router.causal.CausalRules;
 import org.rhumbatron.router.causal.ClefFlash;
 import org.rhumbatron.router.causal.CommandCap;
-import org.rhumbatron.testkit.anthropic.FakeMessagesApi;
-import org.rhumbatron.testkit.anthropic.FakeMessagesApi.Answer;
+import org.rhumbatron.router.causal.LocalMessagesApi;
+import org.rhumbatron.router.causal.LocalMessagesApi.Answer;
 
 /**
  * The router bench's resource-overlap phase: one project with {@link #AGENTS} active Agents (25
@@ -43,7 +43,7 @@ final class OverlapPhase implements AutoCloseable {
 
   private final Lifecycle lifecycle;
   private final Clock clock;
-  private final FakeMessagesApi api;
+  private final LocalMessagesApi api;
   private final ClefFlash clefFlash;
   private final CausalRules rules;
   private final List<TaskInfo> agents = new ArrayList<>();
@@ -55,7 +55,7 @@ final class OverlapPhase implements AutoCloseable {
     Settings settings = base.with(Settings.CLEF_FLASH_CALLS_PER_DAY, Integer.MAX_VALUE);
     Commands commands = new Commands(new JetStreamCommandTransport(nats), new EnvelopeCodec());
     lifecycle = new Lifecycle(coordinator, commands, clock, settings);
-    api = FakeMessagesApi.start();
+    api = LocalMessagesApi.start();
     api.answerWith(
         request ->
             Answer.toolUse(

@@ -11,14 +11,13 @@ import java.io.StringWriter;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.rhumbatron.router.causal.LocalMessagesApi.Answer;
 import org.rhumbatron.router.causal.ModelCallException.Failure;
 import org.rhumbatron.router.causal.ModelRoute.Decision;
-import org.rhumbatron.testkit.anthropic.FakeMessagesApi;
-import org.rhumbatron.testkit.anthropic.FakeMessagesApi.Answer;
 
 /** The SDK client alone: its answer, or a typed failure that names the Event and not the key. */
 class AnthropicModelClientTest {
-  private final FakeMessagesApi api = FakeMessagesApi.start();
+  private final LocalMessagesApi api = LocalMessagesApi.start();
   private final AnthropicModelClient client =
       new AnthropicModelClient(api.baseUrl(), API_KEY, "claude-haiku-4-5", Duration.ofMillis(400));
 

@@ -22,8 +22,7 @@ import org.rhumbatron.lifecycle.TaskInfo;
 import org.rhumbatron.platform.config.Settings;
 import org.rhumbatron.protocol.Event;
 import org.rhumbatron.protocol.EventType;
-import org.rhumbatron.testkit.anthropic.FakeMessagesApi;
-import org.rhumbatron.testkit.anthropic.FakeMessagesApi.Answer;
+import org.rhumbatron.router.causal.LocalMessagesApi.Answer;
 import org.rhumbatron.testkit.db.TestDatabase;
 import org.rhumbatron.testkit.nats.NatsServerExtension;
 
@@ -362,7 +361,7 @@ abstract class CausalRulesContract {
   @MethodSource("clefFlashRows")
   void routesAPrefixOverlapByClefFlash(ClefRow row) throws Exception {
     c = new CausalFixture(nats.url(), db().url(), Map.of());
-    try (FakeMessagesApi api = FakeMessagesApi.start()) {
+    try (LocalMessagesApi api = LocalMessagesApi.start()) {
       api.enqueue(row.answer());
       Settings settings = ClefFlashFixture.settings(api, Map.of());
       c.f.database.inTransaction(

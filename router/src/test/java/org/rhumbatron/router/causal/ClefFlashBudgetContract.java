@@ -22,7 +22,6 @@ import org.junit.jupiter.api.Test;
 import org.rhumbatron.platform.db.Database;
 import org.rhumbatron.router.causal.ModelRoute.Reason;
 import org.rhumbatron.testkit.SettableClock;
-import org.rhumbatron.testkit.anthropic.FakeMessagesApi;
 import org.rhumbatron.testkit.db.TestDatabase;
 
 /** Clef-flash's daily budget in clef_flash_calls; run against SQLite and PostgreSQL. */
@@ -30,11 +29,11 @@ abstract class ClefFlashBudgetContract {
   abstract TestDatabase db();
 
   private final SettableClock clock = new SettableClock(Instant.parse("2026-03-04T23:59:59.998Z"));
-  private FakeMessagesApi api;
+  private LocalMessagesApi api;
 
   @BeforeEach
   void start() {
-    api = FakeMessagesApi.start().answerWith(req -> routeWake("skip", 0.9));
+    api = LocalMessagesApi.start().answerWith(req -> routeWake("skip", 0.9));
   }
 
   @AfterEach

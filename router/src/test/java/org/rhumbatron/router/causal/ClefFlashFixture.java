@@ -5,8 +5,7 @@ import java.util.Map;
 import org.rhumbatron.platform.config.Settings;
 import org.rhumbatron.platform.db.Database;
 import org.rhumbatron.protocol.EventType;
-import org.rhumbatron.testkit.anthropic.FakeMessagesApi;
-import org.rhumbatron.testkit.anthropic.FakeMessagesApi.Answer;
+import org.rhumbatron.router.causal.LocalMessagesApi.Answer;
 
 /** The question, answers and settings the Clef-flash tests share. */
 final class ClefFlashFixture {
@@ -37,7 +36,7 @@ final class ClefFlashFixture {
   }
 
   /** The defaults, pointed at {@code api}, with {@code overrides}. */
-  static Settings settings(FakeMessagesApi api, Map<String, String> overrides) {
+  static Settings settings(LocalMessagesApi api, Map<String, String> overrides) {
     Map<String, String> all = new java.util.HashMap<>(overrides);
     all.putIfAbsent("causal.clef-flash-base-url", api.baseUrl());
     all.putIfAbsent("causal.clef-flash-timeout", "500ms");

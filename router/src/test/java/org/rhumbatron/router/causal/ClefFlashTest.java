@@ -32,11 +32,10 @@ import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.rhumbatron.platform.db.Database;
 import org.rhumbatron.router.causal.ClefFlashFixture.Point;
+import org.rhumbatron.router.causal.LocalMessagesApi.Answer;
 import org.rhumbatron.router.causal.ModelRoute.Decision;
 import org.rhumbatron.router.causal.ModelRoute.Reason;
 import org.rhumbatron.testkit.SettableClock;
-import org.rhumbatron.testkit.anthropic.FakeMessagesApi;
-import org.rhumbatron.testkit.anthropic.FakeMessagesApi.Answer;
 import org.rhumbatron.testkit.db.DatabaseExtension;
 import org.slf4j.LoggerFactory;
 
@@ -47,13 +46,13 @@ class ClefFlashTest {
   @RegisterExtension final DatabaseExtension database = DatabaseExtension.sqlite();
 
   private final SettableClock clock = new SettableClock(Instant.parse("2026-03-04T10:00:00Z"));
-  private FakeMessagesApi api;
+  private LocalMessagesApi api;
   private Database db;
   private final List<AutoCloseable> open = new ArrayList<>();
 
   @BeforeEach
   void start() {
-    api = FakeMessagesApi.start();
+    api = LocalMessagesApi.start();
     db = Database.open(database.database().url());
   }
 
@@ -297,7 +296,7 @@ class ClefFlashTest {
   void theRequestForcesTheToolAndCarriesTheQuestion() throws Exception {
     api.enqueue(routeWake("wake", 0.9));
     flash().route(question("evt_42"));
-    FakeMessagesApi.Request req = api.lastRequest().orElseThrow();
+    LocalMessagesApi.Request req = api.lastRequest().orElseThrow();
     assertThat(req.method()).isEqualTo("POST");
     assertThat(req.path()).isEqualTo("/v1/messages");
     assertThat(req.header("x-api-key")).contains(API_KEY);

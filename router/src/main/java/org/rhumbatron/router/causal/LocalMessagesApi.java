@@ -1,4 +1,4 @@
-package org.rhumbatron.testkit.anthropic;
+package org.rhumbatron.router.causal;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
@@ -28,17 +28,18 @@ import java.util.function.Function;
  * API would: a message with a {@code tool_use} or text block, an error status with the API's error
  * JSON, a slow answer, or garbage. Each request takes the next {@linkplain #enqueue queued} answer,
  * else the {@linkplain #answerWith answer function}'s; with neither it gets a 500 {@code api_error}
- * saying so. The fake counts its requests and keeps the last one.
+ * saying so. It counts its requests and keeps the last one. Clef-flash's tests and the router bench
+ * point the client at it, so no test or benchmark calls the real service.
  *
  * <pre>{@code
- * try (FakeMessagesApi api = FakeMessagesApi.start()) {
+ * try (LocalMessagesApi api = LocalMessagesApi.start()) {
  *   api.enqueue(Answer.toolUse("route_wake", "{\"decision\":\"wake\",\"probability\":0.9}"));
  *   ... point the client at api.baseUrl() ...
  *   assertThat(api.lastRequest().orElseThrow().body()).contains("\"tool_choice\"");
  * }
  * }</pre>
  */
-public final class FakeMessagesApi implements AutoCloseable {
+public final class LocalMessagesApi implements AutoCloseable {
   public static final String PATH = "/v1/messages";
 
   /** One request as received: header names in lower case. */
@@ -152,20 +153,20 @@ public final class FakeMessagesApi implements AutoCloseable {
   private final AtomicInteger requests = new AtomicInteger();
   private final AtomicReference<Request> last = new AtomicReference<>();
 
-  private FakeMessagesApi(HttpServer server, ExecutorService handlers) {
+  private LocalMessagesApi(HttpServer server, ExecutorService handlers) {
     this.server = server;
     this.handlers = handlers;
   }
 
   /** Starts the fake on a free port of 127.0.0.1. */
-  public static FakeMessagesApi start() {
+  public static LocalMessagesApi start() {
     // Headers and body are two writes: without TCP_NODELAY the body waits for a delayed ACK.
     System.setProperty("sun.net.httpserver.nodelay", "true");
     HttpServer server;
     try {
       server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
     } catch (IOException e) {
-      throw new UncheckedIOException("cannot start the fake Messages API", e);
+      throw new UncheckedIOException("cannot start the local Messages API", e);
     }
     // One thread per request, so a slow answer does not hold up the next request.
     ExecutorService handlers =
@@ -175,7 +176,7 @@ public final class FakeMessagesApi implements AutoCloseable {
               t.setDaemon(true);
               return t;
             });
-    FakeMessagesApi api = new FakeMessagesApi(server, handlers);
+    LocalMessagesApi api = new LocalMessagesApi(server, handlers);
     server.setExecutor(handlers);
     server.createContext("/", api::handle);
     server.start();
@@ -188,13 +189,13 @@ public final class FakeMessagesApi implements AutoCloseable {
   }
 
   /** Queues answers for the next requests, in order; they go before the answer function. */
-  public synchronized FakeMessagesApi enqueue(Answer... answers) {
+  public synchronized LocalMessagesApi enqueue(Answer... answers) {
     queue.addAll(List.of(answers));
     return this;
   }
 
   /** Answers every request that finds the queue empty with {@code f} of the request. */
-  public FakeMessagesApi answerWith(Function<Request, Answer> f) {
+  public LocalMessagesApi answerWith(Function<Request, Answer> f) {
     function.set(f);
     return this;
   }
