@@ -32,7 +32,19 @@ final class CoreProcess {
 
   /** {@code java -cp <test classpath> org.rhumbatron.app.Main args...}, stderr into stdout. */
   static Process launch(String... args) throws IOException {
-    List<String> command = new ArrayList<>();
+    return launch(List.of(), args);
+  }
+
+  /**
+   * As {@link #launch(String...)} through {@code setsid}: the child leads a process group of its
+   * own, and a signal to that group is what a terminal's Ctrl-C sends to its foreground job.
+   */
+  static Process launchInOwnGroup(String... args) throws IOException {
+    return launch(List.of("/usr/bin/setsid"), args);
+  }
+
+  private static Process launch(List<String> prefix, String... args) throws IOException {
+    List<String> command = new ArrayList<>(prefix);
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     command.add("-cp");
     command.add(System.getProperty("java.class.path"));
