@@ -45,12 +45,19 @@ final class CoreProcess {
 
   private static Process launch(List<String> prefix, String... args) throws IOException {
     List<String> command = new ArrayList<>(prefix);
+    command.addAll(command(args));
+    return new ProcessBuilder(command).redirectErrorStream(true).start();
+  }
+
+  /** The command line of {@code rhumbatron args...} on the test classpath. */
+  static List<String> command(String... args) {
+    List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     command.add("-cp");
     command.add(System.getProperty("java.class.path"));
     command.add(Main.class.getName());
     command.addAll(List.of(args));
-    return new ProcessBuilder(command).redirectErrorStream(true).start();
+    return command;
   }
 
   /** A daemon thread that adds each line the process prints to {@code into}, until it ends. */
