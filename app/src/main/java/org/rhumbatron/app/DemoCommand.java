@@ -29,6 +29,15 @@ import picocli.CommandLine.Option;
 final class DemoCommand implements Callable<Integer> {
   static final int DEFAULT_CHANGES = 48;
 
+  /**
+   * The seed's settings but a shorter conflict review: the demo's Changes overlap on purpose, and a
+   * Candidate that waits the full review stalls the demo for most of a minute. {@code --config} or
+   * the environment can set it back.
+   */
+  static final Settings DEMO_DEFAULTS =
+      Settings.defaults()
+          .with(Settings.INTEGRATION_CONFLICT_REVIEW_DELAY, java.time.Duration.ofSeconds(5));
+
   @Option(
       names = "--changes",
       defaultValue = "" + DEFAULT_CHANGES,
@@ -80,7 +89,7 @@ final class DemoCommand implements Callable<Integer> {
     Path dir = data != null ? data : Files.createTempDirectory("rhumbatron-demo-");
     DemoRun.refuseUsedDataDir(dir);
     Files.createDirectories(dir);
-    Settings settings = Settings.load(config, System.getenv());
+    Settings settings = Settings.load(DEMO_DEFAULTS, config, System.getenv());
     Clock clock = Clock.systemUTC();
     // Status lines go to stdout, unless stdout is for the JSON summary.
     PrintStream out = json ? System.err : System.out;
@@ -101,13 +110,7 @@ final class DemoCommand implements Callable<Integer> {
       try {
         DemoRun run =
             new DemoRun(
-                core,
-                settings,
-                dir,
-                clock,
-                changes,
-                duration,
-                DemoProgress.onStderr(clock, changes));
+                core, settings, dir, clock, changes, duration, DemoProgress.onStderr(clock));
         summary = run.run(dashboard);
       } catch (RuntimeException | Error e) {
         core.close();

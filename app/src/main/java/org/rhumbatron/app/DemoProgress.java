@@ -15,26 +15,26 @@ final class DemoProgress {
   static final Duration LINE_EVERY = Duration.ofSeconds(5);
   private static final int BAR_WIDTH = 30;
 
-  /** What the progress shows. */
-  record Counts(long completed, long ended, long events, long commands) {}
+  /**
+   * What the progress shows; {@code total} is the Changes to run (created, once creation ended).
+   */
+  record Counts(long completed, long ended, long total, long events, long commands) {}
 
   private final PrintStream err;
   private final Clock clock;
   private final boolean terminal;
-  private final int total;
   private final long startMs;
   private long shownAtMs = -1; // never
 
-  DemoProgress(PrintStream err, Clock clock, boolean terminal, int total) {
+  DemoProgress(PrintStream err, Clock clock, boolean terminal) {
     this.err = err;
     this.clock = clock;
     this.terminal = terminal;
-    this.total = total;
     this.startMs = clock.millis();
   }
 
-  static DemoProgress onStderr(Clock clock, int total) {
-    return new DemoProgress(System.err, clock, stderrIsTerminal(), total);
+  static DemoProgress onStderr(Clock clock) {
+    return new DemoProgress(System.err, clock, stderrIsTerminal());
   }
 
   /** Whether fd 2 is a terminal (Linux: a tty or pts device); without /proc, the console's. */
@@ -71,7 +71,7 @@ final class DemoProgress {
         String.format(
             "%d/%d Changes completed%s, %d Events, %d Commands, %d s",
             c.completed(),
-            total,
+            c.total(),
             c.ended() > c.completed()
                 ? " (" + (c.ended() - c.completed()) + " ended otherwise)"
                 : "",
@@ -79,7 +79,7 @@ final class DemoProgress {
             c.commands(),
             (now - startMs) / 1000);
     if (terminal) {
-      int filled = (int) Math.min(BAR_WIDTH, c.ended() * BAR_WIDTH / Math.max(1, total));
+      int filled = (int) Math.min(BAR_WIDTH, c.ended() * BAR_WIDTH / Math.max(1, c.total()));
       err.print(
           "\r[" + "#".repeat(filled) + ".".repeat(BAR_WIDTH - filled) + "] " + text + "\033[K");
     } else {

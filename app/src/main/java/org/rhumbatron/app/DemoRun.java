@@ -91,7 +91,7 @@ final class DemoRun {
     long createUntil = creating == null ? Long.MAX_VALUE : startMs + creating.toMillis();
     int maxOpen = projects.size() * OPEN_PER_PROJECT;
     int created = 0;
-    DemoProgress.Counts counts = counts(db, jsm, before);
+    DemoProgress.Counts counts = counts(db, jsm, before, changes);
     long movedAtMs = startMs;
     while (true) {
       long now = clock.millis();
@@ -106,7 +106,7 @@ final class DemoRun {
       if (!autoApprove) {
         approveAwaiting(lifecycle, db);
       }
-      DemoProgress.Counts next = counts(db, jsm, before);
+      DemoProgress.Counts next = counts(db, jsm, before, creatingMore ? changes : created);
       if (!next.equals(counts)) {
         movedAtMs = now;
       }
@@ -127,8 +127,8 @@ final class DemoRun {
       Thread.sleep(POLL.toMillis());
     }
     long wallMs = clock.millis() - startMs;
-    boolean quiet = awaitQuiet(db, jsm, before);
-    progress.finish(counts(db, jsm, before));
+    boolean quiet = awaitQuiet(db, jsm, before, created);
+    progress.finish(counts(db, jsm, before, created));
     return DemoSummary.read(
         db,
         jsm,
@@ -168,7 +168,8 @@ final class DemoRun {
   }
 
   private static DemoProgress.Counts counts(
-      Database db, JetStreamManagement jsm, DemoSummary.Streams before) throws Exception {
+      Database db, JetStreamManagement jsm, DemoSummary.Streams before, int total)
+      throws Exception {
     long[] sql =
         db.read(
             tx ->
@@ -180,7 +181,7 @@ final class DemoRun {
                   tx.queryLong("SELECT COUNT(*) FROM outbox")
                 });
     return new DemoProgress.Counts(
-        sql[0], sql[1], sql[2], DemoSummary.Streams.read(jsm).commandsSince(before));
+        sql[0], sql[1], total, sql[2], DemoSummary.Streams.read(jsm).commandsSince(before));
   }
 
   /**
@@ -189,7 +190,8 @@ final class DemoRun {
    * follows the last Change's end (index builds, late wakes) is in the summary too. False when core
    * did not get quiet within {@link #QUIET_WITHIN}.
    */
-  private boolean awaitQuiet(Database db, JetStreamManagement jsm, DemoSummary.Streams before)
+  private boolean awaitQuiet(
+      Database db, JetStreamManagement jsm, DemoSummary.Streams before, int total)
       throws Exception {
     long deadline = clock.millis() + QUIET_WITHIN.toMillis();
     DemoProgress.Counts last = null;
@@ -204,7 +206,7 @@ final class DemoRun {
                       Subscription.PROJECT_VIEW_PROJECTOR.durableName(),
                       Subscription.CAUSAL_ROUTER.durableName()));
       DemoSummary.Streams streams = DemoSummary.Streams.read(jsm);
-      DemoProgress.Counts now = counts(db, jsm, before);
+      DemoProgress.Counts now = counts(db, jsm, before, total);
       if (unsettled == 0 && streams.commandsHeld() == 0 && now.equals(last)) {
         return true;
       }

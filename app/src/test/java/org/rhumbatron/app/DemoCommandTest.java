@@ -140,12 +140,12 @@ class DemoCommandTest {
     SettableClock clock = new SettableClock();
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     DemoProgress progress =
-        new DemoProgress(new PrintStream(bytes, true, StandardCharsets.UTF_8), clock, false, 10);
-    progress.update(new DemoProgress.Counts(0, 0, 5, 2));
+        new DemoProgress(new PrintStream(bytes, true, StandardCharsets.UTF_8), clock, false);
+    progress.update(new DemoProgress.Counts(0, 0, 10, 5, 2));
     clock.advance(Duration.ofSeconds(1));
-    progress.update(new DemoProgress.Counts(1, 1, 50, 20)); // too soon: not shown
+    progress.update(new DemoProgress.Counts(1, 1, 10, 50, 20)); // too soon: not shown
     clock.advance(DemoProgress.LINE_EVERY);
-    progress.update(new DemoProgress.Counts(2, 3, 90, 40));
+    progress.update(new DemoProgress.Counts(2, 3, 10, 90, 40));
     assertThat(bytes.toString(StandardCharsets.UTF_8).lines().toList())
         .isEqualTo(
             List.of(
