@@ -27,7 +27,7 @@ import picocli.CommandLine.Option;
         "Run core on a generated workload (simulated Agents, verifier and releases), show"
             + " progress and print a summary.")
 final class DemoCommand implements Callable<Integer> {
-  static final int DEFAULT_CHANGES = 48;
+  static final int DEFAULT_CHANGES = 100;
 
   /**
    * The seed's settings but a shorter conflict review: the demo's Changes overlap on purpose, and a
