@@ -16,8 +16,19 @@ final class CoreCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     CoreConfig config = options.toConfig();
-    // The hook is in place before core says it is up, so a SIGTERM right after that stops it.
     AtomicReference<CoreService> running = new AtomicReference<>();
+    CountDownLatch stopped = closeOnExit(running);
+    CoreService service = CoreService.start(config, running::set);
+    service.awaitClose();
+    stopped.await();
+    return 0;
+  }
+
+  /**
+   * A shutdown hook that closes the core in {@code running} (SIGTERM, Ctrl-C); the latch opens when
+   * it did. In place before core says it is up, so a SIGTERM right after that stops it.
+   */
+  static CountDownLatch closeOnExit(AtomicReference<CoreService> running) {
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime()
         .addShutdownHook(
@@ -30,10 +41,7 @@ final class CoreCommand implements Callable<Integer> {
                   stopped.countDown();
                 },
                 "rhumbatron-shutdown"));
-    CoreService service = CoreService.start(config, running::set);
-    service.awaitClose();
-    stopped.await();
-    return 0;
+    return stopped;
   }
 
   static Path defaultData() {

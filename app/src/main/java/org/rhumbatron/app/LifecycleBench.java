@@ -229,29 +229,8 @@ final class LifecycleBench {
     for (int p = 0; p < projects; p++) {
       projectIds.add("p-bench-lc-" + runId + "-" + r + "-" + p);
     }
-    for (String p : projectIds) {
-      lifecycle.provisionProject(p, "tenant-bench", "bench " + p).get();
-    }
-    long provisionedBy = System.nanoTime() + SETTLE_MILLIS * 1_000_000L;
-    for (String p : projectIds) {
-      while (lifecycle.project(p).isEmpty()) {
-        if (System.nanoTime() > provisionedBy) {
-          throw new IllegalStateException("project " + p + " not provisioned in 30 s");
-        }
-        Thread.sleep(POLL_MILLIS);
-      }
-    }
-    for (String p : projectIds) {
-      lifecycle.provisionApp(p).get(); // the release Workflow runs only for a live app
-    }
-    for (String p : projectIds) {
-      while (!lifecycle.project(p).orElseThrow().hasLiveApp()) {
-        if (System.nanoTime() > provisionedBy) {
-          throw new IllegalStateException("project " + p + " has no live app after 30 s");
-        }
-        Thread.sleep(POLL_MILLIS);
-      }
-    }
+    LifecycleWorkload.provisionWithLiveApps(
+        lifecycle, projectIds, "tenant-bench", db.clock(), Duration.ofMillis(SETTLE_MILLIS));
 
     WorkGraph graph = LifecycleWorkload.twentyTasks();
     Thread.sleep(2); // the round's rows are those from startMs on: none of provisioning's

@@ -1,17 +1,25 @@
 package org.rhumbatron.app;
 
+import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import org.rhumbatron.lifecycle.Lifecycle;
 import org.rhumbatron.lifecycle.WorkGraph;
 import org.rhumbatron.lifecycle.WorkGraph.TaskSpec;
 
-/** Work graphs of the lifecycle benchmark, which the lifecycle tests run too. */
+/**
+ * Work graphs of the lifecycle benchmark and the demo, which the lifecycle tests run too, and the
+ * Projects they run in.
+ */
 final class LifecycleWorkload {
   /** How many Tasks {@link #twentyTasks} has. */
   static final int TASKS = 20;
 
   /** How many of them are roots; the others each depend on two earlier Tasks. */
   static final int ROOTS = 12;
+
+  private static final long POLL_MILLIS = 5;
 
   private LifecycleWorkload() {}
 
@@ -39,5 +47,38 @@ final class LifecycleWorkload {
 
   static String key(int i) {
     return String.format("t%02d", i);
+  }
+
+  /**
+   * Provisions the Projects through their commands ({@code project.provision}, {@code
+   * app.provision}: the release Workflow runs only for a live app) and waits until their handlers
+   * made them, at most {@code within}.
+   */
+  static void provisionWithLiveApps(
+      Lifecycle lifecycle, List<String> projectIds, String tenant, Clock clock, Duration within)
+      throws Exception {
+    for (String p : projectIds) {
+      lifecycle.provisionProject(p, tenant, "project " + p).get();
+    }
+    long deadline = clock.millis() + within.toMillis();
+    for (String p : projectIds) {
+      while (lifecycle.project(p).isEmpty()) {
+        if (clock.millis() > deadline) {
+          throw new IllegalStateException("project " + p + " not provisioned in " + within);
+        }
+        Thread.sleep(POLL_MILLIS);
+      }
+    }
+    for (String p : projectIds) {
+      lifecycle.provisionApp(p).get();
+    }
+    for (String p : projectIds) {
+      while (!lifecycle.project(p).orElseThrow().hasLiveApp()) {
+        if (clock.millis() > deadline) {
+          throw new IllegalStateException("project " + p + " has no live app after " + within);
+        }
+        Thread.sleep(POLL_MILLIS);
+      }
+    }
   }
 }

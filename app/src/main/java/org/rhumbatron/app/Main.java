@@ -9,7 +9,7 @@ import picocli.CommandLine.Command;
     mixinStandardHelpOptions = true,
     version = "rhumbatron 0.1.0",
     description = "Events and commands backbone of Rhumbatron.",
-    subcommands = {CoreCommand.class, BenchCommand.class})
+    subcommands = {CoreCommand.class, DemoCommand.class, BenchCommand.class})
 public final class Main implements Runnable {
 
   public static void main(String[] args) {

@@ -32,13 +32,32 @@ final class CoreProcess {
 
   /** {@code java -cp <test classpath> org.rhumbatron.app.Main args...}, stderr into stdout. */
   static Process launch(String... args) throws IOException {
+    return launch(List.of(), args);
+  }
+
+  /**
+   * As {@link #launch(String...)} through {@code setsid}: the child leads a process group of its
+   * own, and a signal to that group is what a terminal's Ctrl-C sends to its foreground job.
+   */
+  static Process launchInOwnGroup(String... args) throws IOException {
+    return launch(List.of("/usr/bin/setsid"), args);
+  }
+
+  private static Process launch(List<String> prefix, String... args) throws IOException {
+    List<String> command = new ArrayList<>(prefix);
+    command.addAll(command(args));
+    return new ProcessBuilder(command).redirectErrorStream(true).start();
+  }
+
+  /** The command line of {@code rhumbatron args...} on the test classpath. */
+  static List<String> command(String... args) {
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     command.add("-cp");
     command.add(System.getProperty("java.class.path"));
     command.add(Main.class.getName());
     command.addAll(List.of(args));
-    return new ProcessBuilder(command).redirectErrorStream(true).start();
+    return command;
   }
 
   /** A daemon thread that adds each line the process prints to {@code into}, until it ends. */

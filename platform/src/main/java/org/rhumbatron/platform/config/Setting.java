@@ -151,7 +151,7 @@ public record Setting<T>(
   }
 
   /** Parses 500ms, 30s, 5m, 2h, 7d, or an ISO-8601 duration. */
-  static Duration parseDuration(String raw) {
+  public static Duration parseDuration(String raw) {
     String s = raw.trim().toLowerCase(Locale.ROOT);
     if (s.startsWith("p")) {
       return Duration.parse(s.toUpperCase(Locale.ROOT));

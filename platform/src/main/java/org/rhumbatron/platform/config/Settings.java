@@ -276,6 +276,11 @@ public final class Settings {
    * {@code RHUMBATRON_<KEY>}. An unknown key in the file is an error, so a typo does not pass.
    */
   public static Settings load(Path file, Map<String, String> env) {
+    return load(defaults(), file, env);
+  }
+
+  /** As {@link #load(Path, Map)} over {@code base} instead of the defaults (the demo's). */
+  public static Settings load(Settings base, Path file, Map<String, String> env) {
     Map<String, String> raw = new LinkedHashMap<>();
     if (file != null) {
       Properties props = new Properties();
@@ -294,7 +299,7 @@ public final class Settings {
         raw.put(s.key(), fromEnv);
       }
     }
-    return defaults().with(raw);
+    return base.with(raw);
   }
 
   /** A copy with the given raw key/value overrides, each parsed and validated. */

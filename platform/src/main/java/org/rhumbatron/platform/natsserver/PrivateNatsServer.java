@@ -8,6 +8,7 @@ import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -18,13 +19,51 @@ import org.slf4j.LoggerFactory;
 /**
  * A {@code nats-server} child process with JetStream and its store under the data directory, for
  * running core without a NATS of one's own. Production code; the tests' harness is in testkit.
+ *
+ * <p>It runs under a small {@code sh} supervisor started through {@code setsid}: in a session and
+ * process group of its own, a terminal's Ctrl-C reaches only the JVM, which closes its connections
+ * and then stops the server. The supervisor reads its stdin, a pipe from this JVM, and stops the
+ * server when the pipe closes: on {@link #close} or when the kernel closes it after the JVM died,
+ * even by SIGKILL, so no server outlives its owner.
  */
 public final class PrivateNatsServer implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(PrivateNatsServer.class);
   private static final List<String> SEARCH_PATH =
       List.of("/usr/sbin", "/usr/bin", "/usr/local/bin");
   private static final Duration START_TIMEOUT = Duration.ofSeconds(20);
+  private static final List<String> SETSID = List.of("/usr/bin/setsid", "/bin/setsid");
+  // How long the supervisor waits after its SIGTERM before SIGKILL, in tenths of a second; the
+  // JVM waits a little longer for the supervisor before it kills both.
+  private static final int TERM_GRACE_TENTHS = 100;
+  private static final Duration STOP_TIMEOUT = Duration.ofSeconds(TERM_GRACE_TENTHS / 10 + 5);
 
+  /**
+   * Runs {@code "$@"} (nats-server) in the background; a watcher waits for EOF on fd 3 (the JVM's
+   * pipe, saved because a background job's stdin is /dev/null), then sends SIGTERM and SIGKILL
+   * after the grace. The supervisor exits with the server's code and ends the watcher.
+   */
+  static final String SUPERVISOR =
+      """
+      exec 3<&0 </dev/null
+      "$@" 3<&- &
+      server=$!
+      (
+        while read -r line <&3; do :; done
+        kill -TERM "$server" 2>/dev/null
+        i=0
+        while kill -0 "$server" 2>/dev/null && [ "$i" -lt %d ]; do sleep 0.1; i=$((i + 1)); done
+        kill -KILL "$server" 2>/dev/null
+      ) &
+      watcher=$!
+      exec 3<&-
+      wait "$server"
+      code=$?
+      kill "$watcher" 2>/dev/null
+      exit "$code"
+      """
+          .formatted(TERM_GRACE_TENTHS);
+
+  // The supervisor (sh); the server is its child.
   private final Process process;
   private final int port;
   private final Path storeDir;
@@ -61,18 +100,21 @@ public final class PrivateNatsServer implements AutoCloseable {
       Files.createDirectories(storeDir);
       int chosen = port == 0 ? freePort() : port;
       Path logFile = dataDir.resolve("nats-server.log");
+      List<String> command = new ArrayList<>(supervised());
+      command.addAll(
+          List.of(
+              binary.toString(),
+              "-js",
+              "-a",
+              "127.0.0.1",
+              "-p",
+              Integer.toString(chosen),
+              "-sd",
+              storeDir.toString(),
+              "-l",
+              logFile.toString()));
       Process process =
-          new ProcessBuilder(
-                  binary.toString(),
-                  "-js",
-                  "-a",
-                  "127.0.0.1",
-                  "-p",
-                  Integer.toString(chosen),
-                  "-sd",
-                  storeDir.toString(),
-                  "-l",
-                  logFile.toString())
+          new ProcessBuilder(command)
               .redirectErrorStream(true)
               .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile.toFile()))
               .start();
@@ -84,7 +126,8 @@ public final class PrivateNatsServer implements AutoCloseable {
         throw e;
       }
       log.info(
-          "started a private nats-server (pid {}) on {} with its store in {}",
+          "started a private nats-server (pid {}, supervisor pid {}) on {} with its store in {}",
+          server.serverPid(),
           process.pid(),
           server.url(),
           storeDir);
@@ -92,6 +135,36 @@ public final class PrivateNatsServer implements AutoCloseable {
     } catch (IOException e) {
       throw new NatsServerException("cannot start nats-server: " + e.getMessage());
     }
+  }
+
+  /**
+   * The command before the server's: {@code setsid sh -c SUPERVISOR}. Without setsid (util-linux,
+   * on every Debian) the server shares the JVM's process group, and a terminal's Ctrl-C reaches it.
+   */
+  private static List<String> supervised() {
+    List<String> command = new ArrayList<>();
+    SETSID.stream()
+        .filter(p -> Files.isExecutable(Path.of(p)))
+        .findFirst()
+        .ifPresentOrElse(
+            command::add,
+            () ->
+                log.warn(
+                    "setsid not found (Debian package util-linux): the private nats-server shares"
+                        + " core's process group, so a terminal's Ctrl-C stops it under core"));
+    command.addAll(List.of("/bin/sh", "-c", SUPERVISOR, "nats-server-supervisor"));
+    return command;
+  }
+
+  /** The server's own pid (the supervisor's child), or -1 when it is gone. */
+  public long serverPid() {
+    return process
+        .toHandle()
+        .children()
+        .filter(c -> c.info().command().map(cmd -> cmd.endsWith("nats-server")).orElse(false))
+        .mapToLong(ProcessHandle::pid)
+        .findFirst()
+        .orElse(-1);
   }
 
   /**
@@ -156,7 +229,7 @@ public final class PrivateNatsServer implements AutoCloseable {
     }
   }
 
-  /** SIGTERM, then wait; the server flushes its store on a clean stop. */
+  /** SIGTERM, then wait (SIGKILL after a timeout); the server flushes its store on a clean stop. */
   @Override
   public void close() {
     try {
@@ -179,15 +252,28 @@ public final class PrivateNatsServer implements AutoCloseable {
     stop();
   }
 
+  /**
+   * Closes the supervisor's pipe, so that it sends SIGTERM and, after its grace, SIGKILL; kills
+   * both itself only when the supervisor does not end in time.
+   */
   private void stop() {
-    process.destroy();
     try {
-      if (!process.waitFor(10, TimeUnit.SECONDS)) {
-        process.destroyForcibly();
+      process.getOutputStream().close();
+    } catch (IOException alreadyClosed) {
+      // the supervisor's stdin is closed already: it is stopping the server
+    }
+    try {
+      if (!process.waitFor(STOP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
+        killAll();
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      process.destroyForcibly();
+      killAll();
     }
+  }
+
+  private void killAll() {
+    process.toHandle().descendants().forEach(ProcessHandle::destroyForcibly);
+    process.destroyForcibly();
   }
 }

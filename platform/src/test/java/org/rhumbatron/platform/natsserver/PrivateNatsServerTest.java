@@ -35,6 +35,29 @@ class PrivateNatsServerTest {
   }
 
   @Test
+  void runsInAProcessGroupOfItsOwnAndStopsWhenClosed() throws Exception {
+    PrivateNatsServer server = PrivateNatsServer.start(data, 0);
+    long pid = server.serverPid();
+    try {
+      assertThat(pid).as("the supervisor's nats-server child").isPositive();
+      assertThat(processGroup(pid))
+          .as("a terminal's Ctrl-C to the JVM's group does not reach the server")
+          .isNotEqualTo(processGroup(ProcessHandle.current().pid()));
+    } finally {
+      server.close();
+    }
+    assertThat(ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false))
+        .as("close() waits until the server exited")
+        .isFalse();
+  }
+
+  /** Field 5 of /proc/PID/stat, after the parenthesised command name. */
+  static long processGroup(long pid) throws java.io.IOException {
+    String stat = java.nio.file.Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
+    return Long.parseLong(stat.substring(stat.lastIndexOf(')') + 2).split(" ")[2]);
+  }
+
+  @Test
   void aJvmStoppedBySigtermStopsItsServer() throws Exception {
     Process jvm =
         new ProcessBuilder(
@@ -76,9 +99,7 @@ class PrivateNatsServerTest {
   public static final class StartAndWait {
     public static void main(String[] args) throws Exception {
       PrivateNatsServer server = PrivateNatsServer.start(Path.of(args[0]), 0);
-      long pid =
-          ProcessHandle.current().children().findFirst().orElseThrow().pid(); // the nats-server
-      System.out.println("nats-server pid " + pid);
+      System.out.println("nats-server pid " + server.serverPid());
       System.out.flush();
       Thread.sleep(Long.MAX_VALUE);
       server.close(); // not reached: the test stops this JVM with SIGTERM

@@ -1,0 +1,225 @@
+package org.rhumbatron.app;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.nats.client.JetStreamApiException;
+import io.nats.client.JetStreamManagement;
+import io.nats.client.api.StreamState;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.EnumMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+import org.rhumbatron.agents.WakeConsumer;
+import org.rhumbatron.coordinator.project.ProjectRootActor;
+import org.rhumbatron.lifecycle.ChangeInfo;
+import org.rhumbatron.platform.db.Database;
+import org.rhumbatron.platform.eventlog.Subscription;
+import org.rhumbatron.protocol.EventStreams;
+import org.rhumbatron.protocol.Queue;
+
+/**
+ * What a demo run did, read from the database and the streams once core is quiet: Changes by end
+ * state, Events (outbox rows), Commands (messages the COMMANDS stream stored), dead letters,
+ * wakeups ({@code agent.woken}) and false wakeups ({@code false_wakeup} points), and
+ * publish-to-applied latency: an outbox row's commit ({@code created_at_ms}) to the projector's
+ * claim ({@code processed_events.processed_at_ms}).
+ */
+record DemoSummary(
+    Run run,
+    Map<String, Long> changesByState,
+    long events,
+    long commands,
+    long deadLetters,
+    long wakeups,
+    long falseWakeups,
+    long[] publishToAppliedMillis) {
+
+  static final String OPERATOR = "operator: Lifecycle.approveChange";
+  static final String AUTO_APPROVE = "changes.auto-approve";
+  static final String OPEN_STATES_SQL =
+      ChangeInfo.OPEN_STATES.stream()
+          .map(s -> "'" + s + "'")
+          .collect(Collectors.joining(", ", "(", ")"));
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  /** The run's own figures, beside what the database holds. */
+  record Run(
+      int requested,
+      int created,
+      String approval,
+      Approvals approvals,
+      long wallMillis,
+      boolean quiet,
+      String dashboard,
+      Path dataDir) {}
+
+  /** The operator's approvals by their outcome. */
+  static final class Approvals {
+    private final Map<ProjectRootActor.Promotion, Long> byOutcome =
+        new EnumMap<>(ProjectRootActor.Promotion.class);
+
+    void count(ProjectRootActor.Promotion outcome) {
+      byOutcome.merge(outcome, 1L, Long::sum);
+    }
+
+    Map<String, Long> asMap() {
+      Map<String, Long> out = new LinkedHashMap<>();
+      for (ProjectRootActor.Promotion p : ProjectRootActor.Promotion.values()) {
+        out.put(p.name().toLowerCase(), byOutcome.getOrDefault(p, 0L));
+      }
+      return out;
+    }
+  }
+
+  /** The last sequences of COMMANDS and of the event streams, and what COMMANDS still holds. */
+  record Streams(long commandsLastSeq, long eventsLastSeq, long commandsHeld) {
+    static Streams read(JetStreamManagement jsm) throws IOException, JetStreamApiException {
+      StreamState commands = jsm.getStreamInfo(Queue.STREAM_NAME).getStreamState();
+      long events = 0;
+      for (int s = 0; s < EventStreams.STREAM_COUNT; s++) {
+        events += jsm.getStreamInfo(EventStreams.streamName(s)).getStreamState().getLastSequence();
+      }
+      return new Streams(commands.getLastSequence(), events, commands.getMsgCount());
+    }
+
+    long commandsSince(Streams before) {
+      return commandsLastSeq - before.commandsLastSeq;
+    }
+  }
+
+  static DemoSummary read(Database db, JetStreamManagement jsm, Streams before, Run run)
+      throws IOException, JetStreamApiException {
+    Map<String, Long> byState = new LinkedHashMap<>();
+    db.read(
+        tx ->
+            tx.query(
+                "SELECT state, COUNT(*) FROM changes GROUP BY state ORDER BY state",
+                rs -> byState.put(rs.getString(1), rs.getLong(2))));
+    long[] counts =
+        db.read(
+            tx ->
+                new long[] {
+                  tx.queryLong("SELECT COUNT(*) FROM outbox"),
+                  tx.queryLong("SELECT COUNT(*) FROM dead_letters"),
+                  tx.queryLong("SELECT COUNT(*) FROM outbox WHERE event_type = 'agent.woken'"),
+                  tx.queryLong(
+                      "SELECT COUNT(*) FROM platform_metrics WHERE name = ?",
+                      WakeConsumer.FALSE_WAKEUP)
+                });
+    List<Long> latencies =
+        db.read(
+            tx ->
+                tx.query(
+                    "SELECT p.processed_at_ms - o.created_at_ms FROM outbox o"
+                        + " JOIN processed_events p ON p.event_id = o.event_id"
+                        + " WHERE p.consumer = ?",
+                    rs -> rs.getLong(1),
+                    Subscription.PROJECT_VIEW_PROJECTOR.durableName()));
+    long[] sorted = latencies.stream().mapToLong(Long::longValue).sorted().toArray();
+    return new DemoSummary(
+        run,
+        byState,
+        counts[0],
+        Streams.read(jsm).commandsSince(before),
+        counts[1],
+        counts[2],
+        counts[3],
+        sorted);
+  }
+
+  long ended() {
+    return changesByState.entrySet().stream()
+        .filter(e -> !ChangeInfo.OPEN_STATES.contains(e.getKey()))
+        .mapToLong(Map.Entry::getValue)
+        .sum();
+  }
+
+  double changesPerSecond() {
+    return Math.round(ended() / Math.max(0.001, run.wallMillis() / 1000.0) * 100) / 100.0;
+  }
+
+  long percentile(int p) {
+    return LatencyStats.percentile(publishToAppliedMillis, p);
+  }
+
+  String toJson() {
+    ObjectNode out = JSON.createObjectNode();
+    ObjectNode changes = out.putObject("changes");
+    changes.put("requested", run.requested());
+    changes.put("created", run.created());
+    ObjectNode states = changes.putObject("by_state");
+    changesByState.forEach(states::put);
+    out.put("approval", run.approval());
+    ObjectNode approvals = out.putObject("approvals");
+    run.approvals().asMap().forEach(approvals::put);
+    out.put("events", events);
+    out.put("commands", commands);
+    out.put("dead_letters", deadLetters);
+    out.put("wakeups", wakeups);
+    out.put("false_wakeups", falseWakeups);
+    ObjectNode latency = out.putObject("publish_to_applied_ms");
+    latency.put("samples", publishToAppliedMillis.length);
+    latency.put("p50", percentile(50));
+    latency.put("p99", percentile(99));
+    latency.put("max", percentile(100));
+    out.put("wall_s", run.wallMillis() / 1000.0);
+    out.put("changes_per_s", changesPerSecond());
+    out.put("quiet", run.quiet());
+    out.put("dashboard", run.dashboard());
+    out.put("data", run.dataDir().toString());
+    try {
+      return JSON.writerWithDefaultPrettyPrinter().writeValueAsString(out);
+    } catch (IOException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  String toText() {
+    StringBuilder b = new StringBuilder();
+    b.append("\nrhumbatron demo summary\n");
+    line(
+        b,
+        "Changes",
+        run.created()
+            + " created of "
+            + run.requested()
+            + ": "
+            + changesByState.entrySet().stream()
+                .map(e -> e.getValue() + " " + e.getKey())
+                .collect(Collectors.joining(", ")));
+    line(
+        b,
+        "approval",
+        run.approval()
+            + " ("
+            + run.approvals().asMap().entrySet().stream()
+                .map(e -> e.getValue() + " " + e.getKey())
+                .collect(Collectors.joining(", "))
+            + ")");
+    line(b, "Events", Long.toString(events));
+    line(b, "Commands", Long.toString(commands));
+    line(b, "dead letters", Long.toString(deadLetters));
+    line(b, "wakeups", wakeups + " (false wakeups: " + falseWakeups + ")");
+    line(
+        b,
+        "publish-to-applied",
+        "p50 " + percentile(50) + " ms, p99 " + percentile(99) + " ms (" + events + " Events)");
+    line(
+        b,
+        "wall time",
+        String.format("%.1f s, %.2f Changes/s", run.wallMillis() / 1000.0, changesPerSecond()));
+    if (!run.quiet()) {
+      line(b, "note", "core was still busy when the counts were read");
+    }
+    line(b, "dashboard", run.dashboard());
+    line(b, "data", run.dataDir().toString());
+    return b.toString();
+  }
+
+  private static void line(StringBuilder b, String name, String value) {
+    b.append(String.format("  %-19s %s%n", name, value));
+  }
+}
