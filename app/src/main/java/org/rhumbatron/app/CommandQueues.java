@@ -81,6 +81,16 @@ final class CommandQueues implements AutoCloseable {
     return operator;
   }
 
+  /** Retries (naks with a delay) of {@code queue}'s running consumers since start. */
+  long retries(Queue queue) {
+    synchronized (running) {
+      return running.stream()
+          .filter(c -> c.config().queue() == queue)
+          .mapToLong(QueueConsumer::retryCount)
+          .sum();
+    }
+  }
+
   /**
    * Runs the indexer's consumer of the indexing queue, which has no dead-letter queue: a command it
    * gives up on is recorded as a failed row of {@code project_indexes}.

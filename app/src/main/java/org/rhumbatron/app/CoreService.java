@@ -154,7 +154,11 @@ final class CoreService implements AutoCloseable {
       nudged.set(router);
       consumers = LifecycleConsumers.start(queues, lifecycle, database, clock, config.settings());
       router.catchUpAfterStart();
-      http = HttpServer.start(config.httpPort(), nats);
+      http =
+          HttpServer.start(
+              config.httpPort(),
+              nats,
+              CoreMetrics.bind(nats, database, coordinator.publisher(), router, queues, clock));
       CoreService service =
           new CoreService(
               privateNats,

@@ -13,7 +13,7 @@ final class HttpServer implements AutoCloseable {
     this.app = app;
   }
 
-  static HttpServer start(int port, Connection nats) {
+  static HttpServer start(int port, Connection nats, CoreMetrics metrics) {
     Javalin app =
         Javalin.create(config -> config.showJavalinBanner = false)
             .get(
@@ -25,6 +25,7 @@ final class HttpServer implements AutoCloseable {
                   body.put("nats", nats.getStatus().name().toLowerCase());
                   ctx.status(up ? 200 : 503).json(body);
                 });
+    CoreMetrics.mount(app, metrics);
     app.start("127.0.0.1", port);
     return new HttpServer(app);
   }

@@ -155,6 +155,11 @@ public final class EventRouter implements StreamNudges, AutoCloseable {
     return parts.projector();
   }
 
+  /** Records {@code subscription} applied since start (for /metrics). */
+  public long appliedCount(Subscription subscription) {
+    return parts.run().appliedCount(subscription);
+  }
+
   /** How many nudge runs started (a burst of nudges coalesces into few). */
   public long nudgeRuns() {
     return nudgeRuns.get();

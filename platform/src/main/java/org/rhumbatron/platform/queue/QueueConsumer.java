@@ -21,6 +21,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Function;
 import org.rhumbatron.platform.concurrent.DaemonThreads;
 import org.rhumbatron.protocol.DeadLetterMessage;
@@ -59,6 +60,7 @@ public final class QueueConsumer<T> implements AutoCloseable {
   private final ScheduledExecutorService extender;
   private final List<JetStreamSubscription> subscriptions = new ArrayList<>();
   private final Set<BatchHold> holds = ConcurrentHashMap.newKeySet();
+  private final LongAdder retries = new LongAdder();
   private volatile boolean running = true;
 
   private QueueConsumer(
@@ -151,6 +153,11 @@ public final class QueueConsumer<T> implements AutoCloseable {
 
   public QueueConsumerConfig config() {
     return config;
+  }
+
+  /** Naks with a delay since start: a handler's retry or throw, or a dead letter not sent. */
+  public long retryCount() {
+    return retries.sum();
   }
 
   private void work(JetStreamSubscription sub) {
@@ -253,6 +260,7 @@ public final class QueueConsumer<T> implements AutoCloseable {
         giveUp(m, hold, delivery, message, body, retry.reason());
       } else {
         Duration delay = retry.delay() != null ? retry.delay() : config.retryDelay();
+        retries.increment();
         hold.settle(m, () -> m.nakWithDelay(delay));
       }
       return;
@@ -272,6 +280,7 @@ public final class QueueConsumer<T> implements AutoCloseable {
         new QueueFailure<>(delivery, message, original, reason, config.hasDeadLetterQueue());
     if (config.hasDeadLetterQueue()) {
       if (!sendToDeadLetter(delivery, original, reason)) {
+        retries.increment();
         hold.settle(m, () -> m.nakWithDelay(config.retryDelay()));
         return;
       }

@@ -2,9 +2,12 @@ package org.rhumbatron.router.run;
 
 import java.time.Duration;
 import java.util.Collections;
+import java.util.EnumMap;
 import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.atomic.LongAdder;
 import org.rhumbatron.platform.eventlog.EventLogClient;
 import org.rhumbatron.platform.eventlog.EventRecord;
 import org.rhumbatron.platform.eventlog.Subscription;
@@ -24,11 +27,20 @@ public final class SubscriptionRun {
   private final EventLogClient eventLog;
   private final BatchFailures failures;
   private final Duration nackDelay;
+  private final Map<Subscription, LongAdder> applied = new EnumMap<>(Subscription.class);
 
   public SubscriptionRun(EventLogClient eventLog, BatchFailures failures, Duration nackDelay) {
     this.eventLog = eventLog;
     this.failures = failures;
     this.nackDelay = nackDelay;
+    for (Subscription s : Subscription.values()) {
+      applied.put(s, new LongAdder());
+    }
+  }
+
+  /** Records {@code subscription} acked as applied (fresh or a repeat) since start, all streams. */
+  public long appliedCount(Subscription subscription) {
+    return applied.get(subscription).sum();
   }
 
   /** What one consume did, for the caller's loop and the tests. */
@@ -89,11 +101,14 @@ public final class SubscriptionRun {
       deadLettered = settleFailed(streamIndex, handler, batch.size(), outcome);
     }
     outcome.deferred().forEach(r -> r.nak(Duration.ZERO));
+    int acked = 0;
     for (EventRecord r : batch) {
       if (!unapplied.contains(r)) {
         r.ack();
+        acked++;
       }
     }
+    applied.get(handler.subscription()).add(acked);
     return new Consumed(
         batch.size(), outcome.deferred().size(), outcome.failed().size(), deadLettered);
   }
