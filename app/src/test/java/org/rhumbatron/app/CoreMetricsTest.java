@@ -30,8 +30,8 @@ import org.rhumbatron.protocol.Command;
 import org.rhumbatron.protocol.CommandType;
 import org.rhumbatron.protocol.EventStreams;
 import org.rhumbatron.router.causal.AnthropicModelClient;
+import org.rhumbatron.router.causal.LocalMessagesApi;
 import org.rhumbatron.router.deadletter.DeadLetter;
-import org.rhumbatron.testkit.anthropic.FakeMessagesApi;
 import org.rhumbatron.testkit.db.DatabaseExtension;
 import org.rhumbatron.testkit.nats.NatsServerExtension;
 
@@ -415,10 +415,10 @@ class CoreMetricsTest {
 
   @Test
   void aPrefixOverlapAskedOfTheModelIsACallOfTheDay() throws Exception {
-    try (FakeMessagesApi api = FakeMessagesApi.start()) {
+    try (LocalMessagesApi api = LocalMessagesApi.start()) {
       api.answerWith(
           request ->
-              FakeMessagesApi.Answer.toolUse(
+              LocalMessagesApi.Answer.toolUse(
                   AnthropicModelClient.TOOL, "{\"decision\":\"wake\",\"probability\":0.9}"));
       // The key is read from the variable the setting names; PATH is set wherever tests run.
       Map<String, String> settings =
