@@ -81,6 +81,10 @@ public final class WakeConsumer implements QueueHandler<Command> {
           runtime.start(ref);
         }
         return Outcome.ack();
+      } catch (AgentUnreachableException e) {
+        // agent.woken is written once per wake, so the retry writes nothing twice
+        log.info("wake {}: {}; the queue retries it", wake.commandId(), e.getMessage());
+        return Outcome.retry(null, e.getMessage());
       } catch (ExecutionException e) {
         if (!(e.getCause() instanceof TaskNotHeldException moved)) {
           throw e;

@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
+import org.rhumbatron.app.api.Api;
 import org.rhumbatron.coordinator.Coordinator;
 import org.rhumbatron.coordinator.outbox.StreamNudges;
 import org.rhumbatron.lifecycle.Lifecycle;
@@ -152,13 +153,23 @@ final class CoreService implements AutoCloseable {
       router =
           startRouter(config, clock, nats, database, coordinator, queues, lifecycle, clefFlash);
       nudged.set(router);
-      consumers = LifecycleConsumers.start(queues, lifecycle, database, clock, config.settings());
+      // The webhook names the API's base URL, known once the HTTP server has its port.
+      AtomicReference<String> apiBaseUrl = new AtomicReference<>();
+      consumers =
+          LifecycleConsumers.start(
+              queues, lifecycle, database, clock, config.settings(), apiBaseUrl::get);
       router.catchUpAfterStart();
       http =
           HttpServer.start(
               config.httpPort(),
-              nats,
+              new Api(
+                  lifecycle,
+                  queues.deadLetters(),
+                  database,
+                  nats,
+                  config.settings().get(Settings.API_TOKEN)),
               CoreMetrics.bind(nats, database, coordinator.publisher(), router, queues, clock));
+      apiBaseUrl.set("http://127.0.0.1:" + http.port());
       CoreService service =
           new CoreService(
               privateNats,
@@ -260,6 +271,11 @@ final class CoreService implements AutoCloseable {
 
   int httpPort() {
     return http.port();
+  }
+
+  /** Every HTTP route, as {@code METHOD /path/{param}}. */
+  java.util.List<String> httpRoutes() {
+    return http.routes();
   }
 
   String natsUrl() {

@@ -1,37 +1,50 @@
 package org.rhumbatron.app;
 
 import io.javalin.Javalin;
-import io.nats.client.Connection;
-import java.util.LinkedHashMap;
-import java.util.Map;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.rhumbatron.app.api.Api;
 
-/** Core's HTTP endpoint: {@code /healthz} now, the API and dashboard later. */
+/** Core's HTTP server: the API of {@link Api} (with {@code /healthz} and {@code /readyz}). */
 final class HttpServer implements AutoCloseable {
-  private final Javalin app;
+  private static final Set<String> METHODS = Set.of("GET", "POST", "PUT", "PATCH", "DELETE");
 
-  private HttpServer(Javalin app) {
+  private final Javalin app;
+  private final List<String> routes;
+
+  private HttpServer(Javalin app, List<String> routes) {
     this.app = app;
+    this.routes = routes;
   }
 
-  static HttpServer start(int port, Connection nats, CoreMetrics metrics) {
+  static HttpServer start(int port, Api api, CoreMetrics metrics) {
+    List<String> routes = new CopyOnWriteArrayList<>();
     Javalin app =
-        Javalin.create(config -> config.showJavalinBanner = false)
-            .get(
-                "/healthz",
-                ctx -> {
-                  boolean up = nats.getStatus() == Connection.Status.CONNECTED;
-                  Map<String, Object> body = new LinkedHashMap<>();
-                  body.put("status", up ? "ok" : "degraded");
-                  body.put("nats", nats.getStatus().name().toLowerCase());
-                  ctx.status(up ? 200 : 503).json(body);
-                });
+        Javalin.create(
+            config -> {
+              config.showJavalinBanner = false;
+              Api.configure(config);
+              config.events.handlerAdded(
+                  h -> {
+                    if (METHODS.contains(h.getHttpMethod().name())) {
+                      routes.add(h.getHttpMethod().name() + " " + h.getPath());
+                    }
+                  });
+            });
+    api.mount(app);
     CoreMetrics.mount(app, metrics);
     app.start("127.0.0.1", port);
-    return new HttpServer(app);
+    return new HttpServer(app, routes);
   }
 
   int port() {
     return app.port();
+  }
+
+  /** Every route, as {@code METHOD /path/{param}}. */
+  List<String> routes() {
+    return List.copyOf(routes);
   }
 
   @Override

@@ -1,10 +1,14 @@
 package org.rhumbatron.app;
 
+import java.net.URI;
 import java.time.Clock;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.function.Supplier;
+import org.rhumbatron.agents.AgentRuntime;
 import org.rhumbatron.agents.SimulatedAgentRuntime;
 import org.rhumbatron.agents.WakeConsumer;
+import org.rhumbatron.agents.WebhookAgentRuntime;
 import org.rhumbatron.indexer.IndexConsumer;
 import org.rhumbatron.indexer.SimulatedIndexBuilder;
 import org.rhumbatron.integration.IntegrationConsumer;
@@ -13,6 +17,7 @@ import org.rhumbatron.integration.Workflows;
 import org.rhumbatron.lifecycle.Lifecycle;
 import org.rhumbatron.lifecycle.workflow.WorkflowEngine;
 import org.rhumbatron.platform.concurrent.DaemonThreads;
+import org.rhumbatron.platform.config.AgentRuntimeKind;
 import org.rhumbatron.platform.config.Settings;
 import org.rhumbatron.platform.db.Database;
 import org.rhumbatron.platform.metrics.MetricsBinding;
@@ -23,17 +28,18 @@ import org.rhumbatron.protocol.Queue;
  * The queue consumers of the Change lifecycle, each with its row of {@link QueueConsumers}: the
  * integration module's one handler on integration, verification and release, with its verification
  * and release Workflows (simulated verifier and release); the wake consumer on agent-wakeups with
- * the simulated Agents; the indexer on indexing, with the simulated index builder and the failure
- * hook of {@link CommandQueues#runIndexer}. With the dead-letter consumer that {@link
- * CommandQueues} runs, all six queues have a consumer.
+ * the simulated Agents or the webhook to Agents outside core ({@code agents.runtime}); the indexer
+ * on indexing, with the simulated index builder and the failure hook of {@link
+ * CommandQueues#runIndexer}. With the dead-letter consumer that {@link CommandQueues} runs, all six
+ * queues have a consumer.
  */
 final class LifecycleConsumers implements AutoCloseable {
-  private final SimulatedAgentRuntime agents;
+  private final AgentRuntime agents;
   private final WorkflowEngine workflows;
   private final ExecutorService workflowThreads;
 
   private LifecycleConsumers(
-      SimulatedAgentRuntime agents, WorkflowEngine workflows, ExecutorService workflowThreads) {
+      AgentRuntime agents, WorkflowEngine workflows, ExecutorService workflowThreads) {
     this.agents = agents;
     this.workflows = workflows;
     this.workflowThreads = workflowThreads;
@@ -44,7 +50,8 @@ final class LifecycleConsumers implements AutoCloseable {
       Lifecycle lifecycle,
       Database database,
       Clock clock,
-      Settings settings) {
+      Settings settings,
+      Supplier<String> apiBaseUrl) {
     ExecutorService workflowThreads =
         Executors.newFixedThreadPool(2, DaemonThreads.named("workflow"));
     WorkflowEngine workflows =
@@ -78,7 +85,19 @@ final class LifecycleConsumers implements AutoCloseable {
     for (Queue q : new Queue[] {Queue.INTEGRATION, Queue.VERIFICATION, Queue.RELEASE}) {
       queues.run(q, integration, null);
     }
-    SimulatedAgentRuntime agents = new SimulatedAgentRuntime(lifecycle, settings);
+    AgentRuntime agents;
+    SimulatedAgentRuntime simulated = null;
+    if (settings.get(Settings.AGENT_RUNTIME) == AgentRuntimeKind.WEBHOOK) {
+      agents =
+          new WebhookAgentRuntime(
+              lifecycle,
+              URI.create(settings.get(Settings.AGENT_WEBHOOK_URL)),
+              settings.get(Settings.AGENT_WEBHOOK_TIMEOUT),
+              apiBaseUrl);
+    } else {
+      simulated = new SimulatedAgentRuntime(lifecycle, settings);
+      agents = simulated;
+    }
     queues.run(
         Queue.AGENT_WAKEUPS,
         new WakeConsumer(
@@ -86,7 +105,9 @@ final class LifecycleConsumers implements AutoCloseable {
         null);
     queues.runIndexer(
         new IndexConsumer(lifecycle, database, new SimulatedIndexBuilder(settings), clock));
-    agents.resumeHeld();
+    if (simulated != null) {
+      simulated.resumeHeld(); // an Agent outside core keeps its own Tasks across a restart
+    }
     workflows.resumeAll(); // a Workflow a crash interrupted goes on at its next step
     return new LifecycleConsumers(agents, workflows, workflowThreads);
   }

@@ -63,6 +63,16 @@ final class ChangeLedger {
         clientRequestId);
   }
 
+  /** A project's Changes, oldest first, in {@code state} when it is not null. */
+  static List<ChangeInfo> changes(Tx tx, String projectId, String state, int limit)
+      throws SQLException {
+    String where = " WHERE c.project_id = ?" + (state == null ? "" : " AND c.state = ?");
+    String order = " ORDER BY c.created_at_ms, c.change_id LIMIT " + limit;
+    return state == null
+        ? tx.query(CHANGE + where + order, ChangeLedger::changeRow, projectId)
+        : tx.query(CHANGE + where + order, ChangeLedger::changeRow, projectId, state);
+  }
+
   static List<TaskInfo> tasks(Tx tx, String changeId) throws SQLException {
     return tx.query(
         TASK + " WHERE change_id = ? ORDER BY position", ChangeLedger::taskRow, changeId);

@@ -482,6 +482,14 @@ public final class Lifecycle {
     return database.read(tx -> ChangeLedger.change(tx, changeId));
   }
 
+  /** The Changes of a project, oldest first, only those in {@code state} unless it is null. */
+  public List<ChangeInfo> changes(String projectId, String state, int limit) {
+    if (limit < 1) {
+      throw new IllegalArgumentException("limit must be at least 1, got " + limit);
+    }
+    return database.read(tx -> ChangeLedger.changes(tx, projectId, state, limit));
+  }
+
   public List<TaskInfo> tasks(String changeId) {
     return database.read(tx -> ChangeLedger.tasks(tx, changeId));
   }

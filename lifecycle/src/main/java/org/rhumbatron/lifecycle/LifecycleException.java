@@ -21,7 +21,7 @@ public class LifecycleException extends RhumbatronException {
 
   /** The Project is not there. */
   public static LifecycleException unknownProject(String projectId) {
-    return new LifecycleException("unknown project " + projectId, true);
+    return new UnknownItemException("project", projectId);
   }
 
   /** The Project is archived or deleted, so it takes no new Change (or app). */
@@ -31,7 +31,7 @@ public class LifecycleException extends RhumbatronException {
   }
 
   public static LifecycleException unknownChange(String changeId) {
-    return new LifecycleException("unknown change " + changeId, true);
+    return new UnknownItemException("change", changeId);
   }
 
   public static LifecycleException changeEnded(String changeId, String state, String what) {

@@ -150,6 +150,21 @@ public record Setting<T>(
         false);
   }
 
+  /**
+   * A secret such as a bearer token: empty by default (none), never quoted in an error or shown by
+   * {@link Settings#describe}.
+   */
+  static Setting<String> secret(String key) {
+    return new Setting<>(key, "", raw -> raw, v -> true, "a text (may be empty: none)", false);
+  }
+
+  /** An http or https URL like {@link #httpUrl}, empty by default: none configured. */
+  static Setting<String> optionalHttpUrl(String key) {
+    Setting<String> url = httpUrl(key, "");
+    return new Setting<>(
+        key, "", url.parser(), v -> true, "an http or https URL like http://127.0.0.1:9000/wake");
+  }
+
   /** Parses 500ms, 30s, 5m, 2h, 7d, or an ISO-8601 duration. */
   public static Duration parseDuration(String raw) {
     String s = raw.trim().toLowerCase(Locale.ROOT);

@@ -7,8 +7,10 @@ import static org.rhumbatron.platform.config.Setting.httpUrl;
 import static org.rhumbatron.platform.config.Setting.intRange;
 import static org.rhumbatron.platform.config.Setting.nonNegativeDuration;
 import static org.rhumbatron.platform.config.Setting.oneOf;
+import static org.rhumbatron.platform.config.Setting.optionalHttpUrl;
 import static org.rhumbatron.platform.config.Setting.positiveInt;
 import static org.rhumbatron.platform.config.Setting.probability;
+import static org.rhumbatron.platform.config.Setting.secret;
 import static org.rhumbatron.platform.config.Setting.text;
 
 import java.io.IOException;
@@ -193,6 +195,18 @@ public final class Settings {
   public static final Setting<Integer> SIMULATED_SEED =
       register(intRange("agents.simulated.seed", 1, 0, Integer.MAX_VALUE));
 
+  // Where a relevant wake goes: the simulated Agents in core, or a webhook POST to agents outside
+  // it, which answer through the HTTP API's agent endpoints; a failed POST is retried by the queue.
+  public static final Setting<AgentRuntimeKind> AGENT_RUNTIME =
+      register(oneOf("agents.runtime", AgentRuntimeKind.SIMULATED));
+  public static final Setting<String> AGENT_WEBHOOK_URL =
+      register(optionalHttpUrl("agents.webhook.url"));
+  public static final Setting<Duration> AGENT_WEBHOOK_TIMEOUT =
+      register(duration("agents.webhook.timeout", Duration.ofSeconds(10)));
+
+  // The HTTP API: the bearer token its writes need (empty: none, and every write is refused).
+  public static final Setting<String> API_TOKEN = register(secret("api.token"));
+
   // The simulated verifier: the share of Candidates it passes, and how long a verification takes.
   public static final Setting<Double> SIMULATED_VERIFIER_PASS_RATE =
       register(probability("verifier.simulated.pass-rate", 1.0));
@@ -361,6 +375,10 @@ public final class Settings {
     if (get(MAX_HOLD).compareTo(get(ACK_EXTEND_EVERY)) <= 0) {
       throw new SettingsException(MAX_HOLD.key(), "must be above " + ACK_EXTEND_EVERY.key());
     }
+    if (get(AGENT_RUNTIME) == AgentRuntimeKind.WEBHOOK && get(AGENT_WEBHOOK_URL).isEmpty()) {
+      throw new SettingsException(
+          AGENT_WEBHOOK_URL.key(), "must be set when " + AGENT_RUNTIME.key() + " is webhook");
+    }
     if (get(QUEUE_ACK_WAIT).compareTo(get(ACK_EXTEND_EVERY)) <= 0) {
       throw new SettingsException(QUEUE_ACK_WAIT.key(), "must be above " + ACK_EXTEND_EVERY.key());
     }
@@ -370,7 +388,7 @@ public final class Settings {
   public Map<String, Object> describe() {
     Map<String, Object> out = new LinkedHashMap<>();
     for (Setting<?> s : all) {
-      out.put(s.key(), get(s));
+      out.put(s.key(), s.echoesValue() ? get(s) : "(hidden)");
     }
     return out;
   }

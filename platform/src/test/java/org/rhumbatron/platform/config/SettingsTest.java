@@ -113,6 +113,31 @@ class SettingsTest {
   }
 
   @Test
+  void theApiTokenComesFromTheEnvironmentAndIsNeverShown() {
+    Settings s = Settings.load(null, Map.of("RHUMBATRON_API_TOKEN", "tok-123"));
+    assertThat(s.get(Settings.API_TOKEN)).isEqualTo("tok-123");
+    assertThat(Settings.defaults().get(Settings.API_TOKEN)).isEmpty();
+    assertThat(s.describe().get("api.token")).isEqualTo("(hidden)");
+    assertThat(s.describe().toString()).doesNotContain("tok-123");
+  }
+
+  @Test
+  void theWebhookRuntimeNeedsAUrl() {
+    assertThat(Settings.defaults().get(Settings.AGENT_RUNTIME))
+        .isEqualTo(AgentRuntimeKind.SIMULATED);
+    assertThatThrownBy(() -> Settings.defaults().with(Map.of("agents.runtime", "webhook")))
+        .hasMessage("setting agents.webhook.url: must be set when agents.runtime is webhook");
+    assertThatThrownBy(() -> Settings.defaults().with(Map.of("agents.webhook.url", "ftp://x")))
+        .hasMessageStartingWith("setting agents.webhook.url: cannot parse");
+    Settings webhook =
+        Settings.defaults()
+            .with(
+                Map.of("agents.runtime", "webhook", "agents.webhook.url", "http://127.0.0.1:9/w"));
+    assertThat(webhook.get(Settings.AGENT_RUNTIME)).isEqualTo(AgentRuntimeKind.WEBHOOK);
+    assertThat(webhook.get(Settings.AGENT_WEBHOOK_TIMEOUT)).isEqualTo(Duration.ofSeconds(10));
+  }
+
+  @Test
   void keysAndEnvironmentNamesAreUnique() {
     Set<String> keys = new HashSet<>();
     Set<String> envs = new HashSet<>();

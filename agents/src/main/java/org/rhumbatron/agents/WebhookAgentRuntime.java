@@ -1,0 +1,110 @@
+package org.rhumbatron.agents;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.List;
+import java.util.function.Supplier;
+import org.rhumbatron.lifecycle.Lifecycle;
+import org.rhumbatron.lifecycle.TaskInfo;
+import org.rhumbatron.lifecycle.TaskRef;
+import org.rhumbatron.protocol.Command;
+
+/**
+ * Agents outside core: a relevant wake POSTs the Task as JSON to {@code agents.webhook.url}, and
+ * the Agent reports every step through the HTTP API's agent endpoints (under the API base URL the
+ * body names). {@link #start} returns when the Agent's server answered 2xx; a timeout, an error or
+ * another status throws {@link AgentUnreachableException}, so the queue delivers the wake again.
+ *
+ * <p>The body: {@code kind} ({@code start}, or {@code woken} for a running Task woken by an Event),
+ * {@code taskId}, {@code changeId}, {@code projectId}, {@code agentId}, {@code attempt}, {@code
+ * title}, {@code scopes}, {@code apiBaseUrl}, and for {@code woken} the wake's {@code commandId}
+ * and {@code eventId}. A repeat of the same Task attempt is possible (a retried wake): the Agent
+ * keeps it idempotent, as every report is.
+ */
+public final class WebhookAgentRuntime implements AgentRuntime {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private final Lifecycle lifecycle;
+  private final URI url;
+  private final Duration timeout;
+  private final Supplier<String> apiBaseUrl;
+  private final HttpClient client;
+
+  /**
+   * @param apiBaseUrl the API's base URL as the Agent should call it (known once HTTP is up)
+   */
+  public WebhookAgentRuntime(
+      Lifecycle lifecycle, URI url, Duration timeout, Supplier<String> apiBaseUrl) {
+    this.lifecycle = lifecycle;
+    this.url = url;
+    this.timeout = timeout;
+    this.apiBaseUrl = apiBaseUrl;
+    this.client = HttpClient.newBuilder().connectTimeout(timeout).build();
+  }
+
+  @Override
+  public void start(TaskRef task) {
+    post(body("start", task));
+  }
+
+  @Override
+  public void woken(TaskRef task, Command wake) {
+    ObjectNode body = body("woken", task);
+    body.put("commandId", wake.commandId());
+    body.put("eventId", wake.payload().path("eventId").asText(null));
+    post(body);
+  }
+
+  ObjectNode body(String kind, TaskRef task) {
+    TaskInfo info = lifecycle.task(task.taskId()).orElse(null);
+    ObjectNode body = JSON.createObjectNode();
+    body.put("kind", kind);
+    body.put("taskId", task.taskId());
+    body.put("changeId", task.changeId());
+    body.put("projectId", task.projectId());
+    body.put("agentId", task.agentId());
+    body.put("attempt", task.attempt());
+    body.put("title", info == null ? null : info.title());
+    List<String> scopes = info == null ? List.of() : info.resourceScopes();
+    scopes.forEach(body.putArray("scopes")::add);
+    if (scopes.isEmpty()) {
+      body.putArray("scopes");
+    }
+    String base = apiBaseUrl.get();
+    if (base == null) {
+      throw new AgentUnreachableException("the HTTP API is not up yet; task " + task.taskId());
+    }
+    body.put("apiBaseUrl", base);
+    return body;
+  }
+
+  private void post(ObjectNode body) {
+    String task = body.path("taskId").asText() + " attempt " + body.path("attempt").asInt();
+    HttpRequest request =
+        HttpRequest.newBuilder(url)
+            .timeout(timeout)
+            .header("Content-Type", "application/json")
+            .POST(HttpRequest.BodyPublishers.ofString(body.toString()))
+            .build();
+    HttpResponse<Void> response;
+    try {
+      response = client.send(request, HttpResponse.BodyHandlers.discarding());
+    } catch (IOException e) {
+      throw new AgentUnreachableException(
+          "webhook " + url + " for task " + task + ": " + e.getClass().getSimpleName(), e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new AgentUnreachableException("interrupted while posting task " + task, e);
+    }
+    if (response.statusCode() / 100 != 2) {
+      throw new AgentUnreachableException(
+          "webhook " + url + " answered " + response.statusCode() + " for task " + task);
+    }
+  }
+}

@@ -1,0 +1,74 @@
+package org.rhumbatron.app.api;
+
+import io.javalin.Javalin;
+import io.javalin.config.JavalinConfig;
+import io.nats.client.Connection;
+import java.io.IOException;
+import java.io.InputStream;
+import org.rhumbatron.lifecycle.Lifecycle;
+import org.rhumbatron.platform.db.Database;
+import org.rhumbatron.router.deadletter.DeadLetterOperator;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** Mounts the HTTP API on core's Javalin server (docs/api.md). */
+public final class Api {
+  private static final Logger log = LoggerFactory.getLogger(Api.class);
+  private static final String OPENAPI = "openapi.json";
+
+  private final Lifecycle lifecycle;
+  private final DeadLetterOperator deadLetters;
+  private final Database database;
+  private final Connection nats;
+  private final BearerAuth auth;
+
+  /**
+   * @param token the bearer token of writes; empty or null: none, and every write is refused
+   */
+  public Api(
+      Lifecycle lifecycle,
+      DeadLetterOperator deadLetters,
+      Database database,
+      Connection nats,
+      String token) {
+    this.lifecycle = lifecycle;
+    this.deadLetters = deadLetters;
+    this.database = database;
+    this.nats = nats;
+    this.auth = new BearerAuth(token);
+  }
+
+  /** The server's own limits: a body above {@link JsonBody#MAX_BYTES} is refused with 413. */
+  public static void configure(JavalinConfig config) {
+    config.http.maxRequestSize = JsonBody.MAX_BYTES;
+  }
+
+  public void mount(Javalin app) {
+    if (!auth.configured()) {
+      log.warn(BearerAuth.NO_TOKEN);
+    }
+    ApiErrors.register(app);
+    app.before(auth::check);
+    byte[] openapi = openapi();
+    app.get(
+        "/openapi.json", ctx -> ctx.status(200).contentType("application/json").result(openapi));
+    ProjectRoutes projects = new ProjectRoutes(lifecycle);
+    new OperatorRoutes(database, nats).mount(app);
+    projects.mount(app);
+    new ChangeRoutes(lifecycle, projects).mount(app);
+    new FeedRoutes(database, projects).mount(app);
+    new DeadLetterRoutes(deadLetters, database).mount(app);
+    new AgentRoutes(lifecycle).mount(app);
+  }
+
+  static byte[] openapi() {
+    try (InputStream in = Api.class.getResourceAsStream(OPENAPI)) {
+      if (in == null) {
+        throw new IllegalStateException("the jar lacks " + OPENAPI);
+      }
+      return in.readAllBytes();
+    } catch (IOException e) {
+      throw new IllegalStateException("cannot read " + OPENAPI, e);
+    }
+  }
+}

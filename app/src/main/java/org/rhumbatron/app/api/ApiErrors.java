@@ -1,0 +1,66 @@
+package org.rhumbatron.app.api;
+
+import io.javalin.Javalin;
+import io.javalin.http.Context;
+import io.javalin.http.HttpResponseException;
+import org.rhumbatron.lifecycle.LifecycleException;
+import org.rhumbatron.lifecycle.TaskNotHeldException;
+import org.rhumbatron.lifecycle.UnknownItemException;
+import org.rhumbatron.lifecycle.WorkGraphException;
+import org.rhumbatron.platform.queue.CommandSendException;
+import org.rhumbatron.router.deadletter.DeadLetterException;
+import org.rhumbatron.router.deadletter.DeadLetterNotFoundException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Every failure becomes the one error shape with its status: a bad request 400, no or a wrong token
+ * 401, no token configured 403, an unknown id or route 404, a refusal of the state machine 409 (a
+ * Task the Agent does not hold, a closed or poison dead letter), 413 for a large body, 503 when
+ * NATS or an actor did not answer, 500 for a bug.
+ */
+final class ApiErrors {
+  private static final Logger log = LoggerFactory.getLogger(ApiErrors.class);
+
+  private ApiErrors() {}
+
+  static void register(Javalin app) {
+    app.exception(ApiException.class, (e, ctx) -> send(ctx, e.status(), e.getMessage(), e.field()));
+    app.exception(WorkGraphException.class, (e, ctx) -> send(ctx, 400, e.getMessage(), "tasks"));
+    app.exception(UnknownItemException.class, (e, ctx) -> send(ctx, 404, e.getMessage(), null));
+    app.exception(TaskNotHeldException.class, (e, ctx) -> send(ctx, 409, e.getMessage(), null));
+    app.exception(
+        LifecycleException.class,
+        (e, ctx) -> send(ctx, e.permanent() ? 409 : 503, e.getMessage(), null));
+    app.exception(
+        DeadLetterNotFoundException.class, (e, ctx) -> send(ctx, 404, e.getMessage(), null));
+    app.exception(DeadLetterException.class, (e, ctx) -> send(ctx, 409, e.getMessage(), null));
+    app.exception(CommandSendException.class, (e, ctx) -> send(ctx, 503, e.getMessage(), null));
+    app.exception(
+        java.io.IOException.class,
+        (e, ctx) -> send(ctx, 503, "NATS did not answer: " + e.getMessage(), null));
+    app.exception(
+        HttpResponseException.class,
+        (e, ctx) -> {
+          int status = e.getStatus();
+          String message =
+              switch (status) {
+                case 404 -> "no route " + ctx.method() + " " + ctx.path();
+                case 405 -> "method " + ctx.method() + " not allowed on " + ctx.path();
+                case 413 -> "request body larger than " + JsonBody.MAX_BYTES + " bytes";
+                default -> e.getMessage();
+              };
+          send(ctx, status, message, null);
+        });
+    app.exception(
+        Exception.class,
+        (e, ctx) -> {
+          log.error("{} {} failed", ctx.method(), ctx.path(), e);
+          send(ctx, 500, "internal error: " + e.getClass().getSimpleName(), null);
+        });
+  }
+
+  private static void send(Context ctx, int status, String message, String field) {
+    Json.answer(ctx, status, Json.error(message, field));
+  }
+}

@@ -1,0 +1,147 @@
+package org.rhumbatron.app.api;
+
+import io.javalin.Javalin;
+import io.javalin.http.Context;
+import io.nats.client.Connection;
+import io.nats.client.JetStreamApiException;
+import io.nats.client.JetStreamManagement;
+import io.nats.client.api.ConsumerInfo;
+import io.nats.client.api.StreamInfo;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import org.rhumbatron.platform.db.Database;
+import org.rhumbatron.protocol.EventStreams;
+import org.rhumbatron.protocol.Queue;
+
+/**
+ * What an operator watches: failed outbox rows, each stream's last sequence with its consumers'
+ * pending, ack floor, redelivered and lag, and whether core is alive ({@code /healthz}) and ready
+ * ({@code /readyz}: NATS connected and the database answering).
+ */
+final class OperatorRoutes {
+  private final Database database;
+  private final Connection nats;
+
+  OperatorRoutes(Database database, Connection nats) {
+    this.database = database;
+    this.nats = nats;
+  }
+
+  void mount(Javalin app) {
+    app.get("/healthz", this::healthz);
+    app.get("/readyz", this::readyz);
+    app.get("/api/outbox/failed", this::failedOutbox);
+    app.get("/api/streams", this::streams);
+  }
+
+  private void healthz(Context ctx) {
+    boolean up = nats.getStatus() == Connection.Status.CONNECTED;
+    Json.answer(
+        ctx, up ? 200 : 503, Json.object("status", up ? "ok" : "degraded", "nats", natsState()));
+  }
+
+  private void readyz(Context ctx) {
+    boolean natsUp = nats.getStatus() == Connection.Status.CONNECTED;
+    String db;
+    try {
+      database.read(tx -> tx.queryLong("SELECT 1"));
+      db = "ok";
+    } catch (RuntimeException e) {
+      db = "unreachable: " + e.getMessage();
+    }
+    boolean dbUp = "ok".equals(db);
+    if (natsUp && dbUp) {
+      Json.answer(ctx, 200, Json.object("status", "ready", "nats", natsState(), "database", db));
+      return;
+    }
+    List<String> down = new ArrayList<>();
+    if (!natsUp) {
+      down.add("nats is " + natsState());
+    }
+    if (!dbUp) {
+      down.add("the database is " + db);
+    }
+    Map<String, Object> body = Json.error("not ready: " + String.join("; ", down), null);
+    body.put("status", "unavailable");
+    body.put("nats", natsState());
+    body.put("database", db);
+    Json.answer(ctx, 503, body);
+  }
+
+  private String natsState() {
+    return nats.getStatus().name().toLowerCase(java.util.Locale.ROOT);
+  }
+
+  private void failedOutbox(Context ctx) {
+    int limit = Query.limit(ctx, 100, 1000);
+    List<Map<String, Object>> rows =
+        database.read(
+            tx ->
+                tx.query(
+                    "SELECT seq, event_id, event_type, project_id, actor_class, actor_id,"
+                        + " stream_index, subject, attempts, last_error, created_at_ms FROM outbox"
+                        + " WHERE state = 'failed' ORDER BY seq LIMIT "
+                        + limit,
+                    rs ->
+                        Json.object(
+                            "seq", rs.getLong(1),
+                            "eventId", rs.getString(2),
+                            "eventType", rs.getString(3),
+                            "projectId", rs.getString(4),
+                            "actorClass", rs.getString(5),
+                            "actorId", rs.getString(6),
+                            "stream", EventStreams.streamName(rs.getInt(7)),
+                            "subject", rs.getString(8),
+                            "attempts", rs.getInt(9),
+                            "lastError", rs.getString(10),
+                            "createdAt", Json.timeMs(rs.getLong(11)))));
+    Json.answer(ctx, 200, Json.object("rows", rows));
+  }
+
+  private void streams(Context ctx) throws IOException {
+    JetStreamManagement jsm = nats.jetStreamManagement();
+    List<String> names = new ArrayList<>();
+    for (int i = 0; i < EventStreams.STREAM_COUNT; i++) {
+      names.add(EventStreams.streamName(i));
+    }
+    names.add(Queue.STREAM_NAME);
+    List<Object> streams = new ArrayList<>();
+    for (String name : names) {
+      streams.add(stream(jsm, name));
+    }
+    Json.answer(ctx, 200, Json.object("streams", streams));
+  }
+
+  private static Map<String, Object> stream(JetStreamManagement jsm, String name)
+      throws IOException {
+    try {
+      StreamInfo info = jsm.getStreamInfo(name);
+      List<ConsumerInfo> consumers = new ArrayList<>(jsm.getConsumers(name));
+      consumers.sort(Comparator.comparing(ConsumerInfo::getName));
+      List<Object> out = new ArrayList<>();
+      for (ConsumerInfo c : consumers) {
+        out.add(
+            Json.object(
+                "name", c.getName(),
+                "pending", c.getNumPending(),
+                "ackPending", c.getNumAckPending(),
+                "ackFloor", c.getAckFloor().getStreamSequence(),
+                "delivered", c.getDelivered().getStreamSequence(),
+                "redelivered", c.getRedelivered(),
+                // Not yet acknowledged: never delivered plus delivered and unacknowledged.
+                "lag", c.getNumPending() + c.getNumAckPending()));
+      }
+      return Json.object(
+          "name", name,
+          "messages", info.getStreamState().getMsgCount(),
+          "firstSequence", info.getStreamState().getFirstSequence(),
+          "lastSequence", info.getStreamState().getLastSequence(),
+          "consumers", out);
+    } catch (JetStreamApiException e) {
+      return Json.object("name", name, "error", e.getMessage());
+    }
+  }
+}
