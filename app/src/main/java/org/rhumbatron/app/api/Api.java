@@ -59,6 +59,8 @@ public final class Api {
     new FeedRoutes(database, projects).mount(app);
     new DeadLetterRoutes(deadLetters, database).mount(app);
     new AgentRoutes(lifecycle).mount(app);
+    new TraceRoutes(database).mount(app);
+    new DashboardRoutes().mount(app);
   }
 
   static byte[] openapi() {
