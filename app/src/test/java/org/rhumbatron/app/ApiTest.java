@@ -614,4 +614,60 @@ class ApiTest {
     }
     assertThat(documented).containsExactlyInAnyOrderElementsOf(new HashSet<>(core.httpRoutes()));
   }
+
+  @Test
+  void anUnknownTraceIdIs404() throws Exception {
+    Answer event = api.get("/api/trace/evt_00000000000000000000000000000000");
+    assertThat(event.status()).isEqualTo(404);
+    assertThat(event.error()).contains("evt_00000000000000000000000000000000");
+    assertThat(api.get("/api/trace/cmd_nobody_knows").status()).isEqualTo(404);
+  }
+
+  @Test
+  void aChangesEventsFormOneTreeFromChangeCreated() throws Exception {
+    provision("p-trace");
+    String changeId = createChange("p-trace", "req-trace", 2);
+    awaitChangeState(changeId, "awaiting_approval");
+    JsonNode events = api.get("/api/projects/p-trace/events?limit=1000").body().path("events");
+    String created = null;
+    String completed = null;
+    for (JsonNode e : events) {
+      if (e.path("eventType").asText().equals("change.created")) {
+        created = e.path("eventId").asText();
+      }
+      if (e.path("eventType").asText().equals("task.completed") && completed == null) {
+        completed = e.path("eventId").asText();
+      }
+    }
+    assertThat(created).isNotNull();
+    Answer trace = api.get("/api/trace/" + completed);
+    assertThat(trace.status()).as(trace.text()).isEqualTo(200);
+    JsonNode root = trace.body().path("root");
+    assertThat(root.path("id").asText()).isEqualTo(completed);
+    assertThat(root.path("kind").asText()).isEqualTo("event");
+    assertThat(root.path("asked").asBoolean()).isTrue();
+    // task.completed -> change.dispatch -> agent.wake (ready) -> agent.woken: three levels.
+    JsonNode dispatch = child(root, "change.dispatch");
+    assertThat(dispatch.path("kind").asText()).isEqualTo("command");
+    assertThat(dispatch.path("causedBy").asText()).isEqualTo(completed);
+    JsonNode wake = child(dispatch, "agent.wake");
+    assertThat(wake.path("id").asText()).endsWith("_ready");
+    JsonNode woken = child(wake, "agent.woken");
+    assertThat(woken.path("causedBy").asText()).isEqualTo(wake.path("id").asText());
+    // From a node deep in the tree the answer is the same tree, with that node asked.
+    Answer fromWake = api.get("/api/trace/" + wake.path("id").asText());
+    assertThat(fromWake.status()).isEqualTo(200);
+    assertThat(fromWake.body().path("root").path("id").asText()).isEqualTo(completed);
+  }
+
+  static JsonNode child(JsonNode node, String type) {
+    List<String> types = new ArrayList<>();
+    for (JsonNode c : node.path("children")) {
+      if (c.path("type").asText().equals(type)) {
+        return c;
+      }
+      types.add(c.path("type").asText());
+    }
+    throw new AssertionError("no child " + type + " under " + node.path("id") + ": " + types);
+  }
 }

@@ -143,12 +143,18 @@ final class OperatorRoutes {
       failed += r[3];
       streams.add(
           Json.object(
-              "stream", EventStreams.streamName(i),
-              "pending", r[1],
-              "retryWait", r[2],
-              "failed", r[3],
-              "backlog", r[1] + r[2],
-              "oldestWaitingAt", r[1] + r[2] == 0 ? null : Json.timeMs(r[4])));
+              "stream",
+              EventStreams.streamName(i),
+              "pending",
+              r[1],
+              "retryWait",
+              r[2],
+              "failed",
+              r[3],
+              "backlog",
+              r[1] + r[2],
+              "oldestWaitingAt",
+              r[1] + r[2] == 0 ? null : Json.timeMs(r[4])));
     }
     Json.answer(ctx, 200, Json.object("backlog", backlog, "failed", failed, "streams", streams));
   }
