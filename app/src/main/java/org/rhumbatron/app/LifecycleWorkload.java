@@ -12,7 +12,7 @@ import org.rhumbatron.lifecycle.WorkGraph.TaskSpec;
  * Work graphs of the lifecycle benchmark and the demo, which the lifecycle tests run too, and the
  * Projects they run in.
  */
-final class LifecycleWorkload {
+public final class LifecycleWorkload {
   /** How many Tasks {@link #twentyTasks} has. */
   static final int TASKS = 20;
 
@@ -27,7 +27,7 @@ final class LifecycleWorkload {
    * 20 Tasks: 12 roots (more than the 8 Agents a Change may hold at once), then 8 that each depend
    * on two earlier Tasks; resource scopes over four source folders, two per Task.
    */
-  static WorkGraph twentyTasks() {
+  public static WorkGraph twentyTasks() {
     List<TaskSpec> tasks = new ArrayList<>();
     for (int i = 1; i <= TASKS; i++) {
       List<String> deps = new ArrayList<>();

@@ -1,4 +1,4 @@
-package org.rhumbatron.coordinator;
+package org.rhumbatron.platform.natsserver;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -13,8 +13,8 @@ import java.util.List;
 import java.util.stream.Stream;
 
 /**
- * Damages a stopped nats-server 2.9 file store the way a machine crash does: the last messages of a
- * stream's newest block are gone.
+ * Damages a stopped nats-server 2.9 file store the way a machine crash does (the lost-tail tests
+ * and the fault checker use it): the last messages of a stream's newest block are gone.
  *
  * <p>The layout (nats-server 2.9.10): {@code <store>/jetstream/$G/streams/<STREAM>/msgs/<n>.blk}
  * holds the messages, one record each: {@code uint32 length} (little endian, the high bit set when

@@ -1,0 +1,441 @@
+package org.rhumbatron.app.check;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.nats.client.JetStreamApiException;
+import io.nats.client.JetStreamManagement;
+import io.nats.client.api.MessageInfo;
+import io.nats.client.api.StreamState;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Stream;
+import java.util.zip.GZIPInputStream;
+import org.rhumbatron.lifecycle.ChangeInfo;
+import org.rhumbatron.platform.db.Database;
+import org.rhumbatron.platform.eventlog.Subscription;
+import org.rhumbatron.protocol.EnvelopeCodec;
+import org.rhumbatron.protocol.EnvelopeException;
+import org.rhumbatron.protocol.Event;
+import org.rhumbatron.protocol.EventStreams;
+import org.rhumbatron.protocol.EventType;
+
+/**
+ * Reads a settled run's history (the outbox and the other tables, the 8 event streams, the audit
+ * archive) and counts what must never happen. It only reads: core may still run.
+ */
+public final class HistoryChecker {
+  public static final String EVENTS_LOST = "events_lost";
+  public static final String EVENTS_PUBLISHED_TWICE = "events_published_twice";
+  public static final String APPLIED_NEVER = "applied_never.";
+  public static final String APPLIED_TWICE = "applied_twice.";
+  public static final String TASK_COMPLETED_TWICE = "task_completed_twice";
+  public static final String CANDIDATE_COMPOSED_TWICE = "candidate_composed_twice";
+  public static final String VERIFICATION_TWICE = "verification_step_twice";
+  public static final String RELEASE_TWICE = "release_step_twice";
+  public static final String CHANGE_ENDED_TWICE = "change_ended_twice";
+  public static final String SECOND_CHANGE_FOR_REQUEST = "second_change_for_request_id";
+  public static final String CHANGES_NOT_ENDED = "changes_not_ended";
+  public static final String POISON_NOT_HANDLED = "poison_not_dead_lettered_or_rejected";
+  public static final String CORE_CRASHES = "core_crashes_caused_by_input";
+
+  /** The consumers that claim each Event in the database, beside the archive. */
+  static final List<Subscription> CLAIMING =
+      List.of(
+          Subscription.CAUSAL_ROUTER,
+          Subscription.PROJECT_VIEW_PROJECTOR,
+          Subscription.ANALYTICS_PROJECTOR);
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final Set<EventType> CHANGE_ENDS =
+      Set.of(
+          EventType.CHANGE_COMPLETED,
+          EventType.CHANGE_FAILED,
+          EventType.CHANGE_CANCELLED,
+          EventType.CHANGE_DECLINED,
+          EventType.CHANGE_NOT_SELECTED);
+
+  /**
+   * What the run itself knows beside the history.
+   *
+   * @param changesByRequest per client request id, every Change id the API answered with
+   * @param poison the poison messages sent
+   * @param crashes core exits that no fault caused, each described
+   * @param coreLogs core's log files, where a rejected poison message is named
+   * @param archiveRoot the directory bucket of the audit archive, or null when it is elsewhere
+   */
+  public record Run(
+      Map<String, Set<String>> changesByRequest,
+      List<Poison.Sent> poison,
+      List<String> crashes,
+      List<Path> coreLogs,
+      Path archiveRoot) {}
+
+  private final Database db;
+  private final JetStreamManagement jsm;
+  private final EnvelopeCodec codec = new EnvelopeCodec();
+
+  public HistoryChecker(Database db, JetStreamManagement jsm) {
+    this.db = db;
+    this.jsm = jsm;
+  }
+
+  /** A message of an event stream as the server holds it. */
+  record Stored(int stream, long seq, String msgId, Event event) {}
+
+  public CheckReport check(Run run) throws Exception {
+    CheckReport report = new CheckReport();
+    for (String v :
+        List.of(
+            EVENTS_LOST,
+            EVENTS_PUBLISHED_TWICE,
+            TASK_COMPLETED_TWICE,
+            CANDIDATE_COMPOSED_TWICE,
+            VERIFICATION_TWICE,
+            RELEASE_TWICE,
+            CHANGE_ENDED_TWICE,
+            SECOND_CHANGE_FOR_REQUEST,
+            CHANGES_NOT_ENDED,
+            POISON_NOT_HANDLED,
+            CORE_CRASHES)) {
+      report.expect(v);
+    }
+    Set<String> poisonMarkers = new HashSet<>();
+    run.poison().forEach(p -> poisonMarkers.add(p.marker()));
+
+    List<Stored> stored = readStreams(poisonMarkers);
+    Map<String, Integer> published = new HashMap<>();
+    List<Event> events = new ArrayList<>();
+    for (Stored s : stored) {
+      if (s.msgId() != null && poisonMarkers.contains(s.msgId())) {
+        continue;
+      }
+      if (s.event() == null) {
+        report.note(
+            "undecodable message at "
+                + EventStreams.streamName(s.stream())
+                + ":"
+                + s.seq()
+                + " that the check did not send");
+        continue;
+      }
+      if (published.merge(s.event().eventId(), 1, Integer::sum) == 1) {
+        events.add(s.event());
+      } else {
+        report.violation(EVENTS_PUBLISHED_TWICE, s.event().eventId());
+      }
+    }
+    report.total("events_published", published.size());
+
+    List<String[]> outbox =
+        db.read(
+            tx ->
+                tx.query(
+                    "SELECT event_id, state FROM outbox",
+                    rs -> new String[] {rs.getString(1), rs.getString(2)}));
+    report.total("events_committed", outbox.size());
+    for (String[] row : outbox) {
+      if (!published.containsKey(row[0])) {
+        report.violation(EVENTS_LOST, row[0] + " (" + row[1] + ")");
+      }
+    }
+
+    Set<String> eventIds = published.keySet();
+    for (Subscription s : CLAIMING) {
+      String name = APPLIED_NEVER + s.durableName();
+      report.expect(name);
+      Set<String> claimed =
+          new HashSet<>(
+              db.read(
+                  tx ->
+                      tx.query(
+                          "SELECT event_id FROM processed_events WHERE consumer = ?",
+                          rs -> rs.getString(1),
+                          s.durableName())));
+      for (String id : eventIds) {
+        if (!claimed.contains(id)) {
+          report.violation(name, id);
+        }
+      }
+    }
+    checkTwiceInTables(report);
+    checkArchive(report, run.archiveRoot(), eventIds, poisonMarkers);
+    checkEffects(report, events);
+    checkChanges(report, run.changesByRequest());
+    checkPoison(report, run, stored);
+    run.crashes().forEach(c -> report.violation(CORE_CRASHES, c));
+    report.total("commands", commandsStored());
+    report.total("dead_letters", db.read(tx -> tx.queryLong("SELECT COUNT(*) FROM dead_letters")));
+    report.total("poison_sent", run.poison().size());
+    return report;
+  }
+
+  private List<Stored> readStreams(Set<String> poisonMarkers)
+      throws IOException, JetStreamApiException {
+    List<Stored> out = new ArrayList<>();
+    for (int i = 0; i < EventStreams.STREAM_COUNT; i++) {
+      String stream = EventStreams.streamName(i);
+      StreamState state = jsm.getStreamInfo(stream).getStreamState();
+      for (long seq = state.getFirstSequence(); seq <= state.getLastSequence(); seq++) {
+        MessageInfo m;
+        try {
+          m = jsm.getMessage(stream, seq);
+        } catch (JetStreamApiException deleted) {
+          continue;
+        }
+        String msgId = m.getHeaders() == null ? null : m.getHeaders().getFirst("Nats-Msg-Id");
+        Event event = null;
+        if (msgId == null || !poisonMarkers.contains(msgId)) {
+          try {
+            event = codec.decodeEvent(m.getData());
+          } catch (EnvelopeException malformed) {
+            event = null;
+          }
+        }
+        out.add(new Stored(i, seq, msgId, event));
+      }
+    }
+    return out;
+  }
+
+  private long commandsStored() throws IOException, JetStreamApiException {
+    return jsm.getStreamInfo(org.rhumbatron.protocol.Queue.STREAM_NAME)
+        .getStreamState()
+        .getLastSequence();
+  }
+
+  /** Effects a claim cannot hold off by its key: the feed row and the analytics point. */
+  private void checkTwiceInTables(CheckReport report) throws Exception {
+    String feed = APPLIED_TWICE + Subscription.PROJECT_VIEW_PROJECTOR.durableName();
+    report.expect(feed);
+    db.read(
+            tx ->
+                tx.query(
+                    "SELECT event_id FROM project_events GROUP BY project_id, event_id"
+                        + " HAVING COUNT(*) > 1",
+                    rs -> rs.getString(1)))
+        .forEach(id -> report.violation(feed, id));
+    String analytics = APPLIED_TWICE + Subscription.ANALYTICS_PROJECTOR.durableName();
+    report.expect(analytics);
+    db.read(
+            tx ->
+                tx.query(
+                    "SELECT event_id FROM platform_metrics WHERE binding = 'EVENT_METRICS'"
+                        + " AND event_id IS NOT NULL GROUP BY event_id, name HAVING COUNT(*) > 1",
+                    rs -> rs.getString(1)))
+        .forEach(id -> report.violation(analytics, id));
+  }
+
+  /** Every published Event in some archive object; one in two objects is archived twice. */
+  private void checkArchive(
+      CheckReport report, Path root, Set<String> eventIds, Set<String> poisonMarkers)
+      throws IOException {
+    String never = APPLIED_NEVER + Subscription.AUDIT_ARCHIVER.durableName();
+    String twice = APPLIED_TWICE + Subscription.AUDIT_ARCHIVER.durableName();
+    if (root == null || !Files.isDirectory(root)) {
+      report.note("the audit archive is not a directory bucket here: not checked");
+      return;
+    }
+    report.expect(never);
+    report.expect(twice);
+    Map<String, String> objectOf = new HashMap<>();
+    List<Path> objects;
+    try (Stream<Path> walk = Files.walk(root)) {
+      objects = walk.filter(p -> p.toString().endsWith(".ndjson.gz")).sorted().toList();
+    }
+    long lines = 0;
+    for (Path object : objects) {
+      try (BufferedReader r =
+          new BufferedReader(
+              new InputStreamReader(
+                  new GZIPInputStream(Files.newInputStream(object)), StandardCharsets.UTF_8))) {
+        String line;
+        while ((line = r.readLine()) != null) {
+          lines++;
+          JsonNode node = JSON.readTree(line);
+          String id = node.path("eventId").asText(null);
+          if (id == null || poisonMarkers.contains(node.path("messageId").asText(""))) {
+            continue;
+          }
+          String earlier = objectOf.putIfAbsent(id, object.getFileName().toString());
+          if (earlier != null && !earlier.equals(object.getFileName().toString())) {
+            report.violation(twice, id);
+          }
+        }
+      }
+    }
+    report.total("archive_objects", objects.size());
+    report.total("archive_lines", lines);
+    for (String id : eventIds) {
+      if (!objectOf.containsKey(id)) {
+        report.violation(never, id);
+      }
+    }
+  }
+
+  /** Distinct Events that record one effect: each effect's key must have one. */
+  private void checkEffects(CheckReport report, List<Event> events) {
+    Map<String, Set<String>> byEffect = new HashMap<>();
+    for (Event e : events) {
+      String effect = effectKey(e);
+      if (effect != null) {
+        byEffect.computeIfAbsent(effect, k -> new HashSet<>()).add(e.eventId());
+      }
+    }
+    byEffect.forEach(
+        (key, ids) -> {
+          if (ids.size() > 1) {
+            int colon = key.indexOf('|');
+            report.violation(key.substring(0, colon), key.substring(colon + 1) + " " + ids);
+          }
+        });
+    report.total("events_checked_for_effects", events.size());
+  }
+
+  /** {@code violation|id} of the one effect {@code e} records, or null. */
+  static String effectKey(Event e) {
+    JsonNode p = e.payload();
+    EventType t = e.eventType();
+    if (t == EventType.TASK_COMPLETED) {
+      return TASK_COMPLETED_TWICE + "|" + e.taskId() + " attempt " + p.path("attempt").asText("?");
+    }
+    if (t == EventType.CANDIDATE_CREATED) {
+      return CANDIDATE_COMPOSED_TWICE + "|" + p.path("candidateId").asText(e.changeId());
+    }
+    if (t == EventType.CANDIDATE_VERIFIED || t == EventType.CANDIDATE_REJECTED) {
+      return VERIFICATION_TWICE + "|" + p.path("candidateId").asText(e.changeId());
+    }
+    if (t == EventType.RELEASE_COMPLETED || t == EventType.RELEASE_FAILED) {
+      return RELEASE_TWICE + "|" + p.path("releaseId").asText(e.changeId()) + " " + t.wireName();
+    }
+    if (CHANGE_ENDS.contains(t)) {
+      return CHANGE_ENDED_TWICE + "|" + e.changeId();
+    }
+    return null;
+  }
+
+  private void checkChanges(CheckReport report, Map<String, Set<String>> byRequest)
+      throws Exception {
+    byRequest.forEach(
+        (request, ids) -> {
+          if (ids.size() > 1) {
+            report.violation(SECOND_CHANGE_FOR_REQUEST, request + " " + ids);
+          }
+        });
+    db.read(
+            tx ->
+                tx.query(
+                    "SELECT project_id, client_request_id, COUNT(*) FROM changes"
+                        + " GROUP BY project_id, client_request_id HAVING COUNT(*) > 1",
+                    rs -> rs.getString(1) + "/" + rs.getString(2)))
+        .forEach(id -> report.violation(SECOND_CHANGE_FOR_REQUEST, id));
+    List<String[]> changes =
+        db.read(
+            tx ->
+                tx.query(
+                    "SELECT change_id, state FROM changes",
+                    rs -> new String[] {rs.getString(1), rs.getString(2)}));
+    Map<String, Long> byState = new java.util.TreeMap<>();
+    for (String[] c : changes) {
+      byState.merge(c[1], 1L, Long::sum);
+      if (ChangeInfo.OPEN_STATES.contains(c[1])) {
+        report.violation(CHANGES_NOT_ENDED, c[0] + " (" + c[1] + ")");
+      }
+    }
+    report.total("changes", changes.size());
+    byState.forEach((state, n) -> report.total("changes_" + state, n));
+  }
+
+  /**
+   * A poison message ended well when each claiming consumer claimed or dead-lettered it (event
+   * streams), or it is in a dead letter or named by a log line of core (queues).
+   */
+  private void checkPoison(CheckReport report, Run run, List<Stored> stored) throws Exception {
+    if (run.poison().isEmpty()) {
+      return;
+    }
+    Set<String> inDeadLetters = new HashSet<>();
+    Map<String, Set<String>> deadLetteredBy = new HashMap<>();
+    db.read(
+            tx ->
+                tx.query(
+                    "SELECT command_id, command, reason FROM dead_letters",
+                    rs -> new String[] {rs.getString(1), rs.getString(2), rs.getString(3)}))
+        .forEach(
+            row -> {
+              String text = row[0] + " " + row[1] + " " + row[2];
+              for (String m : Poison.markers(text)) {
+                inDeadLetters.add(m);
+                deadLetteredBy.computeIfAbsent(m, k -> new HashSet<>()).add(consumerOf(row[0]));
+              }
+            });
+    Set<String> inLogs = new HashSet<>();
+    for (Path log : run.coreLogs()) {
+      if (Files.exists(log)) {
+        try (Stream<String> lines = Files.lines(log, StandardCharsets.ISO_8859_1)) {
+          lines.filter(l -> l.contains("poison-")).forEach(l -> inLogs.addAll(Poison.markers(l)));
+        }
+      }
+    }
+    Map<String, Set<String>> claimedBy = new HashMap<>();
+    for (Subscription s : CLAIMING) {
+      for (Poison.Sent p : run.poison()) {
+        if (p.decodedId() != null && p.eventStream()) {
+          boolean claimed =
+              db.read(
+                      tx ->
+                          tx.queryLong(
+                              "SELECT COUNT(*) FROM processed_events WHERE consumer = ?"
+                                  + " AND event_id = ?",
+                              s.durableName(),
+                              p.decodedId()))
+                  > 0;
+          if (claimed) {
+            claimedBy.computeIfAbsent(p.marker(), k -> new HashSet<>()).add(s.durableName());
+          }
+        }
+      }
+    }
+    Map<String, Long> outcomes = new java.util.TreeMap<>();
+    for (Poison.Sent p : run.poison()) {
+      String outcome;
+      if (p.eventStream()) {
+        Set<String> done = new HashSet<>(claimedBy.getOrDefault(p.marker(), Set.of()));
+        done.addAll(deadLetteredBy.getOrDefault(p.marker(), Set.of()));
+        boolean all = CLAIMING.stream().allMatch(s -> done.contains(s.durableName()));
+        outcome = all ? "event_claimed_or_dead_lettered" : null;
+      } else if (inDeadLetters.contains(p.marker())) {
+        outcome = "command_dead_lettered";
+      } else if (inLogs.contains(p.marker())) {
+        outcome = "command_rejected_in_log";
+      } else {
+        outcome = null;
+      }
+      if (outcome == null) {
+        report.violation(
+            POISON_NOT_HANDLED, p.marker() + " (" + p.kind() + " on " + p.subject() + ")");
+      } else {
+        outcomes.merge(outcome, 1L, Long::sum);
+      }
+    }
+    outcomes.forEach((k, n) -> report.total("poison_" + k, n));
+  }
+
+  /** The consumer of an event batch dead letter ({@code batch:<consumer>:<key>}), else "". */
+  private static String consumerOf(String commandId) {
+    if (!commandId.startsWith("batch:")) {
+      return "";
+    }
+    int end = commandId.indexOf(':', "batch:".length());
+    return end < 0 ? "" : commandId.substring("batch:".length(), end);
+  }
+}
