@@ -95,7 +95,10 @@ public final class Cli {
     }
   }
 
-  /** Plain text columns, left aligned; a missing or null value prints as "-". */
+  /**
+   * Plain text columns, left aligned; a missing or null value prints as "-". A column "a.b" is
+   * field b of object a, headed B.
+   */
   static final class Table {
     private Table() {}
 
@@ -103,13 +106,17 @@ public final class Cli {
       List<String[]> lines = new ArrayList<>();
       String[] header = new String[columns.length];
       for (int i = 0; i < columns.length; i++) {
-        header[i] = columns[i].toUpperCase(java.util.Locale.ROOT);
+        String name = columns[i].substring(columns[i].lastIndexOf('.') + 1);
+        header[i] = name.toUpperCase(java.util.Locale.ROOT);
       }
       lines.add(header);
       for (JsonNode row : rows) {
         String[] line = new String[columns.length];
         for (int i = 0; i < columns.length; i++) {
-          JsonNode v = row.path(columns[i]);
+          JsonNode v = row;
+          for (String step : columns[i].split("\\.")) {
+            v = v.path(step);
+          }
           line[i] =
               v.isMissingNode() || v.isNull() ? "-" : v.isValueNode() ? v.asText() : v.toString();
         }

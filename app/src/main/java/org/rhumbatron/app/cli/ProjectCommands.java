@@ -48,5 +48,5 @@ final class ProjectCommands {
     cli.print(t, cli.client(t).delete("/api/projects/" + id), null, CHANGED);
   }
 
-  private static final String[] CHANGED = {"projectId", "changed"};
+  private static final String[] CHANGED = {"project.projectId", "project.status", "changed"};
 }
