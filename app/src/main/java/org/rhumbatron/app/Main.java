@@ -1,5 +1,10 @@
 package org.rhumbatron.app;
 
+import java.io.PrintWriter;
+import java.nio.charset.Charset;
+import java.util.Map;
+import org.rhumbatron.app.cli.Cli;
+import org.rhumbatron.app.cli.CliException;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -24,12 +29,33 @@ public final class Main implements Runnable {
 
   /** Runs a command line and returns its exit code (tests call this). */
   public static int run(String... args) {
+    return run(
+        System.getenv(),
+        new PrintWriter(System.out, true, Charset.defaultCharset()),
+        new PrintWriter(System.err, true, Charset.defaultCharset()),
+        args);
+  }
+
+  /** Runs a command line with the given environment and streams; returns its exit code. */
+  public static int run(Map<String, String> env, PrintWriter out, PrintWriter err, String... args) {
     CommandLine cli = new CommandLine(new Main());
+    Cli.addTo(cli, env);
+    cli.setOut(out);
+    cli.setErr(err);
     cli.setExecutionExceptionHandler(
         (e, commandLine, parseResult) -> {
-          // Expected failures (bad settings, missing nats-server) are one line, not a stack trace.
+          // Expected failures (bad settings, missing nats-server, the API's refusals) are one
+          // line, not a stack trace.
           commandLine.getErr().println("rhumbatron: " + e.getMessage());
-          return 2;
+          commandLine.getErr().flush();
+          return e instanceof CliException c ? c.exitCode() : 2;
+        });
+    cli.setParameterExceptionHandler(
+        (e, args2) -> {
+          // One line as every other error; --help gives the usage.
+          e.getCommandLine().getErr().println("rhumbatron: " + e.getMessage() + " (see --help)");
+          e.getCommandLine().getErr().flush();
+          return CliException.USAGE;
         });
     return cli.execute(args);
   }

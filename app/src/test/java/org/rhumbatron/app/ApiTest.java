@@ -487,6 +487,15 @@ class ApiTest {
         .isEqualTo("agent-wakeups:cmd_api_dead_1:a2");
     assertThat(retried.body().path("deadLetter").path("retriedBy").asText()).isEqualTo("ops-1");
     assertThat(retried.body().path("deadLetter").path("retriedAttempt").asInt()).isEqualTo(2);
+    // The retried wake fails again and reopens the row at attempt 2; a dismiss before that
+    // would be undone by it.
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(
+            () -> {
+              JsonNode d = api.get("/api/dead-letters/" + id).body();
+              return d.path("attempt").asInt() == 2 && d.path("status").asText().equals("open");
+            });
     Answer dismissed = api.post("/api/dead-letters/" + id + "/dismiss", "");
     assertThat(dismissed.status()).isEqualTo(200);
     assertThat(dismissed.body().path("deadLetter").path("resolution").asText())

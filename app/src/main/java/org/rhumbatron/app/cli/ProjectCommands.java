@@ -1,0 +1,52 @@
+package org.rhumbatron.app.cli;
+
+import java.util.Map;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/** {@code rhumbatron projects show|provision|archive|delete}. */
+@Command(
+    name = "projects",
+    mixinStandardHelpOptions = true,
+    description = "Read and manage Projects.")
+final class ProjectCommands {
+  private static final String[] COLUMNS = {
+    "projectId", "tenantId", "name", "status", "canonicalGeneration", "hasLiveApp"
+  };
+  private final Cli cli;
+
+  ProjectCommands(Cli cli) {
+    this.cli = cli;
+  }
+
+  @Command(name = "show", description = "One Project.")
+  void show(@Mixin Cli.Target t, @Parameters(paramLabel = "ID") String id) {
+    cli.print(t, cli.client(t).get("/api/projects/" + id), null, COLUMNS);
+  }
+
+  @Command(name = "provision", description = "Provision a Project (a no-op if it exists).")
+  void provision(
+      @Mixin Cli.Target t,
+      @Parameters(paramLabel = "ID") String id,
+      @Option(names = "--tenant", required = true) String tenant,
+      @Option(names = "--name", required = true) String name) {
+    CoreClient.Answer a =
+        cli.client(t)
+            .post("/api/projects", Map.of("projectId", id, "tenantId", tenant, "name", name));
+    cli.print(t, a, null, "projectId", "messageId");
+  }
+
+  @Command(name = "archive", description = "Archive a Project.")
+  void archive(@Mixin Cli.Target t, @Parameters(paramLabel = "ID") String id) {
+    cli.print(t, cli.client(t).post("/api/projects/" + id + "/archive", Map.of()), null, CHANGED);
+  }
+
+  @Command(name = "delete", description = "Delete a Project.")
+  void delete(@Mixin Cli.Target t, @Parameters(paramLabel = "ID") String id) {
+    cli.print(t, cli.client(t).delete("/api/projects/" + id), null, CHANGED);
+  }
+
+  private static final String[] CHANGED = {"project.projectId", "project.status", "changed"};
+}
