@@ -1,0 +1,189 @@
+package org.rhumbatron.app.check;
+
+import io.nats.client.Connection;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.rhumbatron.platform.db.Database;
+import org.rhumbatron.platform.jetstream.JetStreamConnections;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One check: the cluster up, the workload running, the plan's faults injected one after another,
+ * then everything healed, the workload stopped, core left to settle, core stopped, and the history
+ * checked. WORK IN PROGRESS: not wired to a command and not run yet.
+ */
+final class CheckRun {
+  private static final Logger log = LoggerFactory.getLogger(CheckRun.class);
+  static final Duration SETTLE_WITHIN = Duration.ofMinutes(10);
+
+  private final Path dir;
+  private final String dbUrl;
+  private final long seed;
+  private final Duration duration;
+  private final List<FaultPlan.Kind> kinds;
+  private final int poisonCount;
+  private final Clock clock;
+
+  CheckRun(
+      Path dir,
+      String dbUrl,
+      long seed,
+      Duration duration,
+      List<FaultPlan.Kind> kinds,
+      int poisonCount,
+      Clock clock) {
+    this.dir = dir;
+    this.dbUrl = dbUrl;
+    this.seed = seed;
+    this.duration = duration;
+    this.kinds = kinds;
+    this.poisonCount = poisonCount;
+    this.clock = clock;
+  }
+
+  CheckReport run() throws Exception {
+    String runId = Long.toString(seed, 36);
+    String token = "check-" + runId;
+    Path config = dir.resolve("core.properties");
+    Files.createDirectories(dir);
+    Files.writeString(
+        config,
+        String.join(
+            "\n",
+            "changes.auto-approve=true",
+            "router.ack-wait=10s",
+            "queues.ack-wait=10s",
+            "queues.ack-extend-every=4s",
+            "integration.conflict-review-delay=5s",
+            "agents.simulated.step-delay=20ms",
+            ""));
+    List<FaultPlan.Fault> plan = FaultPlan.plan(seed, duration, kinds);
+    List<Poison.Sent> poison = new ArrayList<>();
+    long poisonFaults = plan.stream().filter(f -> f.kind() == FaultPlan.Kind.POISON).count();
+    Poison poisoner = new Poison(runId, seed);
+    try (CheckCluster cluster = new CheckCluster(dir, dbUrl, config, token)) {
+      CheckReport faults = new CheckReport();
+      boolean downAtStart =
+          plan.stream().anyMatch(f -> f.kind() == FaultPlan.Kind.NATS_DOWN_AT_START);
+      if (downAtStart) {
+        cluster.startCore();
+        Thread.sleep(plan.get(0).lastsMillis());
+        faults.fault(FaultPlan.Kind.NATS_DOWN_AT_START.wire, 1);
+      }
+      cluster.startNats();
+      cluster.startCore();
+      CheckApi api = new CheckApi(cluster.apiUrl(), token, clock);
+      CheckWorkload workload = new CheckWorkload(api, clock, runId, seed);
+      workload.provision();
+      Thread driver = new Thread(workload::run, "check-workload");
+      driver.start();
+      long start = clock.millis();
+      for (FaultPlan.Fault f : plan) {
+        if (f.kind() == FaultPlan.Kind.NATS_DOWN_AT_START) {
+          continue;
+        }
+        long wait = start + f.atMillis() - clock.millis();
+        if (wait > 0) {
+          Thread.sleep(wait);
+        }
+        log.info("fault {} for {} ms", f.kind().wire, f.lastsMillis());
+        inject(cluster, f, poisoner, poison, (int) (poisonCount / Math.max(1, poisonFaults)));
+        faults.fault(f.kind().wire, 1);
+      }
+      workload.stop();
+      driver.join();
+      if (workload.failure() != null) {
+        throw workload.failure();
+      }
+      awaitSettled(cluster, workload);
+      cluster.stopCore();
+      try (Connection nats = JetStreamConnections.connect(cluster.natsUrl(), "check-reader");
+          Database db = Database.open(dbUrl)) {
+        CheckReport report =
+            new HistoryChecker(db, nats.jetStreamManagement())
+                .check(
+                    new HistoryChecker.Run(
+                        workload.changesByRequest(),
+                        poison,
+                        cluster.crashes(),
+                        cluster.coreLogs(),
+                        cluster.archiveRoot()));
+        faults.faults().forEach(report::fault);
+        return report;
+      }
+    }
+  }
+
+  private void inject(
+      CheckCluster cluster, FaultPlan.Fault f, Poison poisoner, List<Poison.Sent> poison, int n)
+      throws Exception {
+    switch (f.kind()) {
+      case CORE_KILL, CORE_KILL_AFTER_COMMIT -> {
+        cluster.killCore();
+        Thread.sleep(f.lastsMillis());
+        cluster.startCore();
+      }
+      case NATS_KILL -> {
+        cluster.killNats();
+        Thread.sleep(f.lastsMillis());
+        cluster.startNats();
+      }
+      case NATS_PAUSE -> {
+        cluster.pauseNats();
+        Thread.sleep(f.lastsMillis());
+        cluster.resumeNats();
+      }
+      case LOST_TAIL -> cluster.loseTail(f.stream(), 3);
+      case LINK_CUT -> {
+        cluster.proxy().cut();
+        Thread.sleep(f.lastsMillis());
+        cluster.proxy().heal();
+      }
+      case LINK_STALL -> {
+        cluster.proxy().stall();
+        Thread.sleep(f.lastsMillis());
+        cluster.proxy().heal();
+      }
+      case LINK_SLOW -> {
+        cluster.proxy().slow(50_000);
+        Thread.sleep(f.lastsMillis());
+        cluster.proxy().heal();
+      }
+      case POISON -> {
+        try (Connection nats = JetStreamConnections.connect(cluster.natsUrl(), "check-poison")) {
+          poison.addAll(poisoner.send(nats.jetStream(), n, poison.size()));
+        }
+      }
+      case DB_RESTART -> throw new UnsupportedOperationException("db-restart: not built yet");
+      case NATS_DOWN_AT_START -> {
+        // handled before the workload starts
+      }
+    }
+  }
+
+  /** Every Change ended (or the time is up: the checker then names the open ones). */
+  private void awaitSettled(CheckCluster cluster, CheckWorkload workload) throws Exception {
+    long deadline = clock.millis() + SETTLE_WITHIN.toMillis();
+    try (Database db = Database.open(dbUrl)) {
+      while (clock.millis() < deadline) {
+        long open =
+            db.read(
+                tx ->
+                    tx.queryLong(
+                        "SELECT COUNT(*) FROM changes WHERE state IN ('open', 'verifying',"
+                            + " 'awaiting_approval', 'releasing')"));
+        long unpublished =
+            db.read(tx -> tx.queryLong("SELECT COUNT(*) FROM outbox WHERE state <> 'published'"));
+        if (open == 0 && unpublished == 0) {
+          return;
+        }
+        Thread.sleep(1_000);
+      }
+    }
+  }
+}

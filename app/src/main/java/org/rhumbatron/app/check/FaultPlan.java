@@ -1,0 +1,99 @@
+package org.rhumbatron.app.check;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.List;
+import java.util.Random;
+
+/**
+ * A seeded schedule of faults over a run: one fault at a time, each healed before the next, every
+ * kind asked for at least once (shuffled), then kinds drawn at random until the run's time is used.
+ * Lengths follow the issue (a pause 10 to 60 s, a cut link for minutes) and shrink on short runs.
+ */
+final class FaultPlan {
+  enum Kind {
+    CORE_KILL("core-kill"),
+    CORE_KILL_AFTER_COMMIT("core-kill-after-commit"),
+    NATS_KILL("nats-kill"),
+    NATS_PAUSE("nats-pause"),
+    LOST_TAIL("lost-tail"),
+    LINK_CUT("link-cut"),
+    LINK_STALL("link-stall"),
+    LINK_SLOW("link-slow"),
+    NATS_DOWN_AT_START("nats-down-at-start"),
+    DB_RESTART("db-restart"),
+    POISON("poison");
+
+    final String wire;
+
+    Kind(String wire) {
+      this.wire = wire;
+    }
+
+    static Kind fromWire(String name) {
+      return Arrays.stream(values())
+          .filter(k -> k.wire.equals(name))
+          .findFirst()
+          .orElseThrow(
+              () ->
+                  new IllegalArgumentException(
+                      "unknown fault "
+                          + name
+                          + "; known: "
+                          + String.join(", ", Arrays.stream(values()).map(k -> k.wire).toList())));
+    }
+  }
+
+  /** One fault: when it starts (from the run's start), how long it lasts, which stream it hits. */
+  record Fault(Kind kind, long atMillis, long lastsMillis, int stream) {}
+
+  static final Duration FIRST_AFTER = Duration.ofSeconds(10);
+  static final Duration GAP_MIN = Duration.ofSeconds(5);
+  static final Duration GAP_MAX = Duration.ofSeconds(15);
+
+  private FaultPlan() {}
+
+  static List<Fault> plan(long seed, Duration duration, List<Kind> kinds) {
+    Random random = new Random(seed);
+    long total = duration.toMillis();
+    List<Kind> first = new ArrayList<>(kinds);
+    first.remove(Kind.NATS_DOWN_AT_START);
+    Collections.shuffle(first, random);
+    List<Fault> out = new ArrayList<>();
+    if (kinds.contains(Kind.NATS_DOWN_AT_START)) {
+      out.add(new Fault(Kind.NATS_DOWN_AT_START, 0, between(random, 5_000, 15_000), -1));
+    }
+    long at = FIRST_AFTER.toMillis();
+    int i = 0;
+    while (!first.isEmpty() && (i < first.size() || at < total)) {
+      Kind kind = i < first.size() ? first.get(i) : first.get(random.nextInt(first.size()));
+      long lasts = length(kind, random, total);
+      out.add(new Fault(kind, at, lasts, random.nextInt(8)));
+      at += lasts + between(random, GAP_MIN.toMillis(), GAP_MAX.toMillis());
+      i++;
+    }
+    return out;
+  }
+
+  /** How long a fault of {@code kind} lasts: the issue's ranges, at most a sixth of the run. */
+  private static long length(Kind kind, Random random, long total) {
+    long cap = Math.max(10_000, total / 6);
+    long lasts =
+        switch (kind) {
+          case NATS_PAUSE -> between(random, 10_000, 60_000);
+          case LINK_CUT -> between(random, 60_000, 180_000);
+          case LINK_STALL, LINK_SLOW -> between(random, 10_000, 60_000);
+          case DB_RESTART -> between(random, 5_000, 20_000);
+          case CORE_KILL, CORE_KILL_AFTER_COMMIT, NATS_KILL, LOST_TAIL ->
+              between(random, 1_000, 5_000);
+          case POISON, NATS_DOWN_AT_START -> 0;
+        };
+    return Math.min(lasts, cap);
+  }
+
+  private static long between(Random random, long min, long max) {
+    return min + (long) (random.nextDouble() * (max - min));
+  }
+}
