@@ -156,6 +156,34 @@ class ApiTest {
   }
 
   @Test
+  void projectsAreListedInIdOrderByStatusAndLimit() throws Exception {
+    provision("p-list-a");
+    provision("p-list-b");
+    assertThat(api.post("/api/projects/p-list-b/archive", "").status()).isEqualTo(200);
+
+    List<String> all = projectIds(api.get("/api/projects?limit=1000"));
+    assertThat(all).contains("p-list-a", "p-list-b");
+    assertThat(all).isSorted();
+    List<String> archived = projectIds(api.get("/api/projects?status=archived"));
+    assertThat(archived).contains("p-list-b").doesNotContain("p-list-a");
+    List<String> active = projectIds(api.get("/api/projects?status=active"));
+    assertThat(active).contains("p-list-a").doesNotContain("p-list-b");
+    assertThat(projectIds(api.get("/api/projects?limit=1"))).hasSize(1);
+
+    Answer badStatus = api.get("/api/projects?status=gone");
+    assertThat(badStatus.status()).isEqualTo(400);
+    assertThat(badStatus.text()).contains("status");
+    assertThat(api.get("/api/projects?limit=0").status()).isEqualTo(400);
+  }
+
+  private static List<String> projectIds(Answer a) {
+    assertThat(a.status()).as(a.text()).isEqualTo(200);
+    List<String> ids = new ArrayList<>();
+    a.body().path("projects").forEach(p -> ids.add(p.path("projectId").asText()));
+    return ids;
+  }
+
+  @Test
   void aChangeIsCreatedReadListedApprovedAndItsFeedPaged() throws Exception {
     provision("p-chg");
     String changeId = createChange("p-chg", "req-1", 3);

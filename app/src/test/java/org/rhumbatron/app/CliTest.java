@@ -93,6 +93,17 @@ class CliTest {
     Run deleted = cli("projects", "delete", "cli-p1");
     assertThat(deleted.code()).as(deleted.err()).isZero();
     assertThat(deleted.out()).contains("cli-p1");
+    Run listed = cli("projects", "list", "--status", "deleted");
+    assertThat(listed.out()).startsWith("PROJECTID").contains("cli-p1", "deleted");
+    Run listedJson = cli("projects", "list", "--status", "active", "--limit", "5", "--json");
+    assertThat(listedJson.code()).as(listedJson.err()).isZero();
+    listedJson
+        .json()
+        .path("projects")
+        .forEach(p -> assertThat(p.path("projectId").asText()).isNotEqualTo("cli-p1"));
+    Run badStatus = cli("projects", "list", "--status", "gone");
+    assertThat(badStatus.code()).isEqualTo(1);
+    assertThat(badStatus.err()).contains("status");
   }
 
   @Test

@@ -140,6 +140,14 @@ public final class Lifecycle {
     return database.read(tx -> ProjectLedger.project(tx, projectId));
   }
 
+  /** At most {@code limit} Projects in id order; all statuses when {@code status} is null. */
+  public List<ProjectInfo> projects(String status, int limit) {
+    if (limit < 1) {
+      throw new IllegalArgumentException("limit must be at least 1, got " + limit);
+    }
+    return database.read(tx -> ProjectLedger.projects(tx, status, limit));
+  }
+
   // Changes --------------------------------------------------------------------------------------
 
   /** {@link #createChange(String, String, String, WorkGraph)} without a title. */

@@ -1,8 +1,10 @@
 package org.rhumbatron.lifecycle;
 
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Instant;
+import java.util.List;
 import java.util.Optional;
 import org.rhumbatron.coordinator.outbox.OutboxActor.Appender;
 import org.rhumbatron.platform.db.Tx;
@@ -23,19 +25,30 @@ final class ProjectLedger {
     this.clock = clock;
   }
 
+  private static final String PROJECT =
+      "SELECT project_id, tenant_id, name, status, canonical_generation, has_live_app"
+          + " FROM projects";
+
   static Optional<ProjectInfo> project(Tx tx, String projectId) throws SQLException {
-    return tx.queryFirst(
-        "SELECT project_id, tenant_id, name, status, canonical_generation, has_live_app"
-            + " FROM projects WHERE project_id = ?",
-        rs ->
-            new ProjectInfo(
-                rs.getString(1),
-                rs.getString(2),
-                rs.getString(3),
-                rs.getString(4),
-                rs.getLong(5),
-                rs.getInt(6) == 1),
-        projectId);
+    return tx.queryFirst(PROJECT + " WHERE project_id = ?", ProjectLedger::projectRow, projectId);
+  }
+
+  /** Projects in id order, those of one status when {@code status} is not null. */
+  static List<ProjectInfo> projects(Tx tx, String status, int limit) throws SQLException {
+    String order = " ORDER BY project_id LIMIT " + limit;
+    return status == null
+        ? tx.query(PROJECT + order, ProjectLedger::projectRow)
+        : tx.query(PROJECT + " WHERE status = ?" + order, ProjectLedger::projectRow, status);
+  }
+
+  private static ProjectInfo projectRow(ResultSet rs) throws SQLException {
+    return new ProjectInfo(
+        rs.getString(1),
+        rs.getString(2),
+        rs.getString(3),
+        rs.getString(4),
+        rs.getLong(5),
+        rs.getInt(6) == 1);
   }
 
   /** active → archived ({@code project.archived}); false when it is archived already. */

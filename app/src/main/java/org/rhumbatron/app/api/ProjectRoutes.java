@@ -2,6 +2,8 @@ package org.rhumbatron.app.api;
 
 import io.javalin.Javalin;
 import io.javalin.http.Context;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.regex.Pattern;
 import org.rhumbatron.lifecycle.Lifecycle;
 import org.rhumbatron.lifecycle.ProjectInfo;
@@ -9,11 +11,12 @@ import org.rhumbatron.platform.queue.SendReceipt;
 import org.rhumbatron.protocol.IdFormat;
 
 /**
- * Projects: provision (project.provision on the integration queue, so 202 with the command id),
- * read, archive, delete, and the live app (app.provision, app.remove).
+ * Projects: list, provision (project.provision on the integration queue, so 202 with the command
+ * id), read, archive, delete, and the live app (app.provision, app.remove).
  */
 final class ProjectRoutes {
   static final Pattern ID = Pattern.compile(IdFormat.ID);
+  static final List<String> STATUSES = List.of("active", "archived", "deleted");
 
   private final Lifecycle lifecycle;
 
@@ -23,6 +26,7 @@ final class ProjectRoutes {
 
   void mount(Javalin app) {
     app.post("/api/projects", this::provision);
+    app.get("/api/projects", this::list);
     app.get("/api/projects/{projectId}", ctx -> Json.answer(ctx, 200, Views.project(find(ctx))));
     app.post("/api/projects/{projectId}/archive", this::archive);
     app.delete("/api/projects/{projectId}", this::delete);
@@ -34,6 +38,16 @@ final class ProjectRoutes {
   ProjectInfo find(Context ctx) {
     String id = ctx.pathParam("projectId");
     return lifecycle.project(id).orElseThrow(() -> ApiException.notFound("unknown project " + id));
+  }
+
+  private void list(Context ctx) {
+    String status = Query.oneOf(ctx, "status", null, STATUSES);
+    int limit = Query.limit(ctx, 100, 1000);
+    List<Object> projects = new ArrayList<>();
+    for (ProjectInfo p : lifecycle.projects(status, limit)) {
+      projects.add(Views.project(p));
+    }
+    Json.answer(ctx, 200, Json.object("projects", projects));
   }
 
   private void provision(Context ctx) {

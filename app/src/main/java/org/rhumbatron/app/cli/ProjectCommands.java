@@ -6,7 +6,7 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-/** {@code rhumbatron projects show|provision|archive|delete}. */
+/** {@code rhumbatron projects list|show|provision|archive|delete}. */
 @Command(
     name = "projects",
     mixinStandardHelpOptions = true,
@@ -19,6 +19,22 @@ final class ProjectCommands {
 
   ProjectCommands(Cli cli) {
     this.cli = cli;
+  }
+
+  @Command(name = "list", description = "Projects in id order.")
+  void list(
+      @Mixin Cli.Target t,
+      @Option(names = "--status", description = "active, archived or deleted") String status,
+      @Option(names = "--limit", description = "at most this many (1 to 1000)") Integer limit) {
+    StringBuilder query = new StringBuilder();
+    if (status != null) {
+      query.append("status=").append(status);
+    }
+    if (limit != null) {
+      query.append(query.length() == 0 ? "" : "&").append("limit=").append(limit);
+    }
+    String path = "/api/projects" + (query.length() == 0 ? "" : "?" + query);
+    cli.print(t, cli.client(t).get(path), "projects", COLUMNS);
   }
 
   @Command(name = "show", description = "One Project.")
