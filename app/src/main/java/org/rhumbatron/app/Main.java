@@ -14,7 +14,12 @@ import picocli.CommandLine.Command;
     mixinStandardHelpOptions = true,
     version = "rhumbatron 0.1.0",
     description = "Events and commands backbone of Rhumbatron.",
-    subcommands = {CoreCommand.class, DemoCommand.class, BenchCommand.class})
+    subcommands = {
+      CoreCommand.class,
+      DemoCommand.class,
+      BenchCommand.class,
+      org.rhumbatron.app.check.CheckCommand.class
+    })
 public final class Main implements Runnable {
 
   public static void main(String[] args) {

@@ -51,6 +51,10 @@ final class CheckCluster implements AutoCloseable {
     this.proxy = TcpProxy.start("127.0.0.1", natsPort);
   }
 
+  String dbUrl() {
+    return dbUrl;
+  }
+
   String apiUrl() {
     return "http://127.0.0.1:" + httpPort;
   }

@@ -7,6 +7,8 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import org.rhumbatron.platform.db.Database;
 import org.rhumbatron.platform.jetstream.JetStreamConnections;
 import org.slf4j.Logger;
@@ -15,14 +17,17 @@ import org.slf4j.LoggerFactory;
 /**
  * One check: the cluster up, the workload running, the plan's faults injected one after another,
  * then everything healed, the workload stopped, core left to settle, core stopped, and the history
- * checked. WORK IN PROGRESS: not wired to a command and not run yet.
+ * checked.
  */
 final class CheckRun {
   private static final Logger log = LoggerFactory.getLogger(CheckRun.class);
   static final Duration SETTLE_WITHIN = Duration.ofMinutes(10);
 
+  /** How long a core-kill-after-commit waits for a create before it kills core anyway. */
+  static final Duration AFTER_COMMIT_WITHIN = Duration.ofSeconds(30);
+
   private final Path dir;
-  private final String dbUrl;
+  private final CheckDatabase database;
   private final long seed;
   private final Duration duration;
   private final List<FaultPlan.Kind> kinds;
@@ -31,14 +36,14 @@ final class CheckRun {
 
   CheckRun(
       Path dir,
-      String dbUrl,
+      CheckDatabase database,
       long seed,
       Duration duration,
       List<FaultPlan.Kind> kinds,
       int poisonCount,
       Clock clock) {
     this.dir = dir;
-    this.dbUrl = dbUrl;
+    this.database = database;
     this.seed = seed;
     this.duration = duration;
     this.kinds = kinds;
@@ -66,7 +71,8 @@ final class CheckRun {
     List<Poison.Sent> poison = new ArrayList<>();
     long poisonFaults = plan.stream().filter(f -> f.kind() == FaultPlan.Kind.POISON).count();
     Poison poisoner = new Poison(runId, seed);
-    try (CheckCluster cluster = new CheckCluster(dir, dbUrl, config, token)) {
+    try (CheckDatabase db = database;
+        CheckCluster cluster = new CheckCluster(dir, db.start(dir), config, token)) {
       CheckReport faults = new CheckReport();
       boolean downAtStart =
           plan.stream().anyMatch(f -> f.kind() == FaultPlan.Kind.NATS_DOWN_AT_START);
@@ -92,7 +98,13 @@ final class CheckRun {
           Thread.sleep(wait);
         }
         log.info("fault {} for {} ms", f.kind().wire, f.lastsMillis());
-        inject(cluster, f, poisoner, poison, (int) (poisonCount / Math.max(1, poisonFaults)));
+        inject(
+            cluster,
+            workload,
+            f,
+            poisoner,
+            poison,
+            (int) (poisonCount / Math.max(1, poisonFaults)));
         faults.fault(f.kind().wire, 1);
       }
       workload.stop();
@@ -100,12 +112,12 @@ final class CheckRun {
       if (workload.failure() != null) {
         throw workload.failure();
       }
-      awaitSettled(cluster, workload);
+      awaitSettled(cluster.dbUrl());
       cluster.stopCore();
       try (Connection nats = JetStreamConnections.connect(cluster.natsUrl(), "check-reader");
-          Database db = Database.open(dbUrl)) {
+          Database history = Database.open(cluster.dbUrl())) {
         CheckReport report =
-            new HistoryChecker(db, nats.jetStreamManagement())
+            new HistoryChecker(history, nats.jetStreamManagement())
                 .check(
                     new HistoryChecker.Run(
                         workload.changesByRequest(),
@@ -120,11 +132,34 @@ final class CheckRun {
   }
 
   private void inject(
-      CheckCluster cluster, FaultPlan.Fault f, Poison poisoner, List<Poison.Sent> poison, int n)
+      CheckCluster cluster,
+      CheckWorkload workload,
+      FaultPlan.Fault f,
+      Poison poisoner,
+      List<Poison.Sent> poison,
+      int n)
       throws Exception {
     switch (f.kind()) {
-      case CORE_KILL, CORE_KILL_AFTER_COMMIT -> {
+      case CORE_KILL -> {
         cluster.killCore();
+        Thread.sleep(f.lastsMillis());
+        cluster.startCore();
+      }
+      case CORE_KILL_AFTER_COMMIT -> {
+        CountDownLatch killed = new CountDownLatch(1);
+        workload.afterNextCreate(
+            () -> {
+              try {
+                cluster.killCore();
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+              }
+              killed.countDown();
+            });
+        if (!killed.await(AFTER_COMMIT_WITHIN.toMillis(), TimeUnit.MILLISECONDS)) {
+          workload.afterNextCreate(null);
+          cluster.killCore();
+        }
         Thread.sleep(f.lastsMillis());
         cluster.startCore();
       }
@@ -159,7 +194,7 @@ final class CheckRun {
           poison.addAll(poisoner.send(nats.jetStream(), n, poison.size()));
         }
       }
-      case DB_RESTART -> throw new UnsupportedOperationException("db-restart: not built yet");
+      case DB_RESTART, DISK_FULL -> database.outage(f.lastsMillis());
       case NATS_DOWN_AT_START -> {
         // handled before the workload starts
       }
@@ -167,7 +202,7 @@ final class CheckRun {
   }
 
   /** Every Change ended (or the time is up: the checker then names the open ones). */
-  private void awaitSettled(CheckCluster cluster, CheckWorkload workload) throws Exception {
+  private void awaitSettled(String dbUrl) throws Exception {
     long deadline = clock.millis() + SETTLE_WITHIN.toMillis();
     try (Database db = Database.open(dbUrl)) {
       while (clock.millis() < deadline) {

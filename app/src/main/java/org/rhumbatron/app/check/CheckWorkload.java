@@ -38,6 +38,8 @@ final class CheckWorkload {
   private final Map<String, Set<String>> changesByRequest = new ConcurrentHashMap<>();
   private final Set<String> created = ConcurrentHashMap.newKeySet();
   private final List<String> projects = new ArrayList<>();
+  private final java.util.concurrent.atomic.AtomicReference<Runnable> afterNextCreate =
+      new java.util.concurrent.atomic.AtomicReference<>();
   private volatile boolean stop;
   private volatile Exception failure;
 
@@ -58,6 +60,14 @@ final class CheckWorkload {
 
   Exception failure() {
     return failure;
+  }
+
+  /**
+   * Runs {@code action} once, on the workload's thread, right after the next create is answered:
+   * the moment core has committed a Change and its outbox rows but maybe published none.
+   */
+  void afterNextCreate(Runnable action) {
+    afterNextCreate.set(action);
   }
 
   void stop() {
@@ -143,6 +153,10 @@ final class CheckWorkload {
     String changeId = a.body().path("changeId").asText();
     changesByRequest.computeIfAbsent(request, k -> ConcurrentHashMap.newKeySet()).add(changeId);
     created.add(changeId);
+    Runnable action = afterNextCreate.getAndSet(null);
+    if (action != null) {
+      action.run();
+    }
     return changeId;
   }
 

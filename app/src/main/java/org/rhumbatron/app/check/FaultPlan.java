@@ -24,6 +24,7 @@ final class FaultPlan {
     LINK_SLOW("link-slow"),
     NATS_DOWN_AT_START("nats-down-at-start"),
     DB_RESTART("db-restart"),
+    DISK_FULL("disk-full"),
     POISON("poison");
 
     final String wire;
@@ -85,7 +86,7 @@ final class FaultPlan {
           case NATS_PAUSE -> between(random, 10_000, 60_000);
           case LINK_CUT -> between(random, 60_000, 180_000);
           case LINK_STALL, LINK_SLOW -> between(random, 10_000, 60_000);
-          case DB_RESTART -> between(random, 5_000, 20_000);
+          case DB_RESTART, DISK_FULL -> between(random, 5_000, 20_000);
           case CORE_KILL, CORE_KILL_AFTER_COMMIT, NATS_KILL, LOST_TAIL ->
               between(random, 1_000, 5_000);
           case POISON, NATS_DOWN_AT_START -> 0;

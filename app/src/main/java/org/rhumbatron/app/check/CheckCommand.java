@@ -1,0 +1,138 @@
+package org.rhumbatron.app.check;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.concurrent.Callable;
+import org.rhumbatron.platform.config.Setting;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.ITypeConverter;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code rhumbatron check}: the demo's workload against a core and a {@code nats-server} that the
+ * check starts itself, a seeded schedule of faults, then the history checked. Exit 0 when every
+ * count that must be 0 is 0, 1 when one is not (the report names the ids).
+ */
+@Command(
+    name = "check",
+    mixinStandardHelpOptions = true,
+    description =
+        "Run the workload under a seeded schedule of faults, let it settle, then check the"
+            + " history: events lost or doubled, effects doubled, Changes stuck, poison kept.")
+public final class CheckCommand implements Callable<Integer> {
+  @Option(
+      names = "--seed",
+      description = "Seed of the schedule and the workload. Default: the current time.")
+  Long seed;
+
+  @Option(
+      names = "--duration",
+      defaultValue = "3m",
+      converter = PositiveDuration.class,
+      description = "How long faults are injected (30s, 5m, 30m). Default: ${DEFAULT-VALUE}")
+  Duration duration;
+
+  @Option(
+      names = "--faults",
+      split = ",",
+      description =
+          "Fault kinds, comma separated. Default: every kind the database supports: "
+              + "core-kill, core-kill-after-commit, nats-kill, nats-pause, lost-tail, link-cut,"
+              + " link-stall, link-slow, nats-down-at-start, poison, and db-restart"
+              + " (PostgreSQL) or disk-full (SQLite).")
+  List<String> faults;
+
+  @Option(
+      names = "--db",
+      defaultValue = "sqlite",
+      description =
+          "sqlite (a file in --data), postgres (a private cluster made with initdb in --data),"
+              + " or a jdbc: URL of a database of your own. Default: ${DEFAULT-VALUE}")
+  String db;
+
+  @Option(
+      names = "--data",
+      description = "Directory for the run, new or empty. Default: a fresh temporary one.")
+  Path data;
+
+  @Option(
+      names = "--poison",
+      defaultValue = "10000",
+      description =
+          "Hostile messages in all, spread over the poison faults. Default: ${DEFAULT-VALUE}")
+  int poison;
+
+  @Option(names = "--json", description = "Print the result as JSON instead of a table.")
+  boolean json;
+
+  @Override
+  public Integer call() throws Exception {
+    long s = seed != null ? seed : System.currentTimeMillis();
+    Path dir = data != null ? data : Files.createTempDirectory("rhumbatron-check-");
+    if (Files.isDirectory(dir)) {
+      try (var entries = Files.list(dir)) {
+        if (entries.findAny().isPresent()) {
+          throw new IllegalArgumentException("--data " + dir + " is not empty");
+        }
+      }
+    }
+    if (poison < 0) {
+      throw new IllegalArgumentException("--poison must be 0 or more, got " + poison);
+    }
+    CheckDatabase database = CheckDatabase.of(db);
+    List<FaultPlan.Kind> kinds = kinds(faults, database);
+    System.err.println(
+        "rhumbatron check: seed "
+            + s
+            + ", "
+            + duration
+            + ", faults "
+            + String.join(",", kinds.stream().map(k -> k.wire).toList())
+            + ", data in "
+            + dir);
+    CheckReport report =
+        new CheckRun(dir, database, s, duration, kinds, poison, Clock.systemUTC()).run();
+    System.out.println(json ? report.toJson() : report.toTable());
+    System.err.println(
+        "rhumbatron check: repeat with --seed " + s + " --duration " + duration + " --db " + db);
+    return report.passed() ? 0 : 1;
+  }
+
+  static List<FaultPlan.Kind> kinds(List<String> names, CheckDatabase database) {
+    if (names == null || names.isEmpty()) {
+      List<FaultPlan.Kind> all = new ArrayList<>();
+      for (FaultPlan.Kind k : FaultPlan.Kind.values()) {
+        if (database.supports(k)) {
+          all.add(k);
+        }
+      }
+      return all;
+    }
+    LinkedHashSet<FaultPlan.Kind> out = new LinkedHashSet<>();
+    for (String name : names) {
+      FaultPlan.Kind k = FaultPlan.Kind.fromWire(name.strip());
+      if (!database.supports(k)) {
+        throw new IllegalArgumentException(
+            "fault " + k.wire + " does not apply to --db " + database.describe());
+      }
+      out.add(k);
+    }
+    return List.copyOf(out);
+  }
+
+  static final class PositiveDuration implements ITypeConverter<Duration> {
+    @Override
+    public Duration convert(String value) {
+      Duration d = Setting.parseDuration(value);
+      if (d.isNegative() || d.isZero()) {
+        throw new IllegalArgumentException("a positive duration like 30s, 5m or PT30S");
+      }
+      return d;
+    }
+  }
+}
