@@ -50,6 +50,8 @@ import org.slf4j.LoggerFactory;
 public final class EventRouter implements StreamNudges, AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(EventRouter.class);
   private static final Duration CLOSE_WAIT = Duration.ofSeconds(10);
+  // The server redelivers a nacked record only once its delay is over.
+  private static final long RETRY_SLACK_MILLIS = 200;
 
   /** The router's parts; the archiver and analytics are the sweep's own batches. */
   public record Parts(
@@ -126,6 +128,20 @@ public final class EventRouter implements StreamNudges, AutoCloseable {
           Executors.newSingleThreadExecutor(
               DaemonThreads.named("event-router-" + EventStreams.streamName(i)));
       nudgePending[i] = new AtomicBoolean();
+    }
+    long retryAfter = settings.get(Settings.ROUTER_NACK_DELAY).toMillis() + RETRY_SLACK_MILLIS;
+    parts.run().onRetryLater(stream -> retryLater(stream, retryAfter));
+  }
+
+  /** A nudge of {@code streamIndex} once its nacked records are due again. */
+  private void retryLater(int streamIndex, long afterMillis) {
+    if (closed) {
+      return;
+    }
+    try {
+      ticker.schedule(() -> nudge(streamIndex), afterMillis, TimeUnit.MILLISECONDS);
+    } catch (RejectedExecutionException stopping) {
+      // Core is stopping: the next start catches up.
     }
   }
 

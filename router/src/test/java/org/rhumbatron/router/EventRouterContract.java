@@ -223,6 +223,29 @@ abstract class EventRouterContract {
   }
 
   @Test
+  void aFailedBatchComesBackAfterItsNackDelayWithoutAnotherNudge() throws Exception {
+    fixture(Map.of("router.nack-delay", "200ms"));
+    f.publishRaw(4, "lone-poison", "{\"eventId\": 42}".getBytes(StandardCharsets.UTF_8));
+    runOnce(4);
+
+    // One nudge only: the four more failures that dead-letter it come from the nack delay.
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .until(
+            () ->
+                f.count(
+                        "SELECT COUNT(*) FROM dead_letters WHERE kind = 'event_batch'"
+                            + " AND command LIKE '%lone-poison%'")
+                    == 2);
+    assertThat(
+            f.count(
+                "SELECT COUNT(*) FROM dead_letters WHERE delivery_count = 5"
+                    + " AND (command_id LIKE 'batch:project-view-projector:%'"
+                    + " OR command_id LIKE 'batch:causal-router:%')"))
+        .isEqualTo(2);
+  }
+
+  @Test
   void theApplyDeltaCapDefersProjectsToTheNextDelivery() throws Exception {
     fixture(Map.of());
     List<String> projects = RouterEvents.projectsOnStream(3, 20, "p-cap");

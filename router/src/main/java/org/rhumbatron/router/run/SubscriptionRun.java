@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.IntConsumer;
 import org.rhumbatron.platform.eventlog.EventLogClient;
 import org.rhumbatron.platform.eventlog.EventRecord;
 import org.rhumbatron.platform.eventlog.Subscription;
@@ -27,6 +28,7 @@ public final class SubscriptionRun {
   private final EventLogClient eventLog;
   private final BatchFailures failures;
   private final Duration nackDelay;
+  private volatile IntConsumer retryLater = stream -> {};
   private final Map<Subscription, LongAdder> applied = new EnumMap<>(Subscription.class);
 
   public SubscriptionRun(EventLogClient eventLog, BatchFailures failures, Duration nackDelay) {
@@ -36,6 +38,14 @@ public final class SubscriptionRun {
     for (Subscription s : Subscription.values()) {
       applied.put(s, new LongAdder());
     }
+  }
+
+  /**
+   * Called with the stream index whenever failed records are nacked for the nack delay, so the
+   * owner can run the stream again then: without it they wait for the next nudge or sweep.
+   */
+  public void onRetryLater(IntConsumer listener) {
+    this.retryLater = listener;
   }
 
   /** Records {@code subscription} acked as applied (fresh or a repeat) since start, all streams. */
@@ -140,6 +150,7 @@ public final class SubscriptionRun {
         nackDelay,
         outcome.error());
     outcome.failed().forEach(r -> r.nak(nackDelay));
+    retryLater.accept(streamIndex);
     return false;
   }
 
