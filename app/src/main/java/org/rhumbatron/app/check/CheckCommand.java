@@ -72,7 +72,8 @@ public final class CheckCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    long s = seed != null ? seed : System.currentTimeMillis();
+    Clock clock = Clock.systemUTC();
+    long s = seed != null ? seed : clock.millis();
     Path dir = data != null ? data : Files.createTempDirectory("rhumbatron-check-");
     if (Files.isDirectory(dir)) {
       try (var entries = Files.list(dir)) {
@@ -95,8 +96,7 @@ public final class CheckCommand implements Callable<Integer> {
             + String.join(",", kinds.stream().map(k -> k.wire).toList())
             + ", data in "
             + dir);
-    CheckReport report =
-        new CheckRun(dir, database, s, duration, kinds, poison, Clock.systemUTC()).run();
+    CheckReport report = new CheckRun(dir, database, s, duration, kinds, poison, clock).run();
     System.out.println(json ? report.toJson() : report.toTable());
     System.err.println(
         "rhumbatron check: repeat with --seed " + s + " --duration " + duration + " --db " + db);
