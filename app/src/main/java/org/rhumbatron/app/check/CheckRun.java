@@ -1,6 +1,10 @@
 package org.rhumbatron.app.check;
 
 import io.nats.client.Connection;
+import io.nats.client.JetStreamApiException;
+import io.nats.client.JetStreamManagement;
+import io.nats.client.api.ConsumerInfo;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -10,7 +14,9 @@ import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.rhumbatron.platform.db.Database;
+import org.rhumbatron.platform.eventlog.Subscription;
 import org.rhumbatron.platform.jetstream.JetStreamConnections;
+import org.rhumbatron.protocol.EventStreams;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -62,6 +68,7 @@ final class CheckRun {
             "\n",
             "changes.auto-approve=true",
             "router.ack-wait=10s",
+            "router.nack-delay=2s",
             "queues.ack-wait=10s",
             "queues.ack-extend-every=4s",
             "integration.conflict-review-delay=5s",
@@ -112,7 +119,7 @@ final class CheckRun {
       if (workload.failure() != null) {
         throw workload.failure();
       }
-      awaitSettled(cluster.dbUrl());
+      awaitSettled(cluster.dbUrl(), cluster.natsUrl());
       cluster.stopCore();
       try (Connection nats = JetStreamConnections.connect(cluster.natsUrl(), "check-reader");
           Database history = Database.open(cluster.dbUrl())) {
@@ -201,10 +208,15 @@ final class CheckRun {
     }
   }
 
-  /** Every Change ended (or the time is up: the checker then names the open ones). */
-  private void awaitSettled(String dbUrl) throws Exception {
+  /**
+   * Every Change ended, the outbox published, and the nudged consumers done with every record of
+   * every stream (or the time is up: the checker then names what is left).
+   */
+  private void awaitSettled(String dbUrl, String natsUrl) throws Exception {
     long deadline = clock.millis() + SETTLE_WITHIN.toMillis();
-    try (Database db = Database.open(dbUrl)) {
+    try (Database db = Database.open(dbUrl);
+        Connection nats = JetStreamConnections.connect(natsUrl, "check-settle")) {
+      JetStreamManagement jsm = nats.jetStreamManagement();
       while (clock.millis() < deadline) {
         long open =
             db.read(
@@ -214,11 +226,30 @@ final class CheckRun {
                             + " 'awaiting_approval', 'releasing')"));
         long unpublished =
             db.read(tx -> tx.queryLong("SELECT COUNT(*) FROM outbox WHERE state <> 'published'"));
-        if (open == 0 && unpublished == 0) {
+        if (open == 0 && unpublished == 0 && nudgedConsumersDone(jsm)) {
           return;
         }
         Thread.sleep(1_000);
       }
     }
+  }
+
+  private static boolean nudgedConsumersDone(JetStreamManagement jsm) throws IOException {
+    for (int i = 0; i < EventStreams.STREAM_COUNT; i++) {
+      for (Subscription s : HistoryChecker.CLAIMING) {
+        if (HistoryChecker.SWEPT.contains(s)) {
+          continue;
+        }
+        try {
+          ConsumerInfo c = jsm.getConsumerInfo(EventStreams.streamName(i), s.durableName());
+          if (c.getNumPending() > 0 || c.getNumAckPending() > 0) {
+            return false;
+          }
+        } catch (JetStreamApiException missing) {
+          return false;
+        }
+      }
+    }
+    return true;
   }
 }

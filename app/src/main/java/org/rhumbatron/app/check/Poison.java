@@ -116,19 +116,19 @@ final class Poison {
         ObjectNode o = envelope(marker, event, subject);
         o.put(event ? "timestamp" : "createdAt", 12345);
         o.putArray(event ? "projectId" : "commandType").add(marker);
-        yield new Body(JSON.writeValueAsBytes(o), null);
+        yield new Body(JSON.writeValueAsBytes(o), idOf(o, event));
       }
       case "unknown-type" -> {
         ObjectNode o = envelope(marker, event, subject);
         o.put(event ? "eventType" : "commandType", "nope." + marker);
-        yield new Body(JSON.writeValueAsBytes(o), null);
+        yield new Body(JSON.writeValueAsBytes(o), idOf(o, event));
       }
       case "huge-payload" -> {
         ObjectNode o = envelope(marker, event, subject);
         ObjectNode payload = o.putObject("payload");
         payload.put("marker", marker);
         payload.put("filler", "x".repeat(HUGE_BYTES));
-        yield new Body(JSON.writeValueAsBytes(o), null);
+        yield new Body(JSON.writeValueAsBytes(o), idOf(o, event));
       }
       case "unicode" -> {
         ObjectNode o = envelope(marker, event, subject);
@@ -136,13 +136,21 @@ final class Poison {
         payload.put("marker", marker);
         payload.put("text", "\uD83D\uDE00 \u202E\u0301\uFEFF \uDBFF\uDFFF " + lone());
         o.put(event ? "actor" : "commandId", "\u0000" + marker + "\u202E");
-        yield new Body(JSON.writeValueAsBytes(o), null);
+        yield new Body(JSON.writeValueAsBytes(o), idOf(o, event));
       }
       default -> {
         ObjectNode o = envelope(marker, event, subject);
-        yield new Body(JSON.writeValueAsBytes(o), o.path(event ? "eventId" : "commandId").asText());
+        yield new Body(JSON.writeValueAsBytes(o), idOf(o, event));
       }
     };
+  }
+
+  /**
+   * The id a consumer claims if it decodes the body after all (a huge or odd but valid envelope):
+   * then a claim of it is a good end too.
+   */
+  private static String idOf(ObjectNode o, boolean event) {
+    return o.path(event ? "eventId" : "commandId").asText(null);
   }
 
   /** A lone surrogate: legal in a Java string, not in UTF-8 (Jackson writes it as is). */

@@ -339,8 +339,10 @@
   }
 
   async function refreshTrace() {
-    const answer = await get('/api/trace/' + encodeURIComponent(state.traceId));
-    render('trace', answer, renderTrace);
+    const id = state.traceId;
+    const answer = await get('/api/trace/' + encodeURIComponent(id));
+    // A click on another node while this answer was on its way: that one renders instead.
+    if (state.traceId === id) render('trace', answer, renderTrace);
   }
 
   function showTrace(id) {
