@@ -7,6 +7,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
@@ -48,6 +49,10 @@ import org.rhumbatron.protocol.StableIds;
  * PrefixOverlapJudge} (Clef-flash) before the claiming transaction, and wakes unless it says skip;
  * no overlap causes nothing.
  *
+ * <p>A batch wakes each Task attempt once, for the first of its Events that wakes it: Events of one
+ * batch that overlap one Agent's scopes would otherwise spend the Change's cap on wakes the Agent
+ * handles as one.
+ *
  * <p>Command ids derive from the Event, so a redelivered batch sends nothing the queue keeps twice.
  * The commands go out inside the claiming transaction and the batch waits for their acks: a send
  * that fails rolls the claims back, and the redelivery sends the same ids again. Every command
@@ -86,21 +91,32 @@ public final class CausalRules implements CausalBatchRouter {
   /**
    * Finds the overlaps of the batch's resource Events and asks Clef-flash about the prefix-only
    * ones, each decision recorded with its {@code model.routed} Event (a decision recorded before,
-   * by a delivery that did not commit, is reused, not asked again).
+   * by a delivery that did not commit, is reused, not asked again). A Task that an exact overlap of
+   * the batch wakes is not asked about.
    */
   @Override
   public CausalBatchRouter prepare(List<Event> unclaimed) {
     Map<String, List<Wakeable>> overlaps = new HashMap<>();
     Map<String, List<CompletableFuture<Optional<Wakeable>>>> asked = new HashMap<>();
+    List<Map.Entry<Event, List<ActiveScopes.Match>>> matches = new ArrayList<>();
+    Set<String> exact = new HashSet<>();
     for (Event e : unclaimed) {
-      if (!prepares(e)) {
-        continue;
+      if (prepares(e)) {
+        List<ActiveScopes.Match> of = lifecycle.overlapping(e.projectId(), keysOf(e), ownAgent(e));
+        matches.add(Map.entry(e, of));
+        of.stream()
+            .filter(m -> m.overlap() == ActiveScopes.Overlap.EXACT)
+            .forEach(m -> exact.add(wokenKey(m.taskId(), m.attempt())));
       }
+    }
+    for (var entry : matches) {
+      Event e = entry.getKey();
       List<Wakeable> wakeable = new ArrayList<>();
-      for (ActiveScopes.Match m : lifecycle.overlapping(e.projectId(), keysOf(e), ownAgent(e))) {
+      for (ActiveScopes.Match m : entry.getValue()) {
         if (m.overlap() == ActiveScopes.Overlap.EXACT) {
           wakeable.add(new Wakeable(m, "exact"));
-        } else {
+        } else if (!exact.contains(wokenKey(m.taskId(), m.attempt()))) {
+          // Asked only when no exact overlap of the batch wakes this Agent anyway.
           asked
               .computeIfAbsent(e.eventId(), k -> new ArrayList<>())
               .add(
@@ -156,10 +172,15 @@ public final class CausalRules implements CausalBatchRouter {
   private void route(Tx tx, List<Event> fresh, Map<String, List<Wakeable>> prepared)
       throws SQLException {
     List<Command> out = new ArrayList<>();
+    Set<String> woken = new HashSet<>();
     for (Event e : fresh) {
       out.addAll(route(e));
       if (e.eventType() == EventType.CANONICAL_ADVANCED) {
-        out.addAll(wakeActiveAgents(tx, e));
+        for (Command wake : wakeActiveAgents(tx, e)) {
+          if (woken.add(wokenKey(wake))) {
+            out.add(wake);
+          }
+        }
       }
       if (e.eventType().kind() == EventType.Kind.RESOURCE && e.projectId() != null) {
         List<Wakeable> wakeable = prepared.get(e.eventId());
@@ -170,7 +191,10 @@ public final class CausalRules implements CausalBatchRouter {
                   .toList();
         }
         for (Wakeable w : wakeable) {
-          out.add(overlapWake(e, w));
+          Command wake = overlapWake(e, w);
+          if (woken.add(wokenKey(wake))) {
+            out.add(wake);
+          }
         }
       }
     }
@@ -195,6 +219,15 @@ public final class CausalRules implements CausalBatchRouter {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted while sending causal commands", e);
     }
+  }
+
+  /** One wake per Task attempt and batch: a second would only wake the same Agent again. */
+  private static String wokenKey(Command wake) {
+    return wokenKey(wake.taskId(), wake.payload().path("attempt").asInt());
+  }
+
+  private static String wokenKey(String taskId, int attempt) {
+    return taskId + "#" + attempt;
   }
 
   /** The keys a resource Event is about: its resource, and a changeset's resource keys. */

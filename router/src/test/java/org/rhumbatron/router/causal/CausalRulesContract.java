@@ -288,6 +288,32 @@ abstract class CausalRulesContract {
   }
 
   /**
+   * Three resource Events of one batch that each overlap {@code api} exactly, and one that overlaps
+   * {@code ui}: one wake for each Agent, named by the first Event that wakes it, counted once.
+   */
+  @org.junit.jupiter.api.Test
+  void aBatchWakesEachAgentOnce() throws Exception {
+    c = new CausalFixture(nats.url(), db().url(), Map.of());
+    List<Event> batch =
+        List.of(
+            c.resourceEvent(EventType.INTENT_DECLARED, "path:src/api/", "other"),
+            c.resourceEvent(EventType.CLAIM_RELEASED, "path:src/api/", "other"),
+            c.resourceEvent(EventType.INTENT_DECLARED, "path:src/ui/", "other"),
+            c.resourceEvent(EventType.CHANGESET_PROPOSED, "path:src/api/", "other"));
+    c.route(c.rules((e, m) -> null, c.cap(1_000)), batch);
+
+    assertThat(c.sentAsText()).containsExactlyInAnyOrder("agent.wake api", "agent.wake ui");
+    String api = c.tasks.get("api").taskId();
+    assertThat(c.sent.stream().filter(cmd -> api.equals(cmd.taskId())).map(cmd -> cmd.commandId()))
+        .containsExactly("cmd_" + batch.get(0).eventId() + "_" + api);
+    long counted =
+        c.f.count(
+            "SELECT COALESCE(SUM(commands), 0) FROM causal_command_counts WHERE change_id = ?",
+            c.tasks.get("api").changeId());
+    assertThat(counted).as("the cap counts the wakes sent").isEqualTo(2);
+  }
+
+  /**
    * A Clef-flash row: how the local Messages API answers (null: a key-less core, or none needed),
    * the calls already made today, and what the router does with the prefix overlap of {@code
    * path:src/api/users.java} on {@code api}'s {@code path:src/api/}.
