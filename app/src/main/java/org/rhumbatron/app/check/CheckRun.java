@@ -10,7 +10,9 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.rhumbatron.platform.db.Database;
@@ -76,6 +78,7 @@ final class CheckRun {
             ""));
     List<FaultPlan.Fault> plan = FaultPlan.plan(seed, duration, kinds);
     List<Poison.Sent> poison = new ArrayList<>();
+    Set<String> poisonCut = new HashSet<>();
     long poisonFaults = plan.stream().filter(f -> f.kind() == FaultPlan.Kind.POISON).count();
     Poison poisoner = new Poison(runId, seed);
     try (CheckDatabase db = database;
@@ -111,6 +114,7 @@ final class CheckRun {
             f,
             poisoner,
             poison,
+            poisonCut,
             (int) (poisonCount / Math.max(1, poisonFaults)));
         faults.fault(f.kind().wire, 1);
       }
@@ -129,6 +133,7 @@ final class CheckRun {
                     new HistoryChecker.Run(
                         workload.changesByRequest(),
                         poison,
+                        poisonCut,
                         cluster.crashes(),
                         cluster.coreLogs(),
                         cluster.archiveRoot()));
@@ -144,6 +149,7 @@ final class CheckRun {
       FaultPlan.Fault f,
       Poison poisoner,
       List<Poison.Sent> poison,
+      Set<String> poisonCut,
       int n)
       throws Exception {
     switch (f.kind()) {
@@ -180,7 +186,15 @@ final class CheckRun {
         Thread.sleep(f.lastsMillis());
         cluster.resumeNats();
       }
-      case LOST_TAIL -> cluster.loseTail(f.stream(), 3);
+      case LOST_TAIL -> {
+        List<Long> cut = cluster.loseTail(f.stream(), 3);
+        String subject = EventStreams.streamSubject(f.stream());
+        for (Poison.Sent p : poison) {
+          if (p.eventStream() && p.subject().equals(subject) && cut.contains(p.streamSequence())) {
+            poisonCut.add(p.marker());
+          }
+        }
+      }
       case LINK_CUT -> {
         cluster.proxy().cut();
         Thread.sleep(f.lastsMillis());

@@ -84,9 +84,15 @@ public final class HistoryChecker {
    * @param coreLogs core's log files, where a rejected poison message is named
    * @param archiveRoot the directory bucket of the audit archive, or null when it is elsewhere
    */
+  /**
+   * What the run did: the Changes it asked for, the poison it sent and the markers of those among
+   * it that a lost-tail fault cut from the server's store (no outbox holds them, so nothing can
+   * send them again), core's unasked exits, its logs and the archive.
+   */
   public record Run(
       Map<String, Set<String>> changesByRequest,
       List<Poison.Sent> poison,
+      Set<String> poisonCutByLostTail,
       List<String> crashes,
       List<Path> coreLogs,
       Path archiveRoot) {}
@@ -469,7 +475,9 @@ public final class HistoryChecker {
     Map<String, Long> outcomes = new java.util.TreeMap<>();
     for (Poison.Sent p : run.poison()) {
       String outcome;
-      if (p.eventStream()) {
+      if (run.poisonCutByLostTail().contains(p.marker())) {
+        outcome = "cut_by_lost_tail";
+      } else if (p.eventStream()) {
         Set<String> done = new HashSet<>(claimedBy.getOrDefault(p.marker(), Set.of()));
         done.addAll(deadLetteredBy.getOrDefault(p.marker(), Set.of()));
         int stream = streamOf(p.subject());

@@ -96,6 +96,7 @@ class HistoryCheckerTest {
                   new HistoryChecker.Run(
                       Map.of("req-stuck", Set.of("chg_stuck")),
                       List.of(),
+                      Set.of(),
                       List.of(),
                       List.of(),
                       null));
