@@ -44,6 +44,7 @@ import org.rhumbatron.protocol.EnvelopeCodec;
 import org.rhumbatron.protocol.EventStreams;
 import org.rhumbatron.protocol.Queue;
 import org.rhumbatron.testkit.db.DatabaseExtension;
+import org.rhumbatron.testkit.nats.NatsServer;
 import org.rhumbatron.testkit.nats.NatsServerExtension;
 
 /**
@@ -61,6 +62,10 @@ class DashboardTest {
   @RegisterExtension static final NatsServerExtension nats = new NatsServerExtension();
   @RegisterExtension static final DatabaseExtension db = DatabaseExtension.sqlite();
   @TempDir static Path data;
+
+  // The id of a dead-letter message derives from it: each test's message needs its own.
+  static final java.util.concurrent.atomic.AtomicLong originSequences =
+      new java.util.concurrent.atomic.AtomicLong();
 
   static CoreService core;
   static ApiClient api;
@@ -148,6 +153,13 @@ class DashboardTest {
     assertThat(row.getAttribute("data-status")).isEqualTo("open");
     assertThat(cell(row, "status")).isEqualTo("open");
     assertThat(cell(row, "type")).isEqualTo("project.provision");
+    // Its command's trace marks it as dead-lettered.
+    String commandId = "cmd_provision_p-dash-dl";
+    clickWhenStable(By.cssSelector("#dl-" + id + " a.trace-link[data-id='" + commandId + "']"));
+    awaitFocus(commandId, 0, "command project.provision");
+    By tag = By.cssSelector("#trace-focus .tag[data-dead-letter='" + id + "']");
+    assertThat(waitFor(tag).getAttribute("data-status")).isEqualTo("open");
+
     clickWhenStable(By.cssSelector("#dl-" + id + " button.retry"));
 
     waitUntil(
@@ -166,6 +178,9 @@ class DashboardTest {
     assertThat(server.path("retriedBy").asText()).isEqualTo("dashboard");
     assertThat(server.path("resolution").asText()).isEqualTo("succeeded");
     assertThat(api.get("/api/projects/p-dash-dl").status()).isEqualTo(200);
+    waitUntil(
+        "the trace shows the dead letter closed",
+        d -> "closed".equals(d.findElement(tag).getAttribute("data-status")));
   }
 
   @Test
@@ -259,7 +274,47 @@ class DashboardTest {
         .until(() -> api.get("/api/outbox/backlog").body().path("backlog").asLong() == 0);
   }
 
+  @Test
+  void aCoreThatStopsAnsweringIsNamedAndItsLastNumbersStay(@TempDir Path otherData)
+      throws Exception {
+    // A core of its own, so the class's core keeps serving the other tests.
+    try (NatsServer otherNats = NatsServer.start()) {
+      CoreService other =
+          CoreService.start(
+              new CoreConfig(otherNats.url(), otherData, null, 0, Settings.defaults()));
+      try {
+        driver.get("http://127.0.0.1:" + other.httpPort() + "/");
+        waitUntil(
+            "the page of the other core, NATS up",
+            d ->
+                natsIs("up")
+                    && "up".equals(body().getAttribute("data-core"))
+                    && totalBacklog() == 0);
+      } finally {
+        other.close();
+      }
+      waitUntil(
+          "the page says core does not answer",
+          d -> "down".equals(body().getAttribute("data-core")));
+      WebElement banner = driver.findElement(By.id("core-banner"));
+      assertThat(banner.isDisplayed()).isTrue();
+      assertThat(banner.getText()).startsWith("Core does not answer");
+      // Nothing is known of NATS without core: the NATS banner would blame the wrong part.
+      assertThat(driver.findElement(By.id("nats-banner")).isDisplayed()).isFalse();
+      assertThat(body().getAttribute("data-nats")).isEqualTo("unknown");
+      assertThat(driver.findElement(By.id("status")).getText())
+          .startsWith("no answer from core since");
+      assertThat(driver.findElements(By.cssSelector("#flow-body tr")))
+          .hasSize(EventStreams.STREAM_COUNT);
+      assertThat(driver.findElements(By.cssSelector("#queues-body tr"))).isNotEmpty();
+    }
+  }
+
   // ---- the page ----
+
+  private static WebElement body() {
+    return driver.findElement(By.tagName("body"));
+  }
 
   private static void open(String query) {
     String q = "token=" + TOKEN + (query.isEmpty() ? "" : "&" + query);
@@ -322,6 +377,13 @@ class DashboardTest {
         });
     assertThat(driver.findElement(By.id("trace-focus-label")).getText()).isEqualTo(label);
     assertThat(focusField("id")).isEqualTo(id);
+    // Only elements in the focus panel: a stray text node once read "null" under the fields.
+    assertThat(
+            ((JavascriptExecutor) driver)
+                .executeScript(
+                    "return [...document.getElementById('trace-focus').childNodes]"
+                        + ".filter((n) => n.nodeType !== Node.ELEMENT_NODE).length"))
+        .isEqualTo(0L);
   }
 
   private static String focusField(String field) {
@@ -390,7 +452,7 @@ class DashboardTest {
             "provisioner unreachable",
             new String(new EnvelopeCodec().encodeCommand(provision), StandardCharsets.UTF_8),
             Instant.parse("2026-07-01T00:01:00Z"));
-    core.queues().commands().sendDeadLetter(dl, 1).get();
+    core.queues().commands().sendDeadLetter(dl, originSequences.incrementAndGet()).get();
     await()
         .atMost(WAIT)
         .until(
