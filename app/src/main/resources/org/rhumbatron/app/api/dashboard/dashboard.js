@@ -11,11 +11,13 @@
     'analytics-projector'];
   const PROJECTION = 'project-view-projector';
   const RECENT_EVENTS = 50;
+  // Dead letters acted on here stay listed after they close; the newest ones only.
+  const ACTED_KEPT = 100;
 
   const $ = (id) => document.getElementById(id);
   const params = new URLSearchParams(location.search);
   const state = {
-    project: null, cursor: null, events: [], traceId: null, acted: new Set(),
+    project: null, cursor: null, events: [], traceId: null, acted: new Map(),
     lastBacklog: null, rendered: {}, refreshes: 0, busy: false,
   };
 
@@ -103,7 +105,10 @@
         get('/api/outbox/failed?limit=100'), get('/api/dead-letters/groups'),
         get('/api/dead-letters?limit=200&state=' + (showClosed ? 'all' : 'open')),
       ]);
-      const acted = await Promise.all([...state.acted].map((id) => get('/api/dead-letters/' + id)));
+      // A closed row no longer changes: only the open ones are read again.
+      const polled = [...state.acted].filter(([, d]) => !d || d.status === 'open').map(([id]) => id);
+      const answers = await Promise.all(polled.map((id) => get('/api/dead-letters/' + id)));
+      answers.forEach((a, i) => { if (a.ok) state.acted.set(polled[i], a.body); });
       const coreUp = ready.status !== 0;
       renderHealth(coreUp, ready, streams, backlog);
       // A part whose answer failed keeps its last rows: empty tables would read as "nothing".
@@ -115,8 +120,8 @@
       if (groups.ok) render('groups', groups.body.groups, renderGroups);
       if (dead.ok) {
         const rows = dead.body.deadLetters.slice();
-        for (const a of acted) {
-          if (a.ok && !rows.some((r) => r.id === a.body.id)) rows.push(a.body);
+        for (const d of state.acted.values()) {
+          if (d && !rows.some((r) => r.id === d.id)) rows.push(d);
         }
         render('dead', rows, renderDeadLetters);
       }
@@ -234,10 +239,16 @@
     return answer.body && answer.body.error ? answer.body.error : 'HTTP ' + answer.status;
   }
 
+  function remember(id) {
+    state.acted.delete(id);
+    state.acted.set(id, null);
+    while (state.acted.size > ACTED_KEPT) state.acted.delete(state.acted.keys().next().value);
+  }
+
   async function action(kind, id) {
     const answer = await call('POST', '/api/dead-letters/' + id + '/' + kind, { operator: 'dashboard' });
     if (answer.ok) {
-      state.acted.add(id);
+      remember(id);
       message(kind === 'retry' ? 'dead letter ' + id + ' sent again' : 'dead letter ' + id + ' dismissed');
     } else {
       message(kind + ' of dead letter ' + id + ': ' + explain(answer), true);
@@ -250,7 +261,7 @@
       { commandType: g.commandType, reason: g.reason, operator: 'dashboard' });
     if (answer.ok) {
       const done = answer.body.retried || answer.body.dismissed || [];
-      done.forEach((id) => state.acted.add(id));
+      done.forEach(remember);
       message(kind + ': ' + done.length + ' dead letters, ' + answer.body.refused.length + ' refused');
     } else {
       message(kind + ' of the group: ' + explain(answer), true);
