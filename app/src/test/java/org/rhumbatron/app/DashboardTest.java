@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.logging.Level;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
@@ -64,8 +65,7 @@ class DashboardTest {
   @TempDir static Path data;
 
   // The id of a dead-letter message derives from it: each test's message needs its own.
-  static final java.util.concurrent.atomic.AtomicLong originSequences =
-      new java.util.concurrent.atomic.AtomicLong();
+  static final AtomicLong originSequences = new AtomicLong();
 
   static CoreService core;
   static ApiClient api;
@@ -233,8 +233,11 @@ class DashboardTest {
     provision("p-dash-nats");
     String stream = EventStreams.streamName(EventStreams.streamIndex("p-dash-nats"));
     open("");
-    waitUntil("NATS up and no backlog", d -> natsIs("up") && totalBacklog() == 0);
+    waitUntil(
+        "NATS up, no backlog, project.created projected",
+        d -> natsIs("up") && totalBacklog() == 0 && "0".equals(flowCell(stream, "projection")));
     assertThat(driver.findElement(By.id("nats-banner")).isDisplayed()).isFalse();
+    long sequenceBefore = Long.parseLong(flowCell(stream, "lastSequence"));
 
     nats.server().stop();
     try {
@@ -261,12 +264,15 @@ class DashboardTest {
       nats.server().restart();
     }
 
+    // Caught up: the outbox is empty, the stream holds the Events, the projector read them.
     waitUntil(
-        "NATS up again and the backlog published",
+        "NATS up again, the backlog published and projected",
         d ->
             natsIs("up")
                 && totalBacklog() == 0
-                && !cell(d.findElement(By.id("flow-" + stream)), "lastSequence").equals("—"));
+                && flowCell(stream, "lastSequence").matches("[0-9]+")
+                && Long.parseLong(flowCell(stream, "lastSequence")) > sequenceBefore
+                && "0".equals(flowCell(stream, "projection")));
     assertThat(driver.findElement(By.id("nats-banner")).isDisplayed()).isFalse();
     assertThat(driver.findElement(By.id("flow-" + stream)).getAttribute("class")).isNullOrEmpty();
     await()
@@ -412,6 +418,10 @@ class DashboardTest {
       sum += Long.parseLong(cell(row, "backlog"));
     }
     return sum;
+  }
+
+  private static String flowCell(String stream, String field) {
+    return cell(driver.findElement(By.id("flow-" + stream)), field);
   }
 
   private static String cell(WebElement row, String field) {

@@ -179,7 +179,8 @@
       const s = byName[b.stream];
       const lag = (prefix) => {
         if (!s || s.error) return '—';
-        const c = (s.consumers || []).find((x) => x.name.startsWith(prefix + '-'));
+        // Durable names are the subscription's own, the same on every stream.
+        const c = (s.consumers || []).find((x) => x.name === prefix);
         return c ? c.lag : 'not made yet';
       };
       rows.push(el('tr', { id: 'flow-' + b.stream, class: b.backlog > 0 ? 'waiting' : null },
