@@ -16,6 +16,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
 import java.util.logging.Level;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
@@ -50,9 +51,9 @@ import org.rhumbatron.testkit.nats.NatsServerExtension;
 
 /**
  * The operator's dashboard in a real headless Chromium (Debian's chromium and chromedriver) against
- * a running core: a dead letter retried with its button, a causal trace followed by clicks, and the
- * outbox backlog and NATS banner while NATS is stopped. Assertions read stable DOM ids and data
- * attributes and wait for them; the page polls every 2 s.
+ * a running core: a dead letter retried with its button, a causal trace followed by clicks, the
+ * outbox backlog and NATS banner while NATS is stopped, and a core that stops answering. Assertions
+ * read stable DOM ids and data attributes and wait for them; the page polls every 2 s.
  */
 class DashboardTest {
   static final String TOKEN = "dash-token-1";
@@ -326,9 +327,7 @@ class DashboardTest {
     String q = "token=" + TOKEN + (query.isEmpty() ? "" : "&" + query);
     driver.get("http://127.0.0.1:" + core.httpPort() + "/?" + q);
     // The first poll has rendered once the body counts it.
-    waitUntil(
-        "the first refresh",
-        d -> d.findElement(By.tagName("body")).getAttribute("data-refreshes") != null);
+    waitUntil("the first refresh", d -> body().getAttribute("data-refreshes") != null);
   }
 
   private static WebElement waitFor(By by) {
@@ -337,8 +336,7 @@ class DashboardTest {
         .until(d -> d.findElements(by).stream().findFirst().orElse(null));
   }
 
-  private static void waitUntil(
-      String what, java.util.function.Function<WebDriver, Boolean> until) {
+  private static void waitUntil(String what, Function<WebDriver, Boolean> until) {
     new WebDriverWait(driver, WAIT)
         .ignoring(StaleElementReferenceException.class)
         .withMessage(() -> what + "\n" + pageText())
@@ -399,7 +397,7 @@ class DashboardTest {
   }
 
   private static boolean natsIs(String state) {
-    return state.equals(driver.findElement(By.tagName("body")).getAttribute("data-nats"));
+    return state.equals(body().getAttribute("data-nats"));
   }
 
   private static long backlogOf(String stream) {
