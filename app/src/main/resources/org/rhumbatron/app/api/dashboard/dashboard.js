@@ -11,11 +11,13 @@
     'analytics-projector'];
   const PROJECTION = 'project-view-projector';
   const RECENT_EVENTS = 50;
+  // Dead letters acted on here stay listed after they close; the newest ones only.
+  const ACTED_KEPT = 100;
 
   const $ = (id) => document.getElementById(id);
   const params = new URLSearchParams(location.search);
   const state = {
-    project: null, cursor: null, events: [], traceId: null, acted: new Set(),
+    project: null, cursor: null, events: [], traceId: null, acted: new Map(),
     lastBacklog: null, rendered: {}, refreshes: 0, busy: false,
   };
 
@@ -103,28 +105,51 @@
         get('/api/outbox/failed?limit=100'), get('/api/dead-letters/groups'),
         get('/api/dead-letters?limit=200&state=' + (showClosed ? 'all' : 'open')),
       ]);
-      const acted = await Promise.all([...state.acted].map((id) => get('/api/dead-letters/' + id)));
-      renderHealth(ready, streams, backlog);
-      render('flow', { streams: streams.ok ? streams.body.streams : null,
-        backlog: backlog.ok ? backlog.body.streams : null }, renderFlow);
-      render('failed', failed.ok ? failed.body.rows : [], renderFailed);
-      render('groups', groups.ok ? groups.body.groups : [], renderGroups);
-      const rows = dead.ok ? dead.body.deadLetters.slice() : [];
-      for (const a of acted) {
-        if (a.ok && !rows.some((r) => r.id === a.body.id)) rows.push(a.body);
+      // A closed row no longer changes: only the open ones are read again.
+      const polled = [...state.acted].filter(([, d]) => !d || d.status === 'open').map(([id]) => id);
+      const answers = await Promise.all(polled.map((id) => get('/api/dead-letters/' + id)));
+      answers.forEach((a, i) => { if (a.ok) state.acted.set(polled[i], a.body); });
+      const coreUp = ready.status !== 0;
+      renderHealth(coreUp, ready, streams, backlog);
+      // A part whose answer failed keeps its last rows: empty tables would read as "nothing".
+      if (backlog.ok) {
+        render('flow', { streams: streams.ok ? streams.body.streams : null,
+          backlog: backlog.body.streams }, renderFlow);
       }
-      render('dead', rows, renderDeadLetters);
-      if (state.project) await refreshProject();
-      if (state.traceId) await refreshTrace();
+      if (failed.ok) render('failed', failed.body.rows, renderFailed);
+      if (groups.ok) render('groups', groups.body.groups, renderGroups);
+      if (dead.ok) {
+        const rows = dead.body.deadLetters.slice();
+        for (const d of state.acted.values()) {
+          if (d && !rows.some((r) => r.id === d.id)) rows.push(d);
+        }
+        render('dead', rows, renderDeadLetters);
+      }
+      if (coreUp && state.project) await refreshProject();
+      if (coreUp && state.traceId) await refreshTrace();
       state.refreshes++;
       document.body.setAttribute('data-refreshes', String(state.refreshes));
-      $('status').textContent = 'updated ' + new Date().toLocaleTimeString();
+      const now = new Date().toLocaleTimeString();
+      if (coreUp) state.lastAnswer = now;
+      $('status').textContent = coreUp ? 'updated ' + now
+        : 'no answer from core since ' + (state.lastAnswer || 'the page loaded');
     } finally {
       state.busy = false;
     }
   }
 
-  function renderHealth(ready, streams, backlog) {
+  function renderHealth(coreUp, ready, streams, backlog) {
+    document.body.setAttribute('data-core', coreUp ? 'up' : 'down');
+    const coreBanner = $('core-banner');
+    coreBanner.hidden = coreUp;
+    if (!coreUp) {
+      // Without core nothing is known of NATS: say so rather than blame NATS.
+      coreBanner.textContent = 'Core does not answer (' + ready.body.error + '): the tables show'
+        + ' its last answers.';
+      document.body.setAttribute('data-nats', 'unknown');
+      $('nats-banner').hidden = true;
+      return;
+    }
     const nats = ready.body && ready.body.nats ? ready.body.nats : 'unknown';
     const natsDown = (!ready.ok && nats !== 'connected') || !streams.ok;
     const total = backlog.ok ? backlog.body.backlog : null;
@@ -134,11 +159,11 @@
     banner.hidden = !natsDown;
     document.body.setAttribute('data-nats', natsDown ? 'down' : 'up');
     if (natsDown) {
-      banner.textContent = 'NATS is down (' + (ready.status === 0 ? 'core does not answer' : nats)
-        + '): Events wait in the outbox, backlog ' + (total === null ? '?' : total)
-        + (growing ? ' and growing' : '') + '. They are published when NATS is back.';
+      banner.textContent = 'NATS is down (' + nats + '): Events wait in the outbox, backlog '
+        + (total === null ? '?' : total) + (growing ? ' and growing' : '')
+        + '. They are published when NATS is back.';
     }
-    $('failed-count').textContent = backlog.ok ? '(' + backlog.body.failed + ')' : '';
+    if (backlog.ok) $('failed-count').textContent = '(' + backlog.body.failed + ')';
   }
 
   function renderFlow(data) {
@@ -154,7 +179,8 @@
       const s = byName[b.stream];
       const lag = (prefix) => {
         if (!s || s.error) return '—';
-        const c = (s.consumers || []).find((x) => x.name.startsWith(prefix + '-'));
+        // Durable names are the subscription's own, the same on every stream.
+        const c = (s.consumers || []).find((x) => x.name === prefix);
         return c ? c.lag : 'not made yet';
       };
       rows.push(el('tr', { id: 'flow-' + b.stream, class: b.backlog > 0 ? 'waiting' : null },
@@ -214,10 +240,16 @@
     return answer.body && answer.body.error ? answer.body.error : 'HTTP ' + answer.status;
   }
 
+  function remember(id) {
+    state.acted.delete(id);
+    state.acted.set(id, null);
+    while (state.acted.size > ACTED_KEPT) state.acted.delete(state.acted.keys().next().value);
+  }
+
   async function action(kind, id) {
     const answer = await call('POST', '/api/dead-letters/' + id + '/' + kind, { operator: 'dashboard' });
     if (answer.ok) {
-      state.acted.add(id);
+      remember(id);
       message(kind === 'retry' ? 'dead letter ' + id + ' sent again' : 'dead letter ' + id + ' dismissed');
     } else {
       message(kind + ' of dead letter ' + id + ': ' + explain(answer), true);
@@ -230,7 +262,7 @@
       { commandType: g.commandType, reason: g.reason, operator: 'dashboard' });
     if (answer.ok) {
       const done = answer.body.retried || answer.body.dismissed || [];
-      done.forEach((id) => state.acted.add(id));
+      done.forEach(remember);
       message(kind + ': ' + done.length + ' dead letters, ' + answer.body.refused.length + ' refused');
     } else {
       message(kind + ' of the group: ' + explain(answer), true);
@@ -296,13 +328,19 @@
     return n.kind + ' ' + (n.type || '(unknown type)');
   }
 
+  function deadLetterTag(n) {
+    if (!n.deadLetter) return null;
+    return el('span', { class: 'tag', 'data-dead-letter': n.deadLetter.id,
+      'data-status': n.deadLetter.status, text: 'dead letter ' + n.deadLetter.status });
+  }
+
   function subtree(n, depth) {
     return el('li', {},
       el('a', { href: '#trace', class: 'trace-node', 'data-id': n.id, 'data-depth': depth,
         'data-kind': n.kind, 'data-type': n.type, text: nodeLabel(n),
         onclick: (e) => { e.preventDefault(); showTrace(n.id); } }),
       ' ', el('code', { text: n.id }),
-      n.deadLetter ? el('span', { class: 'tag', text: 'dead letter ' + n.deadLetter.status }) : null,
+      deadLetterTag(n),
       n.children.length ? el('ul', {}, ...n.children.map((c) => subtree(c, depth + 1))) : null);
   }
 
@@ -325,12 +363,15 @@
     });
     $('trace-path').replaceChildren(...(crumbs.length ? crumbs : ['nothing recorded: a root']));
     const fields = ['id', 'kind', 'type', 'causedBy', 'correlationId', 'changeId', 'taskId', 'at'];
-    $('trace-focus').replaceChildren(
+    // replaceChildren, unlike el(), would write a null child as the text "null".
+    $('trace-focus').replaceChildren(...[
       el('strong', { id: 'trace-focus-label', text: nodeLabel(focus) }),
+      deadLetterTag(focus),
       el('dl', {}, ...fields.flatMap((f) => [el('dt', { text: f }),
         el('dd', { 'data-field': f, text: focus[f] ?? '' })])),
       focus.known ? null : el('p', { class: 'muted',
-        text: 'Known only because another node names it; its type is read from its id.' }));
+        text: 'Known only because another node names it; its type is read from its id.' }),
+    ].filter((n) => n !== null));
     $('trace-tree').replaceChildren(focus.children.length
       ? el('ul', {}, ...focus.children.map((c) => subtree(c, 1)))
       : el('span', { class: 'muted', text: 'nothing yet' }));
