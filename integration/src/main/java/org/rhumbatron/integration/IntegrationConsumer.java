@@ -48,7 +48,9 @@ import org.slf4j.LoggerFactory;
  * <p>Bounded here: {@code forks.sweep}, {@code project.cleanup} and {@code candidates.recompose},
  * at most {@code integration.rows-per-delivery} (10) Changes each delivery. Waiting: a {@code
  * candidate.create} whose changesets overlap open claims of other Changes asks for another delivery
- * after {@code integration.conflict-review-delay} (45 s); its 4th delivery composes anyway. A
+ * after {@code integration.conflict-review-delay} (45 s); its 4th delivery composes anyway (when
+ * that compose throws, the waits have spent the message's retries, so a fresh {@code
+ * candidate.create} that composes at once takes over, once: {@code <command id>_composes}). A
  * request that can never succeed (a payload without a field its handler needs, an unknown or ended
  * Project or Change) is rejected: dead-lettered at once with the reason naming it. A command type
  * whose handler belongs to a later issue throws, so it is retried and dead-lettered, never acked
@@ -57,6 +59,9 @@ import org.slf4j.LoggerFactory;
 public final class IntegrationConsumer implements QueueHandler<Command> {
   private static final Logger log = LoggerFactory.getLogger(IntegrationConsumer.class);
   private static final Duration STEP_TIMEOUT = Duration.ofSeconds(30);
+
+  /** Payload flag of a candidate.create whose conflict review is over: it composes at once. */
+  static final String REVIEW_WAITED = "reviewWaited";
 
   /** What one delivery of a command did. */
   enum Result {
@@ -229,7 +234,26 @@ public final class IntegrationConsumer implements QueueHandler<Command> {
    */
   private Result createCandidate(Command c, Delivery d) throws Exception {
     boolean last = d.deliveredCount() >= maxDeliveries;
-    Composition composed = await(lifecycle.composeCandidate(c.changeId(), c.commandId(), last));
+    boolean handedOff = c.payload().path(REVIEW_WAITED).asBoolean(false);
+    Composition composed;
+    try {
+      composed = await(lifecycle.composeCandidate(c.changeId(), c.commandId(), last || handedOff));
+    } catch (LifecycleException e) {
+      throw e;
+    } catch (Exception e) {
+      if (!last || handedOff) {
+        throw e;
+      }
+      // The waits spent this message's deliveries: a fresh one gets the error retries.
+      Command next = composeAnyway(c);
+      await(commands.sendTo(d.queue(), next));
+      log.warn(
+          "candidate.create {}: composing on its last delivery failed ({}); handed to {}",
+          c.commandId(),
+          e.toString(),
+          next.commandId());
+      return Result.DONE;
+    }
     switch (composed.outcome()) {
       case WAITING_FOR_REVIEW -> {
         log.info(
@@ -247,6 +271,20 @@ public final class IntegrationConsumer implements QueueHandler<Command> {
         return Result.DONE;
       }
     }
+  }
+
+  /** The candidate.create that composes without waiting, with its own deliveries. */
+  private Command composeAnyway(Command c) {
+    var payload = c.payload();
+    payload.put(REVIEW_WAITED, true);
+    return Command.builder()
+        .commandId(c.commandId() + "_composes")
+        .commandType(c.commandType())
+        .projectId(c.projectId())
+        .changeId(c.changeId())
+        .createdAt(clock.instant())
+        .payload(payload)
+        .build();
   }
 
   /**
