@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.nats.client.JetStreamApiException;
 import io.nats.client.JetStreamManagement;
+import io.nats.client.api.ConsumerInfo;
 import io.nats.client.api.MessageInfo;
 import io.nats.client.api.StreamState;
 import java.io.BufferedReader;
@@ -473,6 +474,7 @@ public final class HistoryChecker {
       }
     }
     Map<String, Long> outcomes = new java.util.TreeMap<>();
+    Set<String> described = new HashSet<>();
     for (Poison.Sent p : run.poison()) {
       String outcome;
       if (run.poisonCutByLostTail().contains(p.marker())) {
@@ -498,11 +500,36 @@ public final class HistoryChecker {
       if (outcome == null) {
         report.violation(
             POISON_NOT_HANDLED, p.marker() + " (" + p.kind() + " on " + p.subject() + ")");
+        if (p.eventStream() && described.add(p.subject())) {
+          describeConsumers(report, streamOf(p.subject()));
+        }
       } else {
         outcomes.merge(outcome, 1L, Long::sum);
       }
     }
     outcomes.forEach((k, n) -> report.total("poison_" + k, n));
+  }
+
+  /** Where the claiming consumers of a stream stand, for a report that names unhandled poison. */
+  private void describeConsumers(CheckReport report, int stream) throws IOException {
+    String name = EventStreams.streamName(stream);
+    for (Subscription s : CLAIMING) {
+      try {
+        ConsumerInfo c = jsm.getConsumerInfo(name, s.durableName());
+        report.note(
+            String.format(
+                "%s %s: delivered %d, ack floor %d, pending %d, ack pending %d, redelivered %d",
+                name,
+                s.durableName(),
+                c.getDelivered().getStreamSequence(),
+                c.getAckFloor().getStreamSequence(),
+                c.getNumPending(),
+                c.getNumAckPending(),
+                c.getRedelivered()));
+      } catch (JetStreamApiException e) {
+        report.note(name + " " + s.durableName() + ": no consumer (" + e.getMessage() + ")");
+      }
+    }
   }
 
   private static int streamOf(String subject) {
