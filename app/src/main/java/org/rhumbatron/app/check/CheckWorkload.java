@@ -75,6 +75,11 @@ final class CheckWorkload {
   }
 
   /** Provisions the Projects and their live apps; waits until core made them. */
+  /** The Projects the workload provisioned. */
+  List<String> projects() {
+    return List.copyOf(projects);
+  }
+
   void provision() throws InterruptedException {
     for (int p = 0; p < PROJECTS; p++) {
       String id = "chk-" + runId + "-p" + p;

@@ -76,21 +76,24 @@ final class Poison {
     return out;
   }
 
-  /** Sends {@code count} messages, spread over the 8 event streams and the 6 queues. */
-  List<Sent> send(JetStream js, int count, int offset) throws Exception {
+  /**
+   * Sends {@code count} messages, spread over the event streams of {@code streams} (indexes) and
+   * the 6 queues.
+   */
+  List<Sent> send(JetStream js, int count, int offset, List<Integer> streams) throws Exception {
     List<Sent> sent = new ArrayList<>();
     Queue[] queues = Queue.values();
-    int targets = EventStreams.STREAM_COUNT + queues.length;
+    int targets = streams.size() + queues.length;
     for (int i = 0; i < count; i++) {
       int n = offset + i;
       String marker = "poison-" + runId + "-" + n;
       String kind = KINDS.get(random.nextInt(KINDS.size()));
       int target = random.nextInt(targets);
-      boolean event = target < EventStreams.STREAM_COUNT;
+      boolean event = target < streams.size();
       String subject =
           event
-              ? EventStreams.streamSubject(target)
-              : queues[target - EventStreams.STREAM_COUNT].subject();
+              ? EventStreams.streamSubject(streams.get(target))
+              : queues[target - streams.size()].subject();
       Body body = body(kind, marker, event, subject);
       Headers headers = new Headers().put("Nats-Msg-Id", marker);
       Message m =
