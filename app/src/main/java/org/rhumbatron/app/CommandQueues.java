@@ -1,16 +1,15 @@
 package org.rhumbatron.app;
 
 import io.nats.client.Connection;
-import java.io.IOException;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import org.rhumbatron.coordinator.Coordinator;
 import org.rhumbatron.platform.config.Settings;
 import org.rhumbatron.platform.db.Database;
+import org.rhumbatron.platform.queue.CommandTransport;
 import org.rhumbatron.platform.queue.Commands;
 import org.rhumbatron.platform.queue.Delivery;
-import org.rhumbatron.platform.queue.JetStreamCommandTransport;
 import org.rhumbatron.platform.queue.QueueConsumer;
 import org.rhumbatron.platform.queue.QueueFailure;
 import org.rhumbatron.platform.queue.QueueHandler;
@@ -34,6 +33,7 @@ final class CommandQueues implements AutoCloseable {
   private final QueueRuntime runtime;
   private final DeadLetterOperator operator;
   private final IndexingFailures indexingFailures;
+  private final DeadLetterConsumer deadLetterConsumer;
   private final Settings settings;
   private final List<QueueConsumer<?>> running = new ArrayList<>();
 
@@ -42,35 +42,48 @@ final class CommandQueues implements AutoCloseable {
       QueueRuntime runtime,
       DeadLetterOperator operator,
       IndexingFailures indexingFailures,
+      DeadLetterConsumer deadLetterConsumer,
       Settings settings) {
     this.commands = commands;
     this.runtime = runtime;
     this.operator = operator;
     this.indexingFailures = indexingFailures;
+    this.deadLetterConsumer = deadLetterConsumer;
     this.settings = settings;
   }
 
-  /** Builds the queue side and starts the dead-letter consumer ({@code q-dead-letter}). */
-  static CommandQueues start(
-      Connection nats, Coordinator coordinator, Database database, Settings settings, Clock clock)
-      throws IOException {
+  /**
+   * Builds the queue side over {@code transport} without touching NATS, so that core can build it
+   * while it waits for NATS; {@link #startDeadLetterConsumer} runs {@code q-dead-letter} later.
+   */
+  static CommandQueues create(
+      Connection nats,
+      CommandTransport transport,
+      Coordinator coordinator,
+      Database database,
+      Settings settings,
+      Clock clock) {
     EnvelopeCodec codec = new EnvelopeCodec();
-    Commands commands = new Commands(new JetStreamCommandTransport(nats), codec);
+    Commands commands = new Commands(transport, codec);
     QueueRuntime runtime =
         new QueueRuntime(nats, commands, codec, QueueTimings.from(settings), clock);
-    CommandQueues queues =
-        new CommandQueues(
-            commands,
-            runtime,
-            new DeadLetterOperator(database, commands, codec, clock),
-            new IndexingFailures(database, clock),
-            settings);
-    DeadLetterConsumer deadLetters =
-        new DeadLetterConsumer(database, coordinator.changeEvents(), codec, clock);
-    queues.running.add(
+    return new CommandQueues(
+        commands,
+        runtime,
+        new DeadLetterOperator(database, commands, codec, clock),
+        new IndexingFailures(database, clock),
+        new DeadLetterConsumer(database, coordinator.changeEvents(), codec, clock),
+        settings);
+  }
+
+  /** Runs the dead-letter consumer ({@code q-dead-letter}); needs a live connection. */
+  void startDeadLetterConsumer() {
+    QueueConsumer<?> consumer =
         runtime.runDeadLetterConsumer(
-            QueueConsumers.of(Queue.DEAD_LETTER, settings), deadLetters, deadLetters));
-    return queues;
+            QueueConsumers.of(Queue.DEAD_LETTER, settings), deadLetterConsumer, deadLetterConsumer);
+    synchronized (running) {
+      running.add(consumer);
+    }
   }
 
   Commands commands() {

@@ -27,6 +27,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import java.util.function.ToDoubleFunction;
 import org.rhumbatron.agents.WakeConsumer;
 import org.rhumbatron.coordinator.outbox.OutboxPublisher;
@@ -103,12 +104,17 @@ final class CoreMetrics implements AutoCloseable {
     this.routesSql = sql.append(" FROM platform_metrics WHERE binding = ? AND name = ?").toString();
   }
 
+  /** {@code router} is null while core waits for NATS: nothing applied yet. */
+  private static double applied(EventRouter router, Subscription s) {
+    return router == null ? 0 : router.appliedCount(s);
+  }
+
   /** Binds the JVM meters and core's meters over these parts of a running core. */
   static CoreMetrics bind(
       Connection nats,
       Database database,
       OutboxPublisher publisher,
-      EventRouter router,
+      Supplier<EventRouter> router,
       CommandQueues queues,
       Clock clock) {
     CoreMetrics m = new CoreMetrics(nats, database, clock, REFRESH_EVERY);
@@ -131,7 +137,7 @@ final class CoreMetrics implements AutoCloseable {
         .description("Outbox rows published to the event streams, since start")
         .register(r);
     for (Subscription s : Subscription.values()) {
-      FunctionCounter.builder("rhumbatron.events.applied", router, x -> x.appliedCount(s))
+      FunctionCounter.builder("rhumbatron.events.applied", router, x -> applied(x.get(), s))
           .description("Event records a subscription applied and acked, since start")
           .tag("consumer", s.durableName())
           .register(r);

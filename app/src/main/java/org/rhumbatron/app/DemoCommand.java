@@ -36,7 +36,9 @@ final class DemoCommand implements Callable<Integer> {
    */
   static final Settings DEMO_DEFAULTS =
       Settings.defaults()
-          .with(Settings.INTEGRATION_CONFLICT_REVIEW_DELAY, java.time.Duration.ofSeconds(5));
+          .with(Settings.INTEGRATION_CONFLICT_REVIEW_DELAY, java.time.Duration.ofSeconds(5))
+          // The demo's workload needs NATS at once: a --nats that does not answer is an error.
+          .with(Settings.NATS_WAIT_AT_START, false);
 
   @Option(
       names = "--changes",

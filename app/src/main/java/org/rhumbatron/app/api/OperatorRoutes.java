@@ -24,10 +24,12 @@ import org.rhumbatron.protocol.Queue;
 final class OperatorRoutes {
   private final Database database;
   private final Connection nats;
+  private final NatsGate natsGate;
 
-  OperatorRoutes(Database database, Connection nats) {
+  OperatorRoutes(Database database, Connection nats, NatsGate natsGate) {
     this.database = database;
     this.nats = nats;
+    this.natsGate = natsGate;
   }
 
   void mount(Javalin app) {
@@ -39,13 +41,21 @@ final class OperatorRoutes {
   }
 
   private void healthz(Context ctx) {
+    String waiting = natsGate.notReady();
+    if (waiting != null) {
+      // Alive: core started before NATS and waits for it; a probe must not restart it for that.
+      Json.answer(
+          ctx, 200, Json.object("status", "waiting", "nats", natsState(), "reason", waiting));
+      return;
+    }
     boolean up = nats.getStatus() == Connection.Status.CONNECTED;
     Json.answer(
         ctx, up ? 200 : 503, Json.object("status", up ? "ok" : "degraded", "nats", natsState()));
   }
 
   private void readyz(Context ctx) {
-    boolean natsUp = nats.getStatus() == Connection.Status.CONNECTED;
+    String waiting = natsGate.notReady();
+    boolean natsUp = waiting == null && nats.getStatus() == Connection.Status.CONNECTED;
     String db;
     try {
       database.read(tx -> tx.queryLong("SELECT 1"));
@@ -59,7 +69,9 @@ final class OperatorRoutes {
       return;
     }
     List<String> down = new ArrayList<>();
-    if (!natsUp) {
+    if (waiting != null) {
+      down.add(waiting);
+    } else if (!natsUp) {
       down.add("nats is " + natsState());
     }
     if (!dbUp) {
@@ -160,6 +172,7 @@ final class OperatorRoutes {
   }
 
   private void streams(Context ctx) throws IOException {
+    natsGate.require();
     if (nats.getStatus() != Connection.Status.CONNECTED) {
       // Fail at once: each JetStream request would wait out its timeout, and a polling page
       // would pile up requests behind them.

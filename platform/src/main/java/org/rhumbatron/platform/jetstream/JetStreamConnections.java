@@ -1,10 +1,12 @@
 package org.rhumbatron.platform.jetstream;
 
 import io.nats.client.Connection;
+import io.nats.client.ConnectionListener;
 import io.nats.client.Nats;
 import io.nats.client.Options;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * How core connects to NATS: named, reconnecting forever (the outbox keeps rows while NATS is down,
@@ -46,6 +48,38 @@ public final class JetStreamConnections {
                 (connection, event) -> {
                   listener.connectionEvent(connection, event);
                   if (event == io.nats.client.ConnectionListener.Events.RECONNECTED) {
+                    onReconnect.run();
+                  }
+                })
+            .build());
+  }
+
+  /**
+   * Like {@link #connect(String, String, Runnable)}, but returns at once when no server answers
+   * yet: the client keeps trying in the background, and the caller watches the connection's status.
+   * Until the first connect the client's failed attempts are not logged (the caller says that it
+   * waits), and that first connect is not a reconnect: {@code onReconnect} runs only after a later
+   * loss.
+   */
+  public static Connection connectReconnectOnConnect(String url, String name, Runnable onReconnect)
+      throws IOException, InterruptedException {
+    AtomicBoolean everConnected = new AtomicBoolean();
+    Slf4jNatsListener listener = new Slf4jNatsListener(name, everConnected::get);
+    return Nats.connectReconnectOnConnect(
+        options(url, name)
+            .errorListener(listener)
+            .connectionListener(
+                (connection, event) -> {
+                  boolean up =
+                      event == ConnectionListener.Events.CONNECTED
+                          || event == ConnectionListener.Events.RECONNECTED;
+                  if (!up && !everConnected.get()) {
+                    return; // the background attempts before the first connect
+                  }
+                  listener.connectionEvent(connection, event);
+                  if (up
+                      && everConnected.getAndSet(true)
+                      && event == ConnectionListener.Events.RECONNECTED) {
                     onReconnect.run();
                   }
                 })
