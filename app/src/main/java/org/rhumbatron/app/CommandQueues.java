@@ -30,7 +30,10 @@ import org.rhumbatron.router.deadletter.DeadLetterOperator;
  */
 final class CommandQueues implements AutoCloseable {
   private final Commands commands;
-  private final QueueRuntime runtime;
+  private final QueueTimings timings;
+  private final EnvelopeCodec codec;
+  private final Clock clock;
+  private volatile QueueRuntime runtime;
   private final DeadLetterOperator operator;
   private final IndexingFailures indexingFailures;
   private final DeadLetterConsumer deadLetterConsumer;
@@ -39,13 +42,17 @@ final class CommandQueues implements AutoCloseable {
 
   private CommandQueues(
       Commands commands,
-      QueueRuntime runtime,
+      EnvelopeCodec codec,
+      QueueTimings timings,
+      Clock clock,
       DeadLetterOperator operator,
       IndexingFailures indexingFailures,
       DeadLetterConsumer deadLetterConsumer,
       Settings settings) {
     this.commands = commands;
-    this.runtime = runtime;
+    this.codec = codec;
+    this.timings = timings;
+    this.clock = clock;
     this.operator = operator;
     this.indexingFailures = indexingFailures;
     this.deadLetterConsumer = deadLetterConsumer;
@@ -53,11 +60,10 @@ final class CommandQueues implements AutoCloseable {
   }
 
   /**
-   * Builds the queue side over {@code transport} without touching NATS, so that core can build it
-   * while it waits for NATS; {@link #startDeadLetterConsumer} runs {@code q-dead-letter} later.
+   * Builds the queue side over {@code transport} without a connection, so that core can build it
+   * while it waits for NATS; {@link #start} runs {@code q-dead-letter} once there is one.
    */
   static CommandQueues create(
-      Connection nats,
       CommandTransport transport,
       Coordinator coordinator,
       Database database,
@@ -65,19 +71,22 @@ final class CommandQueues implements AutoCloseable {
       Clock clock) {
     EnvelopeCodec codec = new EnvelopeCodec();
     Commands commands = new Commands(transport, codec);
-    QueueRuntime runtime =
-        new QueueRuntime(nats, commands, codec, QueueTimings.from(settings), clock);
     return new CommandQueues(
         commands,
-        runtime,
+        codec,
+        QueueTimings.from(settings),
+        clock,
         new DeadLetterOperator(database, commands, codec, clock),
         new IndexingFailures(database, clock),
         new DeadLetterConsumer(database, coordinator.changeEvents(), codec, clock),
         settings);
   }
 
-  /** Runs the dead-letter consumer ({@code q-dead-letter}); needs a live connection. */
-  void startDeadLetterConsumer() {
+  /**
+   * Binds the consumers to {@code nats} and runs the dead-letter consumer ({@code q-dead-letter}).
+   */
+  void start(Connection nats) {
+    runtime = new QueueRuntime(nats, commands, codec, timings, clock);
     QueueConsumer<?> consumer =
         runtime.runDeadLetterConsumer(
             QueueConsumers.of(Queue.DEAD_LETTER, settings), deadLetterConsumer, deadLetterConsumer);

@@ -65,7 +65,7 @@ final class CoreMetrics implements AutoCloseable {
   private final PrometheusMeterRegistry registry =
       new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
   private final JvmGcMetrics gc = new JvmGcMetrics();
-  private final Connection nats;
+  private final Supplier<Connection> nats;
   private final Database database;
   private final Clock clock;
   private final Duration refreshEvery;
@@ -89,7 +89,8 @@ final class CoreMetrics implements AutoCloseable {
             Double.NaN, Double.NaN, null, Double.NaN, Double.NaN, null, Double.NaN, null, null);
   }
 
-  private CoreMetrics(Connection nats, Database database, Clock clock, Duration refreshEvery) {
+  private CoreMetrics(
+      Supplier<Connection> nats, Database database, Clock clock, Duration refreshEvery) {
     this.nats = nats;
     this.database = database;
     this.clock = clock;
@@ -111,7 +112,7 @@ final class CoreMetrics implements AutoCloseable {
 
   /** Binds the JVM meters and core's meters over these parts of a running core. */
   static CoreMetrics bind(
-      Connection nats,
+      Supplier<Connection> nats,
       Database database,
       OutboxPublisher publisher,
       Supplier<EventRouter> router,
@@ -177,10 +178,7 @@ final class CoreMetrics implements AutoCloseable {
         "rhumbatron.clef.flash.calls.today",
         "Model calls Clef-flash reserved this UTC day (clef_flash_calls)",
         Reads::clefFlashCallsToday);
-    Gauge.builder(
-            "rhumbatron.nats.connected",
-            nats,
-            c -> c.getStatus() == Connection.Status.CONNECTED ? 1 : 0)
+    Gauge.builder("rhumbatron.nats.connected", nats, c -> connected(c.get()) ? 1 : 0)
         .description("1 while core's NATS connection is up")
         .register(r);
     return m;
@@ -310,13 +308,19 @@ final class CoreMetrics implements AutoCloseable {
     }
   }
 
+  /** Null before core first connected. */
+  private static boolean connected(Connection connection) {
+    return connection != null && connection.getStatus() == Connection.Status.CONNECTED;
+  }
+
   /** Adds the JetStream reads to {@code db}; none while the connection is down. */
   private Reads readNats(Reads db) {
-    if (nats.getStatus() != Connection.Status.CONNECTED) {
+    Connection connection = nats.get();
+    if (!connected(connection)) {
       return db;
     }
     try {
-      JetStreamManagement jsm = nats.jetStreamManagement();
+      JetStreamManagement jsm = connection.jetStreamManagement();
       Map<String, Long> pending = new HashMap<>();
       for (int i = 0; i <= EventStreams.STREAM_COUNT; i++) {
         String stream =

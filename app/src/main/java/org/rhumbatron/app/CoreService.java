@@ -32,7 +32,6 @@ final class CoreService implements AutoCloseable {
   private static final Duration UNLOAD_IDLE_AFTER = Duration.ofMinutes(10);
 
   private final PrivateNatsServer privateNats;
-  private final Connection nats;
   private final Database database;
   private final ClefFlash clefFlash;
   private final Coordinator coordinator;
@@ -46,7 +45,6 @@ final class CoreService implements AutoCloseable {
 
   private CoreService(
       PrivateNatsServer privateNats,
-      Connection nats,
       Database database,
       Coordinator coordinator,
       CommandQueues queues,
@@ -57,7 +55,6 @@ final class CoreService implements AutoCloseable {
       HttpServer http) {
     this.clefFlash = clefFlash;
     this.privateNats = privateNats;
-    this.nats = nats;
     this.database = database;
     this.coordinator = coordinator;
     this.queues = queues;
@@ -114,10 +111,19 @@ final class CoreService implements AutoCloseable {
               c.recoverLater();
             }
           };
-      nats =
-          mayWait
-              ? JetStreamConnections.connectReconnectOnConnect(url, "rhumbatron-core", recover)
-              : JetStreamConnections.connect(url, "rhumbatron-core", recover);
+      String connectTo = url;
+      NatsStartWait.Connector connector =
+          () -> JetStreamConnections.tryConnect(connectTo, "rhumbatron-core", recover);
+      Exception notYet = null;
+      if (mayWait) {
+        try {
+          nats = connector.connect();
+        } catch (IOException e) {
+          notYet = e;
+        }
+      } else {
+        nats = JetStreamConnections.connect(url, "rhumbatron-core", recover);
+      }
       database =
           Database.open(config.databaseUrl(), DatabaseOptions.builder().clock(clock).build());
       // The publisher nudges the router, which is built after the coordinator it reads views from.
@@ -144,8 +150,7 @@ final class CoreService implements AutoCloseable {
       coordinator.startAlarms(ALARM_TICK, UNLOAD_IDLE_AFTER);
       DeferredCommandTransport commandTransport = new DeferredCommandTransport(notConnected);
       queues =
-          CommandQueues.create(
-              nats, commandTransport, coordinator, database, config.settings(), clock);
+          CommandQueues.create(commandTransport, coordinator, database, config.settings(), clock);
       Lifecycle lifecycle = new Lifecycle(coordinator, queues.commands(), clock, config.settings());
       clefFlash = ClefFlash.create(database, config.settings(), System.getenv(), clock);
       // The webhook names the API's base URL, known once the HTTP server has its port.
@@ -154,7 +159,6 @@ final class CoreService implements AutoCloseable {
           new NatsSide(
               config,
               clock,
-              nats,
               shownUrl,
               database,
               coordinator,
@@ -166,8 +170,8 @@ final class CoreService implements AutoCloseable {
               nudged,
               apiBaseUrl::get);
       int waiting = -1;
-      if (nats.getStatus() == Connection.Status.CONNECTED) {
-        waiting = natsSide.start();
+      if (nats != null) {
+        waiting = natsSide.start(nats);
       }
       NatsSide side = natsSide;
       http =
@@ -177,19 +181,23 @@ final class CoreService implements AutoCloseable {
                   lifecycle,
                   queues.deadLetters(),
                   database,
-                  nats,
+                  side::connection,
                   side::notReady,
                   config.settings().get(Settings.API_TOKEN)),
               CoreMetrics.bind(
-                  nats, database, coordinator.publisher(), side::router, queues, clock));
+                  side::connection,
+                  database,
+                  coordinator.publisher(),
+                  side::router,
+                  queues,
+                  clock));
       apiBaseUrl.set("http://127.0.0.1:" + http.port());
-      if (!natsSide.started()) {
-        natsWait = NatsStartWait.start(nats, shownUrl, natsSide, clock);
+      if (nats == null) {
+        natsWait = NatsStartWait.start(connector, shownUrl, natsSide, clock, notYet);
       }
       CoreService service =
           new CoreService(
               privateNats,
-              nats,
               database,
               coordinator,
               queues,
@@ -228,7 +236,7 @@ final class CoreService implements AutoCloseable {
           natsSide == null ? null : natsSide.consumers(),
           coordinator,
           database,
-          nats,
+          natsSide == null || natsSide.connection() == null ? nats : natsSide.connection(),
           privateNats);
       throw e;
     }
@@ -247,8 +255,9 @@ final class CoreService implements AutoCloseable {
     return database;
   }
 
+  /** The NATS connection, or null while core waits for NATS. */
   Connection nats() {
-    return nats;
+    return natsSide.connection();
   }
 
   /** The event router, or null while core waits for NATS. */
@@ -275,7 +284,8 @@ final class CoreService implements AutoCloseable {
   }
 
   String natsUrl() {
-    return nats.getConnectedUrl();
+    Connection nats = nats();
+    return nats == null ? null : nats.getConnectedUrl();
   }
 
   void awaitClose() throws InterruptedException {
@@ -298,7 +308,7 @@ final class CoreService implements AutoCloseable {
         natsSide.consumers(),
         coordinator,
         database,
-        nats,
+        natsSide.connection(),
         privateNats);
     log.info("core stopped");
     closed.countDown();

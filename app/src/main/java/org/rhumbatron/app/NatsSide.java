@@ -35,7 +35,6 @@ import org.rhumbatron.router.claims.EventClaims;
 final class NatsSide {
   private final CoreConfig config;
   private final Clock clock;
-  private final Connection nats;
   private final String shownUrl;
   private final Database database;
   private final Coordinator coordinator;
@@ -50,6 +49,7 @@ final class NatsSide {
   private boolean topologyEnsured;
   private boolean recovered;
   private boolean deadLettersRunning;
+  private volatile Connection nats;
   private volatile EventRouter router;
   private volatile LifecycleConsumers consumers;
   private volatile boolean started;
@@ -59,7 +59,6 @@ final class NatsSide {
   NatsSide(
       CoreConfig config,
       Clock clock,
-      Connection nats,
       String shownUrl,
       Database database,
       Coordinator coordinator,
@@ -72,7 +71,6 @@ final class NatsSide {
       Supplier<String> apiBaseUrl) {
     this.config = config;
     this.clock = clock;
-    this.nats = nats;
     this.shownUrl = shownUrl;
     this.database = database;
     this.coordinator = coordinator;
@@ -95,11 +93,15 @@ final class NatsSide {
     return "NATS at " + shownUrl + " is not connected yet";
   }
 
-  /** Starts whatever is not started yet; returns how many streams the publisher resumed. */
-  synchronized int start() throws IOException {
+  /**
+   * Starts on {@code connection} whatever is not started yet; returns how many streams the
+   * publisher resumed.
+   */
+  synchronized int start(Connection connection) throws IOException {
     if (closed) {
       throw new IllegalStateException("core is stopping");
     }
+    nats = connection;
     Settings settings = config.settings();
     if (!topologyEnsured) {
       new JetStreamTopology(nats.jetStreamManagement(), settings).ensure();
@@ -116,7 +118,7 @@ final class NatsSide {
       recovered = true;
     }
     if (!deadLettersRunning) {
-      queues.startDeadLetterConsumer();
+      queues.start(nats);
       deadLettersRunning = true;
     }
     if (router == null) {
@@ -143,9 +145,14 @@ final class NatsSide {
     if (started) {
       return null;
     }
-    return nats.getStatus() == Connection.Status.CONNECTED
+    return nats != null
         ? "core is still starting against NATS at " + shownUrl
         : notConnectedMessage(shownUrl);
+  }
+
+  /** The connection, or null before the first connect. */
+  Connection connection() {
+    return nats;
   }
 
   /** The event router, or null before {@link #start}. */

@@ -5,6 +5,7 @@ import io.javalin.config.JavalinConfig;
 import io.nats.client.Connection;
 import java.io.IOException;
 import java.io.InputStream;
+import java.util.function.Supplier;
 import org.rhumbatron.lifecycle.Lifecycle;
 import org.rhumbatron.platform.db.Database;
 import org.rhumbatron.router.deadletter.DeadLetterOperator;
@@ -19,11 +20,12 @@ public final class Api {
   private final Lifecycle lifecycle;
   private final DeadLetterOperator deadLetters;
   private final Database database;
-  private final Connection nats;
+  private final Supplier<Connection> nats;
   private final NatsGate natsGate;
   private final BearerAuth auth;
 
   /**
+   * @param nats the NATS connection, null before core first connected
    * @param natsGate whether NATS can be used now (core may start before NATS answers)
    * @param token the bearer token of writes; empty or null: none, and every write is refused
    */
@@ -31,7 +33,7 @@ public final class Api {
       Lifecycle lifecycle,
       DeadLetterOperator deadLetters,
       Database database,
-      Connection nats,
+      Supplier<Connection> nats,
       NatsGate natsGate,
       String token) {
     this.lifecycle = lifecycle;

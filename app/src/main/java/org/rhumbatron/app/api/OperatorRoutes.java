@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
 import org.rhumbatron.platform.db.Database;
 import org.rhumbatron.protocol.EventStreams;
 import org.rhumbatron.protocol.Queue;
@@ -23,10 +24,10 @@ import org.rhumbatron.protocol.Queue;
  */
 final class OperatorRoutes {
   private final Database database;
-  private final Connection nats;
+  private final Supplier<Connection> nats;
   private final NatsGate natsGate;
 
-  OperatorRoutes(Database database, Connection nats, NatsGate natsGate) {
+  OperatorRoutes(Database database, Supplier<Connection> nats, NatsGate natsGate) {
     this.database = database;
     this.nats = nats;
     this.natsGate = natsGate;
@@ -48,14 +49,14 @@ final class OperatorRoutes {
           ctx, 200, Json.object("status", "waiting", "nats", natsState(), "reason", waiting));
       return;
     }
-    boolean up = nats.getStatus() == Connection.Status.CONNECTED;
+    boolean up = connected();
     Json.answer(
         ctx, up ? 200 : 503, Json.object("status", up ? "ok" : "degraded", "nats", natsState()));
   }
 
   private void readyz(Context ctx) {
     String waiting = natsGate.notReady();
-    boolean natsUp = waiting == null && nats.getStatus() == Connection.Status.CONNECTED;
+    boolean natsUp = waiting == null && connected();
     String db;
     try {
       database.read(tx -> tx.queryLong("SELECT 1"));
@@ -84,8 +85,15 @@ final class OperatorRoutes {
     Json.answer(ctx, 503, body);
   }
 
+  private boolean connected() {
+    Connection c = nats.get();
+    return c != null && c.getStatus() == Connection.Status.CONNECTED;
+  }
+
+  /** The client's status in lower case; {@code not_connected} before the first connect. */
   private String natsState() {
-    return nats.getStatus().name().toLowerCase(java.util.Locale.ROOT);
+    Connection c = nats.get();
+    return c == null ? "not_connected" : c.getStatus().name().toLowerCase(java.util.Locale.ROOT);
   }
 
   private void failedOutbox(Context ctx) {
@@ -173,12 +181,12 @@ final class OperatorRoutes {
 
   private void streams(Context ctx) throws IOException {
     natsGate.require();
-    if (nats.getStatus() != Connection.Status.CONNECTED) {
+    if (!connected()) {
       // Fail at once: each JetStream request would wait out its timeout, and a polling page
       // would pile up requests behind them.
       throw new ApiException(503, null, "NATS is " + natsState() + ": the streams cannot be read");
     }
-    JetStreamManagement jsm = nats.jetStreamManagement();
+    JetStreamManagement jsm = nats.get().jetStreamManagement();
     List<String> names = new ArrayList<>();
     for (int i = 0; i < EventStreams.STREAM_COUNT; i++) {
       names.add(EventStreams.streamName(i));

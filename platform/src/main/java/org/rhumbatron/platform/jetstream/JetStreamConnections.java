@@ -55,31 +55,28 @@ public final class JetStreamConnections {
   }
 
   /**
-   * Like {@link #connect(String, String, Runnable)}, but returns at once when no server answers
-   * yet: the client keeps trying in the background, and the caller watches the connection's status.
-   * Until the first connect the client's failed attempts are not logged (the caller says that it
-   * waits), and that first connect is not a reconnect: {@code onReconnect} runs only after a later
-   * loss.
+   * One attempt of {@link #connect(String, String, Runnable)} for a caller that tries again itself
+   * while it waits for NATS: a failed attempt throws without the client logging it (the caller says
+   * that it waits), and the connection it returns logs and reconnects as {@link #connect} does.
+   * (jnats' reconnect-on-connect would block the calling thread until a server answers.)
    */
-  public static Connection connectReconnectOnConnect(String url, String name, Runnable onReconnect)
+  public static Connection tryConnect(String url, String name, Runnable onReconnect)
       throws IOException, InterruptedException {
-    AtomicBoolean everConnected = new AtomicBoolean();
-    Slf4jNatsListener listener = new Slf4jNatsListener(name, everConnected::get);
-    return Nats.connectReconnectOnConnect(
+    AtomicBoolean connected = new AtomicBoolean();
+    Slf4jNatsListener listener = new Slf4jNatsListener(name, connected::get);
+    return Nats.connect(
         options(url, name)
             .errorListener(listener)
             .connectionListener(
                 (connection, event) -> {
-                  boolean up =
-                      event == ConnectionListener.Events.CONNECTED
-                          || event == ConnectionListener.Events.RECONNECTED;
-                  if (!up && !everConnected.get()) {
-                    return; // the background attempts before the first connect
+                  if (event == ConnectionListener.Events.CONNECTED) {
+                    connected.set(true);
+                  }
+                  if (!connected.get()) {
+                    return; // a failed attempt's "disconnected"
                   }
                   listener.connectionEvent(connection, event);
-                  if (up
-                      && everConnected.getAndSet(true)
-                      && event == ConnectionListener.Events.RECONNECTED) {
+                  if (event == ConnectionListener.Events.RECONNECTED) {
                     onReconnect.run();
                   }
                 })
