@@ -147,7 +147,7 @@ class CoreNatsDownAtStartTest {
     try {
       assertThat(core.waitFor(60, TimeUnit.SECONDS)).as("core exits").isTrue();
       reader.join(5_000);
-      assertThat(core.exitValue()).isNotZero();
+      assertThat(core.exitValue()).isEqualTo(2);
       assertThat(lines).anyMatch(l -> l.startsWith("rhumbatron: ") && l.contains(url));
       assertThat(lines).noneMatch(l -> l.contains("core is up"));
     } finally {
