@@ -129,6 +129,9 @@ final class CommandQueues implements AutoCloseable {
       Queue queue, QueueHandler<Command> handler, QueueListener<Command> hooks) {
     QueueListener<Command> success = operator.successHook();
     QueueListener<Command> extra = hooks == null ? QueueListener.none() : hooks;
+    if (runtime == null) {
+      throw new IllegalStateException("the queues run once core is connected to NATS");
+    }
     QueueConsumer<Command> consumer =
         runtime.runQueueConsumer(
             QueueConsumers.of(queue, settings),
@@ -149,6 +152,22 @@ final class CommandQueues implements AutoCloseable {
       running.add(consumer);
     }
     return consumer;
+  }
+
+  /** How many consumers run now: a mark for {@link #closeSince}. */
+  int runningCount() {
+    synchronized (running) {
+      return running.size();
+    }
+  }
+
+  /** Closes the consumers started after {@code mark}, e.g. by a start that failed half way. */
+  void closeSince(int mark) {
+    synchronized (running) {
+      List<QueueConsumer<?>> started = running.subList(mark, running.size());
+      started.forEach(QueueConsumer::close);
+      started.clear();
+    }
   }
 
   @Override

@@ -126,8 +126,14 @@ final class NatsSide {
       nudged.set(router);
     }
     if (consumers == null) {
-      consumers =
-          LifecycleConsumers.start(queues, lifecycle, database, clock, settings, apiBaseUrl);
+      int mark = queues.runningCount();
+      try {
+        consumers =
+            LifecycleConsumers.start(queues, lifecycle, database, clock, settings, apiBaseUrl);
+      } catch (RuntimeException e) {
+        queues.closeSince(mark); // the next try starts them all again
+        throw e;
+      }
     }
     if (!started) {
       router.catchUpAfterStart();
