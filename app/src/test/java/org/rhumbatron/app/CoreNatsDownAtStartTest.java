@@ -126,6 +126,18 @@ class CoreNatsDownAtStartTest {
   }
 
   @Test
+  void aCoreThatWaitsForNatsStopsCleanly() throws Exception {
+    String url = "nats://127.0.0.1:" + NatsServer.freePort();
+    CoreService core = CoreService.start(CoreOptions.config(url, data, 0, Map.of()));
+    assertThat(core.natsStarted()).isFalse();
+    long start = System.nanoTime();
+    core.close();
+    assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(10));
+    assertThat(Thread.getAllStackTraces().keySet())
+        .noneMatch(t -> t.getName().startsWith("nats-start-wait") && t.isAlive());
+  }
+
+  @Test
   void withTheFlagOffCoreStartedWithoutNatsFailsNamingTheUrl() throws Exception {
     String url = "nats://127.0.0.1:" + NatsServer.freePort();
     assertThatThrownBy(
