@@ -1,16 +1,15 @@
 package org.rhumbatron.app;
 
 import io.nats.client.Connection;
-import java.io.IOException;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import org.rhumbatron.coordinator.Coordinator;
 import org.rhumbatron.platform.config.Settings;
 import org.rhumbatron.platform.db.Database;
+import org.rhumbatron.platform.queue.CommandTransport;
 import org.rhumbatron.platform.queue.Commands;
 import org.rhumbatron.platform.queue.Delivery;
-import org.rhumbatron.platform.queue.JetStreamCommandTransport;
 import org.rhumbatron.platform.queue.QueueConsumer;
 import org.rhumbatron.platform.queue.QueueFailure;
 import org.rhumbatron.platform.queue.QueueHandler;
@@ -31,46 +30,69 @@ import org.rhumbatron.router.deadletter.DeadLetterOperator;
  */
 final class CommandQueues implements AutoCloseable {
   private final Commands commands;
-  private final QueueRuntime runtime;
+  private final QueueTimings timings;
+  private final EnvelopeCodec codec;
+  private final Clock clock;
+  private volatile QueueRuntime runtime;
   private final DeadLetterOperator operator;
   private final IndexingFailures indexingFailures;
+  private final DeadLetterConsumer deadLetterConsumer;
   private final Settings settings;
   private final List<QueueConsumer<?>> running = new ArrayList<>();
 
   private CommandQueues(
       Commands commands,
-      QueueRuntime runtime,
+      EnvelopeCodec codec,
+      QueueTimings timings,
+      Clock clock,
       DeadLetterOperator operator,
       IndexingFailures indexingFailures,
+      DeadLetterConsumer deadLetterConsumer,
       Settings settings) {
     this.commands = commands;
-    this.runtime = runtime;
+    this.codec = codec;
+    this.timings = timings;
+    this.clock = clock;
     this.operator = operator;
     this.indexingFailures = indexingFailures;
+    this.deadLetterConsumer = deadLetterConsumer;
     this.settings = settings;
   }
 
-  /** Builds the queue side and starts the dead-letter consumer ({@code q-dead-letter}). */
-  static CommandQueues start(
-      Connection nats, Coordinator coordinator, Database database, Settings settings, Clock clock)
-      throws IOException {
+  /**
+   * Builds the queue side over {@code transport} without a connection, so that core can build it
+   * while it waits for NATS; {@link #start} runs {@code q-dead-letter} once there is one.
+   */
+  static CommandQueues create(
+      CommandTransport transport,
+      Coordinator coordinator,
+      Database database,
+      Settings settings,
+      Clock clock) {
     EnvelopeCodec codec = new EnvelopeCodec();
-    Commands commands = new Commands(new JetStreamCommandTransport(nats), codec);
-    QueueRuntime runtime =
-        new QueueRuntime(nats, commands, codec, QueueTimings.from(settings), clock);
-    CommandQueues queues =
-        new CommandQueues(
-            commands,
-            runtime,
-            new DeadLetterOperator(database, commands, codec, clock),
-            new IndexingFailures(database, clock),
-            settings);
-    DeadLetterConsumer deadLetters =
-        new DeadLetterConsumer(database, coordinator.changeEvents(), codec, clock);
-    queues.running.add(
+    Commands commands = new Commands(transport, codec);
+    return new CommandQueues(
+        commands,
+        codec,
+        QueueTimings.from(settings),
+        clock,
+        new DeadLetterOperator(database, commands, codec, clock),
+        new IndexingFailures(database, clock),
+        new DeadLetterConsumer(database, coordinator.changeEvents(), codec, clock),
+        settings);
+  }
+
+  /**
+   * Binds the consumers to {@code nats} and runs the dead-letter consumer ({@code q-dead-letter}).
+   */
+  void start(Connection nats) {
+    runtime = new QueueRuntime(nats, commands, codec, timings, clock);
+    QueueConsumer<?> consumer =
         runtime.runDeadLetterConsumer(
-            QueueConsumers.of(Queue.DEAD_LETTER, settings), deadLetters, deadLetters));
-    return queues;
+            QueueConsumers.of(Queue.DEAD_LETTER, settings), deadLetterConsumer, deadLetterConsumer);
+    synchronized (running) {
+      running.add(consumer);
+    }
   }
 
   Commands commands() {
@@ -107,6 +129,9 @@ final class CommandQueues implements AutoCloseable {
       Queue queue, QueueHandler<Command> handler, QueueListener<Command> hooks) {
     QueueListener<Command> success = operator.successHook();
     QueueListener<Command> extra = hooks == null ? QueueListener.none() : hooks;
+    if (runtime == null) {
+      throw new IllegalStateException("the queues run once core is connected to NATS");
+    }
     QueueConsumer<Command> consumer =
         runtime.runQueueConsumer(
             QueueConsumers.of(queue, settings),
@@ -127,6 +152,22 @@ final class CommandQueues implements AutoCloseable {
       running.add(consumer);
     }
     return consumer;
+  }
+
+  /** How many consumers run now: a mark for {@link #closeSince}. */
+  int runningCount() {
+    synchronized (running) {
+      return running.size();
+    }
+  }
+
+  /** Closes the consumers started after {@code mark}, e.g. by a start that failed half way. */
+  void closeSince(int mark) {
+    synchronized (running) {
+      List<QueueConsumer<?>> started = running.subList(mark, running.size());
+      started.forEach(QueueConsumer::close);
+      started.clear();
+    }
   }
 
   @Override

@@ -27,6 +27,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import java.util.function.ToDoubleFunction;
 import org.rhumbatron.agents.WakeConsumer;
 import org.rhumbatron.coordinator.outbox.OutboxPublisher;
@@ -64,7 +65,7 @@ final class CoreMetrics implements AutoCloseable {
   private final PrometheusMeterRegistry registry =
       new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
   private final JvmGcMetrics gc = new JvmGcMetrics();
-  private final Connection nats;
+  private final Supplier<Connection> nats;
   private final Database database;
   private final Clock clock;
   private final Duration refreshEvery;
@@ -88,7 +89,8 @@ final class CoreMetrics implements AutoCloseable {
             Double.NaN, Double.NaN, null, Double.NaN, Double.NaN, null, Double.NaN, null, null);
   }
 
-  private CoreMetrics(Connection nats, Database database, Clock clock, Duration refreshEvery) {
+  private CoreMetrics(
+      Supplier<Connection> nats, Database database, Clock clock, Duration refreshEvery) {
     this.nats = nats;
     this.database = database;
     this.clock = clock;
@@ -103,12 +105,17 @@ final class CoreMetrics implements AutoCloseable {
     this.routesSql = sql.append(" FROM platform_metrics WHERE binding = ? AND name = ?").toString();
   }
 
+  /** {@code router} is null while core waits for NATS: nothing applied yet. */
+  private static double applied(EventRouter router, Subscription s) {
+    return router == null ? 0 : router.appliedCount(s);
+  }
+
   /** Binds the JVM meters and core's meters over these parts of a running core. */
   static CoreMetrics bind(
-      Connection nats,
+      Supplier<Connection> nats,
       Database database,
       OutboxPublisher publisher,
-      EventRouter router,
+      Supplier<EventRouter> router,
       CommandQueues queues,
       Clock clock) {
     CoreMetrics m = new CoreMetrics(nats, database, clock, REFRESH_EVERY);
@@ -131,7 +138,7 @@ final class CoreMetrics implements AutoCloseable {
         .description("Outbox rows published to the event streams, since start")
         .register(r);
     for (Subscription s : Subscription.values()) {
-      FunctionCounter.builder("rhumbatron.events.applied", router, x -> x.appliedCount(s))
+      FunctionCounter.builder("rhumbatron.events.applied", router, x -> applied(x.get(), s))
           .description("Event records a subscription applied and acked, since start")
           .tag("consumer", s.durableName())
           .register(r);
@@ -171,10 +178,7 @@ final class CoreMetrics implements AutoCloseable {
         "rhumbatron.clef.flash.calls.today",
         "Model calls Clef-flash reserved this UTC day (clef_flash_calls)",
         Reads::clefFlashCallsToday);
-    Gauge.builder(
-            "rhumbatron.nats.connected",
-            nats,
-            c -> c.getStatus() == Connection.Status.CONNECTED ? 1 : 0)
+    Gauge.builder("rhumbatron.nats.connected", nats, c -> connected(c.get()) ? 1 : 0)
         .description("1 while core's NATS connection is up")
         .register(r);
     return m;
@@ -304,13 +308,19 @@ final class CoreMetrics implements AutoCloseable {
     }
   }
 
+  /** Null before core first connected. */
+  private static boolean connected(Connection connection) {
+    return connection != null && connection.getStatus() == Connection.Status.CONNECTED;
+  }
+
   /** Adds the JetStream reads to {@code db}; none while the connection is down. */
   private Reads readNats(Reads db) {
-    if (nats.getStatus() != Connection.Status.CONNECTED) {
+    Connection connection = nats.get();
+    if (!connected(connection)) {
       return db;
     }
     try {
-      JetStreamManagement jsm = nats.jetStreamManagement();
+      JetStreamManagement jsm = connection.jetStreamManagement();
       Map<String, Long> pending = new HashMap<>();
       for (int i = 0; i <= EventStreams.STREAM_COUNT; i++) {
         String stream =

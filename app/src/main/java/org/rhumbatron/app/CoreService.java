@@ -12,26 +12,13 @@ import org.rhumbatron.app.api.Api;
 import org.rhumbatron.coordinator.Coordinator;
 import org.rhumbatron.coordinator.outbox.StreamNudges;
 import org.rhumbatron.lifecycle.Lifecycle;
-import org.rhumbatron.platform.bucket.Bucket;
 import org.rhumbatron.platform.config.Settings;
 import org.rhumbatron.platform.db.Database;
 import org.rhumbatron.platform.db.DatabaseOptions;
-import org.rhumbatron.platform.eventlog.EventLogClient;
-import org.rhumbatron.platform.eventlog.JetStreamEventLog;
 import org.rhumbatron.platform.jetstream.JetStreamConnections;
-import org.rhumbatron.platform.jetstream.JetStreamTopology;
-import org.rhumbatron.platform.metrics.MetricsBinding;
-import org.rhumbatron.platform.metrics.PlatformMetrics;
 import org.rhumbatron.platform.natsserver.PrivateNatsServer;
-import org.rhumbatron.protocol.EnvelopeCodec;
 import org.rhumbatron.router.EventRouter;
-import org.rhumbatron.router.analytics.AnalyticsProjector;
-import org.rhumbatron.router.archive.ArchiveExpiry;
-import org.rhumbatron.router.archive.AuditArchiver;
-import org.rhumbatron.router.causal.CausalRules;
 import org.rhumbatron.router.causal.ClefFlash;
-import org.rhumbatron.router.causal.CommandCap;
-import org.rhumbatron.router.claims.EventClaims;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -45,38 +32,35 @@ final class CoreService implements AutoCloseable {
   private static final Duration UNLOAD_IDLE_AFTER = Duration.ofMinutes(10);
 
   private final PrivateNatsServer privateNats;
-  private final Connection nats;
   private final Database database;
   private final ClefFlash clefFlash;
   private final Coordinator coordinator;
   private final CommandQueues queues;
   private final Lifecycle lifecycle;
-  private final LifecycleConsumers consumers;
-  private final EventRouter router;
+  private final NatsSide natsSide;
+  private final NatsStartWait natsWait;
   private final HttpServer http;
   private final CountDownLatch closed = new CountDownLatch(1);
   private final AtomicBoolean closing = new AtomicBoolean();
 
   private CoreService(
       PrivateNatsServer privateNats,
-      Connection nats,
       Database database,
       Coordinator coordinator,
       CommandQueues queues,
       Lifecycle lifecycle,
-      LifecycleConsumers consumers,
-      EventRouter router,
+      NatsSide natsSide,
+      NatsStartWait natsWait,
       ClefFlash clefFlash,
       HttpServer http) {
     this.clefFlash = clefFlash;
     this.privateNats = privateNats;
-    this.nats = nats;
     this.database = database;
     this.coordinator = coordinator;
     this.queues = queues;
     this.lifecycle = lifecycle;
-    this.consumers = consumers;
-    this.router = router;
+    this.natsSide = natsSide;
+    this.natsWait = natsWait;
     this.http = http;
   }
 
@@ -90,6 +74,11 @@ final class CoreService implements AutoCloseable {
     return start(config, Clock.systemUTC(), StreamNudges.NONE, started);
   }
 
+  /**
+   * Starts core. With {@code --nats} and {@code nats.wait-at-start} (the default) a server that
+   * does not answer yet is no error: core serves its API and commits to the outbox, and starts what
+   * needs NATS (topology, queues, router) once it connects; else the first connect fails fast.
+   */
   static CoreService start(
       CoreConfig config,
       Clock clock,
@@ -102,28 +91,39 @@ final class CoreService implements AutoCloseable {
     Database database = null;
     Coordinator coordinator = null;
     CommandQueues queues = null;
-    LifecycleConsumers consumers = null;
-    EventRouter router = null;
+    NatsSide natsSide = null;
+    NatsStartWait natsWait = null;
     ClefFlash clefFlash = null;
     HttpServer http = null;
     try {
       String url = config.natsUrl();
+      boolean mayWait = url != null && config.settings().get(Settings.NATS_WAIT_AT_START);
       if (url == null) {
         privateNats = PrivateNatsServer.start(config.dataDir(), 0);
         url = privateNats.url();
       }
+      String shownUrl = NatsSide.shown(url);
       AtomicReference<Coordinator> onReconnect = new AtomicReference<>();
-      nats =
-          JetStreamConnections.connect(
-              url,
-              "rhumbatron-core",
-              () -> {
-                Coordinator c = onReconnect.get();
-                if (c != null) {
-                  c.recoverLater();
-                }
-              });
-      new JetStreamTopology(nats.jetStreamManagement(), config.settings()).ensure();
+      Runnable recover =
+          () -> {
+            Coordinator c = onReconnect.get();
+            if (c != null) {
+              c.recoverLater();
+            }
+          };
+      String connectTo = url;
+      NatsStartWait.Connector connector =
+          () -> JetStreamConnections.tryConnect(connectTo, "rhumbatron-core", recover);
+      Exception notYet = null;
+      if (mayWait) {
+        try {
+          nats = connector.connect();
+        } catch (IOException e) {
+          notYet = e;
+        }
+      } else {
+        nats = JetStreamConnections.connect(url, "rhumbatron-core", recover);
+      }
       database =
           Database.open(config.databaseUrl(), DatabaseOptions.builder().clock(clock).build());
       // The publisher nudges the router, which is built after the coordinator it reads views from.
@@ -136,29 +136,44 @@ final class CoreService implements AutoCloseable {
               r.nudge(stream);
             }
           };
+      String notConnected = NatsSide.notConnectedMessage(shownUrl);
+      DeferredEventLog eventLog = new DeferredEventLog(notConnected);
       coordinator =
           new Coordinator(
               database,
-              JetStreamEventLog.bind(nats),
+              eventLog,
               clock,
               config.settings(),
               toRouter,
               Lifecycle.shardAlarmWork(clock, config.settings()));
       onReconnect.set(coordinator);
-      int waiting = coordinator.recover();
       coordinator.startAlarms(ALARM_TICK, UNLOAD_IDLE_AFTER);
-      queues = CommandQueues.start(nats, coordinator, database, config.settings(), clock);
+      DeferredCommandTransport commandTransport = new DeferredCommandTransport(notConnected);
+      queues =
+          CommandQueues.create(commandTransport, coordinator, database, config.settings(), clock);
       Lifecycle lifecycle = new Lifecycle(coordinator, queues.commands(), clock, config.settings());
       clefFlash = ClefFlash.create(database, config.settings(), System.getenv(), clock);
-      router =
-          startRouter(config, clock, nats, database, coordinator, queues, lifecycle, clefFlash);
-      nudged.set(router);
       // The webhook names the API's base URL, known once the HTTP server has its port.
       AtomicReference<String> apiBaseUrl = new AtomicReference<>();
-      consumers =
-          LifecycleConsumers.start(
-              queues, lifecycle, database, clock, config.settings(), apiBaseUrl::get);
-      router.catchUpAfterStart();
+      natsSide =
+          new NatsSide(
+              config,
+              clock,
+              shownUrl,
+              database,
+              coordinator,
+              eventLog,
+              commandTransport,
+              queues,
+              lifecycle,
+              clefFlash,
+              nudged,
+              apiBaseUrl::get);
+      int waiting = -1;
+      if (nats != null) {
+        waiting = natsSide.start(nats);
+      }
+      NatsSide side = natsSide;
       http =
           HttpServer.start(
               config.httpPort(),
@@ -166,33 +181,63 @@ final class CoreService implements AutoCloseable {
                   lifecycle,
                   queues.deadLetters(),
                   database,
-                  nats,
+                  side::connection,
+                  side::notReady,
                   config.settings().get(Settings.API_TOKEN)),
-              CoreMetrics.bind(nats, database, coordinator.publisher(), router, queues, clock));
+              CoreMetrics.bind(
+                  side::connection,
+                  database,
+                  coordinator.publisher(),
+                  side::router,
+                  queues,
+                  clock));
       apiBaseUrl.set("http://127.0.0.1:" + http.port());
+      if (nats == null) {
+        natsWait = NatsStartWait.start(connector, shownUrl, natsSide, clock, notYet);
+      }
       CoreService service =
           new CoreService(
               privateNats,
-              nats,
               database,
               coordinator,
               queues,
               lifecycle,
-              consumers,
-              router,
+              natsSide,
+              natsWait,
               clefFlash,
               http);
       started.accept(service);
-      log.info(
-          "core is up: nats {}, http port {}, database {}, {} streams resumed",
-          url,
-          http.port(),
-          database,
-          waiting);
+      if (natsWait == null) {
+        log.info(
+            "core is up: nats {}, http port {}, database {}, {} streams resumed",
+            shownUrl,
+            http.port(),
+            database,
+            waiting);
+      } else {
+        log.info(
+            "core is up without NATS: http port {}, database {}; the queues and the router start"
+                + " when NATS at {} answers",
+            http.port(),
+            database,
+            shownUrl);
+      }
       return service;
     } catch (RuntimeException | IOException | InterruptedException e) {
+      closeQuietly(natsWait);
+      if (natsSide != null) {
+        natsSide.stopStarting();
+      }
       closeQuietly(
-          http, router, clefFlash, queues, consumers, coordinator, database, nats, privateNats);
+          http,
+          natsSide == null ? null : natsSide.router(),
+          clefFlash,
+          queues,
+          natsSide == null ? null : natsSide.consumers(),
+          coordinator,
+          database,
+          natsSide == null || natsSide.connection() == null ? nats : natsSide.connection(),
+          privateNats);
       throw e;
     }
   }
@@ -210,59 +255,19 @@ final class CoreService implements AutoCloseable {
     return database;
   }
 
+  /** The NATS connection, or null while core waits for NATS. */
   Connection nats() {
-    return nats;
+    return natsSide.connection();
   }
 
-  /**
-   * The event router: the projector, the causal-router with the lifecycle's rules, the sweep's
-   * archiver and analytics, maintenance sending through the queues; sweeps every minute.
-   */
-  private static EventRouter startRouter(
-      CoreConfig config,
-      Clock clock,
-      Connection nats,
-      Database database,
-      Coordinator coordinator,
-      CommandQueues queues,
-      Lifecycle lifecycle,
-      ClefFlash clefFlash)
-      throws IOException {
-    Settings settings = config.settings();
-    EnvelopeCodec codec = new EnvelopeCodec();
-    Bucket bucket =
-        settings.get(Settings.BUCKET_STORE).open(Bucket.EVIDENCE, config.dataDir(), nats, clock);
-    EventRouter router =
-        EventRouter.wire(
-            new EventLogClient(nats, codec, settings),
-            database,
-            coordinator::view,
-            new CausalRules(
-                command -> queues.commands().send(command),
-                clock,
-                lifecycle,
-                clefFlash,
-                new CommandCap(
-                    settings.get(Settings.COMMANDS_PER_CHANGE_PER_DAY),
-                    clock,
-                    new PlatformMetrics(database, clock, MetricsBinding.METRICS))),
-            new AuditArchiver(bucket, codec),
-            new AnalyticsProjector(
-                database,
-                new EventClaims(clock),
-                new PlatformMetrics(database, clock, MetricsBinding.EVENT_METRICS),
-                settings),
-            command -> queues.commands().send(command).join(),
-            queues.deadLetters(),
-            new ArchiveExpiry(bucket, clock, settings),
-            clock,
-            settings);
-    router.startSweeps();
-    return router;
-  }
-
+  /** The event router, or null while core waits for NATS. */
   EventRouter router() {
-    return router;
+    return natsSide.router();
+  }
+
+  /** True once what needs NATS runs: at once, or when NATS came after a start without it. */
+  boolean natsStarted() {
+    return natsSide.started();
   }
 
   CommandQueues queues() {
@@ -279,7 +284,8 @@ final class CoreService implements AutoCloseable {
   }
 
   String natsUrl() {
-    return nats.getConnectedUrl();
+    Connection nats = nats();
+    return nats == null ? null : nats.getConnectedUrl();
   }
 
   void awaitClose() throws InterruptedException {
@@ -292,8 +298,18 @@ final class CoreService implements AutoCloseable {
       return;
     }
     log.info("core is stopping");
+    closeQuietly(natsWait); // first: a start it runs may still add a router and consumers
+    natsSide.stopStarting();
     closeQuietly(
-        http, router, clefFlash, queues, consumers, coordinator, database, nats, privateNats);
+        http,
+        natsSide.router(),
+        clefFlash,
+        queues,
+        natsSide.consumers(),
+        coordinator,
+        database,
+        natsSide.connection(),
+        privateNats);
     log.info("core stopped");
     closed.countDown();
   }

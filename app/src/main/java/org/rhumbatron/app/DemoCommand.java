@@ -89,7 +89,10 @@ final class DemoCommand implements Callable<Integer> {
     Path dir = data != null ? data : Files.createTempDirectory("rhumbatron-demo-");
     DemoRun.refuseUsedDataDir(dir);
     Files.createDirectories(dir);
-    Settings settings = Settings.load(DEMO_DEFAULTS, config, System.getenv());
+    // The demo's workload needs NATS at once: a --nats that does not answer is an error.
+    Settings settings =
+        Settings.load(DEMO_DEFAULTS, config, System.getenv())
+            .with(Settings.NATS_WAIT_AT_START, false);
     Clock clock = Clock.systemUTC();
     // Status lines go to stdout, unless stdout is for the JSON summary.
     PrintStream out = json ? System.err : System.out;

@@ -5,6 +5,7 @@ import io.javalin.config.JavalinConfig;
 import io.nats.client.Connection;
 import java.io.IOException;
 import java.io.InputStream;
+import java.util.function.Supplier;
 import org.rhumbatron.lifecycle.Lifecycle;
 import org.rhumbatron.platform.db.Database;
 import org.rhumbatron.router.deadletter.DeadLetterOperator;
@@ -19,22 +20,27 @@ public final class Api {
   private final Lifecycle lifecycle;
   private final DeadLetterOperator deadLetters;
   private final Database database;
-  private final Connection nats;
+  private final Supplier<Connection> nats;
+  private final NatsGate natsGate;
   private final BearerAuth auth;
 
   /**
+   * @param nats the NATS connection, null before core first connected
+   * @param natsGate whether NATS can be used now (core may start before NATS answers)
    * @param token the bearer token of writes; empty or null: none, and every write is refused
    */
   public Api(
       Lifecycle lifecycle,
       DeadLetterOperator deadLetters,
       Database database,
-      Connection nats,
+      Supplier<Connection> nats,
+      NatsGate natsGate,
       String token) {
     this.lifecycle = lifecycle;
     this.deadLetters = deadLetters;
     this.database = database;
     this.nats = nats;
+    this.natsGate = natsGate;
     this.auth = new BearerAuth(token);
   }
 
@@ -52,12 +58,12 @@ public final class Api {
     byte[] openapi = openapi();
     app.get(
         "/openapi.json", ctx -> ctx.status(200).contentType("application/json").result(openapi));
-    ProjectRoutes projects = new ProjectRoutes(lifecycle);
-    new OperatorRoutes(database, nats).mount(app);
+    ProjectRoutes projects = new ProjectRoutes(lifecycle, natsGate);
+    new OperatorRoutes(database, nats, natsGate).mount(app);
     projects.mount(app);
-    new ChangeRoutes(lifecycle, projects).mount(app);
+    new ChangeRoutes(lifecycle, projects, natsGate).mount(app);
     new FeedRoutes(database, projects).mount(app);
-    new DeadLetterRoutes(deadLetters, database).mount(app);
+    new DeadLetterRoutes(deadLetters, database, natsGate).mount(app);
     new AgentRoutes(lifecycle).mount(app);
     new TraceRoutes(database).mount(app);
     new DashboardRoutes().mount(app);

@@ -31,10 +31,12 @@ final class ChangeRoutes {
 
   private final Lifecycle lifecycle;
   private final ProjectRoutes projects;
+  private final NatsGate natsGate;
 
-  ChangeRoutes(Lifecycle lifecycle, ProjectRoutes projects) {
+  ChangeRoutes(Lifecycle lifecycle, ProjectRoutes projects, NatsGate natsGate) {
     this.lifecycle = lifecycle;
     this.projects = projects;
+    this.natsGate = natsGate;
   }
 
   void mount(Javalin app) {
@@ -94,6 +96,8 @@ final class ChangeRoutes {
   private void approve(Context ctx) {
     ChangeInfo change = find(ctx);
     JsonBody.read(ctx);
+    // An approval may send release.start or a rebase after it commits: refuse it up front.
+    natsGate.require();
     Lifecycle.Approval approval = Await.result(lifecycle.approveChange(change.changeId()));
     Json.answer(
         ctx,

@@ -23,10 +23,12 @@ final class DeadLetterRoutes {
 
   private final DeadLetterOperator operator;
   private final Database database;
+  private final NatsGate natsGate;
 
-  DeadLetterRoutes(DeadLetterOperator operator, Database database) {
+  DeadLetterRoutes(DeadLetterOperator operator, Database database, NatsGate natsGate) {
     this.operator = operator;
     this.database = database;
+    this.natsGate = natsGate;
   }
 
   void mount(Javalin app) {
@@ -109,6 +111,7 @@ final class DeadLetterRoutes {
   private void retry(Context ctx) {
     DeadLetter row = find(ctx);
     String by = operatorOf(JsonBody.read(ctx, "operator"));
+    natsGate.require();
     SendReceipt sent = operator.retry(row.id(), by);
     Json.answer(
         ctx,
@@ -156,6 +159,9 @@ final class DeadLetterRoutes {
     if (ids.isEmpty()) {
       throw ApiException.notFound(
           "no open dead letter of command type " + commandType + " with reason " + reason);
+    }
+    if (retry) {
+      natsGate.require();
     }
     List<Long> done = new ArrayList<>();
     List<Object> refused = new ArrayList<>();

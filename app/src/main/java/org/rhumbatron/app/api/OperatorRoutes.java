@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
 import org.rhumbatron.platform.db.Database;
 import org.rhumbatron.protocol.EventStreams;
 import org.rhumbatron.protocol.Queue;
@@ -23,11 +24,13 @@ import org.rhumbatron.protocol.Queue;
  */
 final class OperatorRoutes {
   private final Database database;
-  private final Connection nats;
+  private final Supplier<Connection> nats;
+  private final NatsGate natsGate;
 
-  OperatorRoutes(Database database, Connection nats) {
+  OperatorRoutes(Database database, Supplier<Connection> nats, NatsGate natsGate) {
     this.database = database;
     this.nats = nats;
+    this.natsGate = natsGate;
   }
 
   void mount(Javalin app) {
@@ -39,13 +42,21 @@ final class OperatorRoutes {
   }
 
   private void healthz(Context ctx) {
-    boolean up = nats.getStatus() == Connection.Status.CONNECTED;
+    String waiting = natsGate.notReady();
+    if (waiting != null) {
+      // Alive: core started before NATS and waits for it; a probe must not restart it for that.
+      Json.answer(
+          ctx, 200, Json.object("status", "waiting", "nats", natsState(), "reason", waiting));
+      return;
+    }
+    boolean up = connected();
     Json.answer(
         ctx, up ? 200 : 503, Json.object("status", up ? "ok" : "degraded", "nats", natsState()));
   }
 
   private void readyz(Context ctx) {
-    boolean natsUp = nats.getStatus() == Connection.Status.CONNECTED;
+    String waiting = natsGate.notReady();
+    boolean natsUp = waiting == null && connected();
     String db;
     try {
       database.read(tx -> tx.queryLong("SELECT 1"));
@@ -59,7 +70,9 @@ final class OperatorRoutes {
       return;
     }
     List<String> down = new ArrayList<>();
-    if (!natsUp) {
+    if (waiting != null) {
+      down.add(waiting);
+    } else if (!natsUp) {
       down.add("nats is " + natsState());
     }
     if (!dbUp) {
@@ -72,8 +85,15 @@ final class OperatorRoutes {
     Json.answer(ctx, 503, body);
   }
 
+  private boolean connected() {
+    Connection c = nats.get();
+    return c != null && c.getStatus() == Connection.Status.CONNECTED;
+  }
+
+  /** The client's status in lower case; {@code not_connected} before the first connect. */
   private String natsState() {
-    return nats.getStatus().name().toLowerCase(java.util.Locale.ROOT);
+    Connection c = nats.get();
+    return c == null ? "not_connected" : c.getStatus().name().toLowerCase(java.util.Locale.ROOT);
   }
 
   private void failedOutbox(Context ctx) {
@@ -160,12 +180,13 @@ final class OperatorRoutes {
   }
 
   private void streams(Context ctx) throws IOException {
-    if (nats.getStatus() != Connection.Status.CONNECTED) {
+    natsGate.require();
+    if (!connected()) {
       // Fail at once: each JetStream request would wait out its timeout, and a polling page
       // would pile up requests behind them.
       throw new ApiException(503, null, "NATS is " + natsState() + ": the streams cannot be read");
     }
-    JetStreamManagement jsm = nats.jetStreamManagement();
+    JetStreamManagement jsm = nats.get().jetStreamManagement();
     List<String> names = new ArrayList<>();
     for (int i = 0; i < EventStreams.STREAM_COUNT; i++) {
       names.add(EventStreams.streamName(i));

@@ -19,9 +19,11 @@ final class ProjectRoutes {
   static final List<String> STATUSES = List.of("active", "archived", "deleted");
 
   private final Lifecycle lifecycle;
+  private final NatsGate natsGate;
 
-  ProjectRoutes(Lifecycle lifecycle) {
+  ProjectRoutes(Lifecycle lifecycle, NatsGate natsGate) {
     this.lifecycle = lifecycle;
+    this.natsGate = natsGate;
   }
 
   void mount(Javalin app) {
@@ -67,6 +69,7 @@ final class ProjectRoutes {
           ctx, 200, Json.object("projectId", projectId, "project", Views.project(existing.get())));
       return;
     }
+    natsGate.require();
     SendReceipt sent = Await.result(lifecycle.provisionProject(projectId, tenantId, name));
     Json.answer(ctx, 202, accepted(projectId, sent));
   }
@@ -97,6 +100,7 @@ final class ProjectRoutes {
               + ": only an active"
               + " project takes an app change");
     }
+    natsGate.require();
     SendReceipt sent =
         Await.result(
             provision

@@ -36,6 +36,11 @@ import org.rhumbatron.protocol.Queue;
  */
 public final class Settings {
 
+  // Not a seed number: whether core started with --nats waits for a server that does not answer
+  // yet (the outbox keeps what commits meanwhile) or exits at once, as scripts may prefer.
+  public static final Setting<Boolean> NATS_WAIT_AT_START =
+      register(bool("nats.wait-at-start", true));
+
   // Event log topology ("Transactional outbox to the event log").
   public static final Setting<Duration> EVENT_STREAM_MAX_AGE =
       register(duration("events.max-age", Duration.ofDays(7)));

@@ -1,10 +1,12 @@
 package org.rhumbatron.platform.jetstream;
 
 import io.nats.client.Connection;
+import io.nats.client.ConnectionListener;
 import io.nats.client.Nats;
 import io.nats.client.Options;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * How core connects to NATS: named, reconnecting forever (the outbox keeps rows while NATS is down,
@@ -46,6 +48,35 @@ public final class JetStreamConnections {
                 (connection, event) -> {
                   listener.connectionEvent(connection, event);
                   if (event == io.nats.client.ConnectionListener.Events.RECONNECTED) {
+                    onReconnect.run();
+                  }
+                })
+            .build());
+  }
+
+  /**
+   * One attempt of {@link #connect(String, String, Runnable)} for a caller that tries again itself
+   * while it waits for NATS: a failed attempt throws without the client logging it (the caller says
+   * that it waits), and the connection it returns logs and reconnects as {@link #connect} does.
+   * (jnats' reconnect-on-connect would block the calling thread until a server answers.)
+   */
+  public static Connection tryConnect(String url, String name, Runnable onReconnect)
+      throws IOException, InterruptedException {
+    AtomicBoolean connected = new AtomicBoolean();
+    Slf4jNatsListener listener = new Slf4jNatsListener(name, connected::get);
+    return Nats.connect(
+        options(url, name)
+            .errorListener(listener)
+            .connectionListener(
+                (connection, event) -> {
+                  if (event == ConnectionListener.Events.CONNECTED) {
+                    connected.set(true);
+                  }
+                  if (!connected.get()) {
+                    return; // a failed attempt's "disconnected"
+                  }
+                  listener.connectionEvent(connection, event);
+                  if (event == ConnectionListener.Events.RECONNECTED) {
                     onReconnect.run();
                   }
                 })

@@ -6,6 +6,7 @@ import io.nats.client.Consumer;
 import io.nats.client.ErrorListener;
 import io.nats.client.JetStreamSubscription;
 import io.nats.client.support.Status;
+import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -14,9 +15,16 @@ final class Slf4jNatsListener implements ErrorListener, ConnectionListener {
   private static final Logger log = LoggerFactory.getLogger("org.rhumbatron.platform.nats");
 
   private final String name;
+  private final BooleanSupplier connectedOnce;
 
   Slf4jNatsListener(String name) {
+    this(name, () -> true);
+  }
+
+  /** Logs the client's exceptions at debug level until {@code connectedOnce} says it connected. */
+  Slf4jNatsListener(String name, BooleanSupplier connectedOnce) {
     this.name = name;
+    this.connectedOnce = connectedOnce;
   }
 
   @Override
@@ -35,6 +43,10 @@ final class Slf4jNatsListener implements ErrorListener, ConnectionListener {
 
   @Override
   public void exceptionOccurred(Connection conn, Exception exp) {
+    if (!connectedOnce.getAsBoolean()) {
+      log.debug("nats connection {}: not connected yet: {}", name, exp.toString());
+      return;
+    }
     log.error("nats connection {}: {}", name, exp.toString(), exp);
   }
 

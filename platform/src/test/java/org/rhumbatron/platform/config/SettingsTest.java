@@ -122,6 +122,18 @@ class SettingsTest {
   }
 
   @Test
+  void natsWaitAtStartIsTrueByDefaultAndABadValueNamesTheKey() {
+    assertThat(Settings.defaults().get(Settings.NATS_WAIT_AT_START)).isTrue();
+    assertThat(
+            Settings.load(null, Map.of("RHUMBATRON_NATS_WAIT_AT_START", "false"))
+                .get(Settings.NATS_WAIT_AT_START))
+        .isFalse();
+    assertThatThrownBy(() -> Settings.load(null, Map.of("RHUMBATRON_NATS_WAIT_AT_START", "no")))
+        .isInstanceOf(SettingsException.class)
+        .hasMessage("setting nats.wait-at-start: cannot parse 'no': true or false");
+  }
+
+  @Test
   void theWebhookRuntimeNeedsAUrl() {
     assertThat(Settings.defaults().get(Settings.AGENT_RUNTIME))
         .isEqualTo(AgentRuntimeKind.SIMULATED);

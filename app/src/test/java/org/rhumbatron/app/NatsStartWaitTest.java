@@ -1,0 +1,77 @@
+package org.rhumbatron.app;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
+import java.io.IOException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+import org.rhumbatron.testkit.SettableClock;
+import org.slf4j.LoggerFactory;
+
+/** The wait for NATS says so once, then at most every 30 s of its clock, however often it tries. */
+class NatsStartWaitTest {
+
+  @Test
+  void warnsOnceThenAtMostEveryThirtySecondsWhileItTries() {
+    Logger logger = (Logger) LoggerFactory.getLogger(NatsStartWait.class);
+    ListAppender<ILoggingEvent> logs = new ListAppender<>();
+    logs.start();
+    logger.addAppender(logs);
+    SettableClock clock = new SettableClock(Instant.parse("2026-12-06T10:00:00Z"));
+    AtomicInteger attempts = new AtomicInteger();
+    NatsStartWait.Connector refused =
+        () -> {
+          attempts.incrementAndGet();
+          throw new IOException("Unable to connect to NATS servers: [nats://127.0.0.1:1]");
+        };
+    // Never started: the connector never answers, so only its stop is reached.
+    NatsSide side =
+        new NatsSide(
+            null,
+            clock,
+            "nats://127.0.0.1:1",
+            null,
+            null,
+            null,
+            null,
+            null,
+            null,
+            null,
+            null,
+            null);
+    try (NatsStartWait wait =
+        NatsStartWait.start(
+            refused, "nats://127.0.0.1:1", side, clock, new IOException("first attempt"))) {
+      await().atMost(Duration.ofSeconds(20)).until(() -> attempts.get() >= 3);
+      assertThat(warnings(logs))
+          .singleElement()
+          .satisfies(l -> assertThat(l).startsWith("core waits for NATS at nats://127.0.0.1:1"));
+
+      clock.advance(NatsStartWait.LOG_EVERY);
+      await().atMost(Duration.ofSeconds(20)).until(() -> warnings(logs).size() == 2);
+      int seen = attempts.get();
+      await().atMost(Duration.ofSeconds(20)).until(() -> attempts.get() >= seen + 2);
+      assertThat(warnings(logs)).hasSize(2);
+      assertThat(warnings(logs).get(1))
+          .startsWith("core still waits for NATS at nats://127.0.0.1:1: not connected yet")
+          .contains("Unable to connect");
+    } finally {
+      logger.detachAppender(logs);
+    }
+  }
+
+  private static List<String> warnings(ListAppender<ILoggingEvent> logs) {
+    return logs.list.stream()
+        .filter(e -> e.getLevel() == Level.WARN)
+        .map(ILoggingEvent::getFormattedMessage)
+        .toList();
+  }
+}
