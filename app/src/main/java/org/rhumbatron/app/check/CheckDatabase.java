@@ -5,6 +5,7 @@ import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -101,9 +102,16 @@ abstract class CheckDatabase implements AutoCloseable {
       return "sqlite";
     }
 
+    /** Keeps the database beside the run (as {@code check.db}) before the tmpfs goes away. */
     @Override
     public void close() throws Exception {
       if (mount != null) {
+        for (String name : List.of("check.db", "check.db-wal", "check.db-shm")) {
+          Path file = mount.resolve(name);
+          if (Files.exists(file)) {
+            Files.copy(file, mount.getParent().resolve(name), StandardCopyOption.REPLACE_EXISTING);
+          }
+        }
         run(List.of("umount", "-l", mount.toString()));
         mount = null;
       }

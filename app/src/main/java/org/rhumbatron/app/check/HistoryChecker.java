@@ -416,11 +416,30 @@ public final class HistoryChecker {
     for (String[] c : changes) {
       byState.merge(c[1], 1L, Long::sum);
       if (ChangeInfo.OPEN_STATES.contains(c[1])) {
-        report.violation(CHANGES_NOT_ENDED, c[0] + " (" + c[1] + ")");
+        report.violation(CHANGES_NOT_ENDED, c[0] + " (" + c[1] + "; " + whereItStands(c[0]) + ")");
       }
     }
     report.total("changes", changes.size());
     byState.forEach((state, n) -> report.total("changes_" + state, n));
+  }
+
+  /** A stuck Change's Tasks by state and the dead letters of its commands. */
+  private String whereItStands(String changeId) {
+    List<String> tasks =
+        db.read(
+            tx ->
+                tx.query(
+                    "SELECT state, COUNT(*) FROM tasks WHERE change_id = ? GROUP BY state"
+                        + " ORDER BY state",
+                    rs -> rs.getLong(2) + " " + rs.getString(1),
+                    changeId));
+    long deadLetters =
+        db.read(
+            tx ->
+                tx.queryLong(
+                    "SELECT COUNT(*) FROM dead_letters WHERE command LIKE ?",
+                    "%" + changeId + "%"));
+    return "tasks " + String.join(", ", tasks) + "; dead letters " + deadLetters;
   }
 
   /**

@@ -2,12 +2,15 @@ package org.rhumbatron.app.check;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.Comparator;
 import java.util.List;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The short check of {@code .ci/run}: the workload on SQLite under every fault kind SQLite has, at
@@ -19,10 +22,11 @@ class ShortCheckTest {
   static final Duration DURATION = Duration.ofMinutes(2);
   static final int POISON = 2_000;
 
-  @TempDir Path dir;
-
   @Test
   void everyFaultKindOnSqliteLosesNothingDoublesNothingAndLeavesNothingOpen() throws Exception {
+    // Under target/, not a temporary folder: a failed run's logs, store and database stay there.
+    Path dir =
+        Files.createTempDirectory(Files.createDirectories(Path.of("target")), "short-check-");
     CheckDatabase sqlite = CheckDatabase.of("sqlite");
     List<FaultPlan.Kind> kinds = CheckCommand.kinds(null, sqlite);
     assertThat(kinds).doesNotContain(FaultPlan.Kind.DB_RESTART).contains(FaultPlan.Kind.DISK_FULL);
@@ -37,6 +41,15 @@ class ShortCheckTest {
         .as("every fault kind injected at least once")
         .containsExactlyInAnyOrderElementsOf(kinds.stream().map(k -> k.wire).toList());
     assertThat(report.totals().get("events_committed")).as("a workload ran").isPositive();
-    assertThat(report.passed()).as(report.toTable()).isTrue();
+    assertThat(report.passed()).as(report.toTable() + "\nthe run is in " + dir).isTrue();
+    deleteTree(dir);
+  }
+
+  private static void deleteTree(Path dir) throws IOException {
+    try (Stream<Path> paths = Files.walk(dir)) {
+      for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
+        Files.delete(p);
+      }
+    }
   }
 }
