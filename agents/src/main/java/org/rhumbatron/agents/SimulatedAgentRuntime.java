@@ -13,6 +13,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.rhumbatron.lifecycle.Lifecycle;
+import org.rhumbatron.lifecycle.LifecycleException;
 import org.rhumbatron.lifecycle.TaskInfo;
 import org.rhumbatron.lifecycle.TaskNotHeldException;
 import org.rhumbatron.lifecycle.TaskRef;
@@ -33,12 +34,17 @@ import org.slf4j.LoggerFactory;
  * reproducible whatever the interleaving.
  *
  * <p>Its Agents live in core, so a restarted core picks up what they held ({@link #resumeHeld});
- * every step is idempotent, so a step done before the crash writes nothing the second time.
+ * every step is idempotent, so a step done before the crash writes nothing the second time. A step
+ * that fails for a reason a retry can cure (the database full or away) is tried again, with pauses
+ * growing to 30 s, for as long as the Agent holds the Task; a permanent refusal (the Task no longer
+ * held, the Change ended) ends the attempt.
  */
 public final class SimulatedAgentRuntime implements AgentRuntime {
   private static final Logger log = LoggerFactory.getLogger(SimulatedAgentRuntime.class);
+  // Tries before a transient failure is logged; the agent keeps trying while it holds the Task.
   private static final int STEP_TRIES = 3;
   private static final Duration RETRY_PAUSE = Duration.ofSeconds(1);
+  private static final Duration RETRY_PAUSE_MAX = Duration.ofSeconds(30);
   private static final int RESUME_LIMIT = 10_000;
 
   private final Lifecycle lifecycle;
@@ -148,12 +154,24 @@ public final class SimulatedAgentRuntime implements AgentRuntime {
                 return CompletableFuture.completedFuture(value);
               }
               Throwable cause = error instanceof CompletionException ? error.getCause() : error;
-              if (cause instanceof TaskNotHeldException || tryNumber >= STEP_TRIES || closed) {
+              boolean hopeless = cause instanceof LifecycleException e && e.permanent();
+              if (hopeless || closed) {
                 return CompletableFuture.<T>failedFuture(cause);
               }
-              return attempt(action, tryNumber + 1, RETRY_PAUSE);
+              if (tryNumber == STEP_TRIES) {
+                log.warn(
+                    "simulated agent step failed {} times, still trying: {}", tryNumber, cause);
+              }
+              return attempt(action, tryNumber + 1, pauseAfter(tryNumber));
             })
         .thenCompose(f -> f);
+  }
+
+  /** 1 s, 2 s, 4 s ... at most 30 s: a database outage of minutes ends, and the step goes on. */
+  static Duration pauseAfter(int tryNumber) {
+    long factor = 1L << Math.min(tryNumber - 1, 16);
+    Duration pause = RETRY_PAUSE.multipliedBy(factor);
+    return pause.compareTo(RETRY_PAUSE_MAX) > 0 ? RETRY_PAUSE_MAX : pause;
   }
 
   @Override
