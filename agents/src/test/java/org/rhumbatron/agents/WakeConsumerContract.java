@@ -189,7 +189,7 @@ abstract class WakeConsumerContract {
   @Test
   void aSimulatedAgentOutlastsADatabaseOutageAndCompletes() throws Exception {
     Wake w = admitted("r1", task("a"));
-    refuseClaims(true);
+    f.refuseInserts("claims", true);
     try (SimulatedAgentRuntime agents =
         new SimulatedAgentRuntime(
             f.lifecycle, f.settings.with(Map.of("agents.simulated.step-delay", "0ms")))) {
@@ -199,38 +199,12 @@ abstract class WakeConsumerContract {
           .until(() -> f.lifecycle.task(w.taskId()).orElseThrow().state().equals("running"));
       Thread.sleep(8_000); // past the 1 s + 2 s + 4 s of the first tries
       assertThat(f.count("SELECT COUNT(*) FROM claims")).isZero();
-      refuseClaims(false);
+      f.refuseInserts("claims", false);
       await()
           .atMost(Duration.ofSeconds(40))
           .until(() -> f.lifecycle.task(w.taskId()).orElseThrow().state().equals("completed"));
     }
     assertThat(f.count("SELECT COUNT(*) FROM claims WHERE state = 'released'")).isEqualTo(2);
-  }
-
-  private void refuseClaims(boolean refuse) {
-    boolean sqlite = f.database.dialect() instanceof org.rhumbatron.platform.db.SqliteDialect;
-    f.database.inTransaction(
-        tx -> {
-          if (sqlite) {
-            tx.update(
-                refuse
-                    ? "CREATE TRIGGER refuse_claims BEFORE INSERT ON claims"
-                        + " BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END"
-                    : "DROP TRIGGER refuse_claims");
-          } else if (refuse) {
-            tx.update(
-                "CREATE FUNCTION refuse_claims() RETURNS trigger AS $$ BEGIN"
-                    + " RAISE EXCEPTION 'could not extend file: No space left on device'; END"
-                    + " $$ LANGUAGE plpgsql");
-            tx.update(
-                "CREATE TRIGGER refuse_claims BEFORE INSERT ON claims"
-                    + " FOR EACH ROW EXECUTE FUNCTION refuse_claims()");
-          } else {
-            tx.update("DROP TRIGGER refuse_claims ON claims");
-            tx.update("DROP FUNCTION refuse_claims()");
-          }
-          return null;
-        });
   }
 
   @Test

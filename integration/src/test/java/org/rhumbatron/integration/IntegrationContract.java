@@ -409,8 +409,8 @@ abstract class IntegrationContract {
     assertThat(changesets.split(",")).hasSize(2); // one per Task
   }
 
-  @Test
-  void candidateCreateWaitsForAConflictReviewAndItsFourthDeliveryComposesAnyway() throws Exception {
+  /** A Change of p1 whose Task is done, beside another Change's claim of path:src/ (a prefix). */
+  private String verifyingBesideAClaimOfAnotherChange() throws Exception {
     f.project("p1");
     String other =
         f.lifecycle
@@ -424,6 +424,12 @@ abstract class IntegrationContract {
     String c =
         f.lifecycle.createChange("p1", "r1", WorkGraph.of(task("a"))).get().change().changeId();
     completeAll(c);
+    return c;
+  }
+
+  @Test
+  void candidateCreateWaitsForAConflictReviewAndItsFourthDeliveryComposesAnyway() throws Exception {
+    String c = verifyingBesideAClaimOfAnotherChange();
     Command create = command(CommandType.CANDIDATE_CREATE, "p1", c, null);
     for (int n = 1; n <= 3; n++) {
       assertThat(consumer.handle(create, delivery(n)))
@@ -443,25 +449,13 @@ abstract class IntegrationContract {
    */
   @Test
   void aComposeThatFailsOnTheLastWaitingDeliveryIsHandedToAFreshCommand() throws Exception {
-    f.project("p1");
-    String other =
-        f.lifecycle
-            .createChange("p1", "r-other", WorkGraph.of(task("a")))
-            .get()
-            .change()
-            .changeId();
-    var w = f.lifecycle.dispatch(other, "cmd_o").get().wakes().get(0);
-    f.lifecycle.startTask(w.task()).get();
-    f.lifecycle.acquireClaim(w.task(), "path:src/").get();
-    String c =
-        f.lifecycle.createChange("p1", "r1", WorkGraph.of(task("a"))).get().change().changeId();
-    completeAll(c);
+    String c = verifyingBesideAClaimOfAnotherChange();
     Command create = command(CommandType.CANDIDATE_CREATE, "p1", c, null);
     for (int n = 1; n <= 3; n++) {
       assertThat(consumer.handle(create, delivery(n))).isInstanceOf(Outcome.Retry.class);
     }
     long before = f.commandsOn(Queue.INTEGRATION);
-    failCandidateInserts(true);
+    f.refuseInserts("candidates", true);
     assertThat(consumer.handle(create, delivery(4))).isInstanceOf(Outcome.Ack.class);
     assertThat(f.count("SELECT COUNT(*) FROM candidates")).isZero();
     assertThat(f.commandsOn(Queue.INTEGRATION)).isEqualTo(before + 1);
@@ -481,37 +475,10 @@ abstract class IntegrationContract {
         .isInstanceOf(Exception.class);
     assertThat(f.commandsOn(Queue.INTEGRATION)).isEqualTo(before + 1);
 
-    failCandidateInserts(false);
+    f.refuseInserts("candidates", false);
     assertThat(consumer.handle(fresh, delivery(1))).isInstanceOf(Outcome.Ack.class);
     assertThat(f.count("SELECT COUNT(*) FROM candidates WHERE change_id = ?", c)).isEqualTo(1);
     assertThat(f.commandsOn(Queue.VERIFICATION)).isEqualTo(1);
-  }
-
-  /** A database that refuses new Candidates, as a full disk refuses every write. */
-  private void failCandidateInserts(boolean fail) {
-    boolean sqlite = f.database.dialect() instanceof org.rhumbatron.platform.db.SqliteDialect;
-    f.database.inTransaction(
-        tx -> {
-          if (sqlite) {
-            tx.update(
-                fail
-                    ? "CREATE TRIGGER refuse_candidates BEFORE INSERT ON candidates"
-                        + " BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END"
-                    : "DROP TRIGGER refuse_candidates");
-          } else if (fail) {
-            tx.update(
-                "CREATE FUNCTION refuse_candidates() RETURNS trigger AS $$ BEGIN"
-                    + " RAISE EXCEPTION 'could not extend file: No space left on device'; END"
-                    + " $$ LANGUAGE plpgsql");
-            tx.update(
-                "CREATE TRIGGER refuse_candidates BEFORE INSERT ON candidates"
-                    + " FOR EACH ROW EXECUTE FUNCTION refuse_candidates()");
-          } else {
-            tx.update("DROP TRIGGER refuse_candidates ON candidates");
-            tx.update("DROP FUNCTION refuse_candidates()");
-          }
-          return null;
-        });
   }
 
   @Test

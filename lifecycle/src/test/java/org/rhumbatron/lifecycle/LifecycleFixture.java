@@ -74,6 +74,47 @@ public final class LifecycleFixture implements AutoCloseable {
     return count("SELECT COUNT(*) FROM outbox WHERE event_type = ?", eventType);
   }
 
+  /**
+   * The database refuses (or again accepts) new rows of {@code table}, as a full disk refuses every
+   * write: a trigger that fails each insert with the database's own words for it.
+   */
+  public void refuseInserts(String table, boolean refuse) {
+    String name = "refuse_" + table;
+    boolean sqlite = database.dialect() instanceof org.rhumbatron.platform.db.SqliteDialect;
+    database.inTransaction(
+        tx -> {
+          if (sqlite) {
+            tx.update(
+                refuse
+                    ? "CREATE TRIGGER "
+                        + name
+                        + " BEFORE INSERT ON "
+                        + table
+                        + " BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END"
+                    : "DROP TRIGGER " + name);
+          } else if (refuse) {
+            tx.update(
+                "CREATE FUNCTION "
+                    + name
+                    + "() RETURNS trigger AS $$ BEGIN"
+                    + " RAISE EXCEPTION 'could not extend file: No space left on device'; END"
+                    + " $$ LANGUAGE plpgsql");
+            tx.update(
+                "CREATE TRIGGER "
+                    + name
+                    + " BEFORE INSERT ON "
+                    + table
+                    + " FOR EACH ROW EXECUTE FUNCTION "
+                    + name
+                    + "()");
+          } else {
+            tx.update("DROP TRIGGER " + name + " ON " + table);
+            tx.update("DROP FUNCTION " + name + "()");
+          }
+          return null;
+        });
+  }
+
   /** Messages on {@code cmd.<queue>} (nothing consumes them here). */
   public long commandsOn(Queue queue) throws IOException, JetStreamApiException {
     return connection
