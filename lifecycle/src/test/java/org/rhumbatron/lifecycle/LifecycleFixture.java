@@ -79,6 +79,11 @@ public final class LifecycleFixture implements AutoCloseable {
    * write: a trigger that fails each insert with the database's own words for it.
    */
   public void refuseInserts(String table, boolean refuse) {
+    refuseInserts(database, table, refuse);
+  }
+
+  /** {@link #refuseInserts(String, boolean)} on any database. */
+  public static void refuseInserts(Database database, String table, boolean refuse) {
     String name = "refuse_" + table;
     boolean sqlite = database.dialect() instanceof org.rhumbatron.platform.db.SqliteDialect;
     database.inTransaction(

@@ -42,12 +42,16 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Runs go on the given executor; a step that throws is tried again after {@code retryPause}
  * (without holding a thread), up to {@code stepTries} tries in all, then the definition's failure
- * hook is told and the instance is failed. A step that throws an {@link Error}, or a run the
- * database fails, stops with the instance left running, for the next start or resume. Every time
+ * hook is told and the instance is failed. A run the database fails (storing a result, reading the
+ * instance) goes on after a pause growing to 30 s, the instance still running; a step that throws
+ * an {@link Error} stops with the instance left running, for the next start or resume. Every time
  * written comes from the given clock. Thread-safe.
  */
 public final class WorkflowEngine implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(WorkflowEngine.class);
+
+  /** The longest pause before a run that the database failed goes on. */
+  static final Duration DATABASE_PAUSE_MAX = Duration.ofSeconds(30);
 
   /** What {@link #start} did. */
   public enum Start {
@@ -222,6 +226,7 @@ public final class WorkflowEngine implements AutoCloseable {
     final String instanceId;
     final WorkflowDefinition definition;
     int failedTries; // of the current step
+    int databaseFailures; // in a row, of this run's reads and writes
 
     Run(String instanceId, WorkflowDefinition definition) {
       this.instanceId = instanceId;
@@ -232,7 +237,10 @@ public final class WorkflowEngine implements AutoCloseable {
       boolean paused = false;
       try {
         paused = steps();
-      } catch (RuntimeException | Error e) {
+        databaseFailures = 0;
+      } catch (RuntimeException e) {
+        paused = databaseFailed(e);
+      } catch (Error e) {
         log.error(
             "workflow {} {} stopped and stays running, for the next start or resume",
             definition.type(),
@@ -279,6 +287,36 @@ public final class WorkflowEngine implements AutoCloseable {
         failedTries = 0;
       }
       return false;
+    }
+
+    /**
+     * The database failed a read or a write of the run (full, restarting, away): not the step's
+     * fault, so the instance is not failed; the run goes on after a pause growing to {@link
+     * #DATABASE_PAUSE_MAX}, from its first step without a stored result.
+     */
+    private boolean databaseFailed(RuntimeException e) {
+      if (closed) {
+        log.info(
+            "workflow {} {} stops while closing: {}", definition.type(), instanceId, e.toString());
+        return false;
+      }
+      databaseFailures++;
+      Duration pause = retryPause.multipliedBy(1L << Math.min(databaseFailures - 1, 16));
+      if (pause.compareTo(DATABASE_PAUSE_MAX) > 0) {
+        pause = DATABASE_PAUSE_MAX;
+      }
+      log.warn(
+          "workflow {} {}: the database failed ({} in a row), running again in {}: {}",
+          definition.type(),
+          instanceId,
+          databaseFailures,
+          pause,
+          e.toString());
+      Executor later =
+          CompletableFuture.delayedExecutor(
+              pause.toNanos(), TimeUnit.NANOSECONDS, this::onExecutor);
+      later.execute(this::advance);
+      return true;
     }
 
     /** A try of {@code step} threw: pause and try again, or fail the instance. */

@@ -274,6 +274,30 @@ abstract class WorkflowContract {
     assertThat(done.input()).isEqualTo(JsonNodeFactory.instance.objectNode());
   }
 
+  /**
+   * The database refuses the first step's result for a while (full): the instance is not failed, no
+   * restart is needed, and the run goes on once writes succeed; the step ran again (steps are
+   * idempotent) and the later ones once.
+   */
+  @Test
+  void aRunTheDatabaseFailsGoesOnWhenTheDatabaseIsBack() throws Exception {
+    engine.register(
+        WorkflowDefinition.of(
+            "outage",
+            counted("a", ctx -> IntNode.valueOf(1)),
+            counted("b", ctx -> IntNode.valueOf(2))));
+    org.rhumbatron.lifecycle.LifecycleFixture.refuseInserts(database, "workflow_steps", true);
+
+    engine.start("outage", "wf-outage", null);
+    await().atMost(WAIT).until(() -> calls("a") >= 3);
+    assertThat(engine.instance("wf-outage").orElseThrow().state()).isEqualTo(WorkflowState.RUNNING);
+    org.rhumbatron.lifecycle.LifecycleFixture.refuseInserts(database, "workflow_steps", false);
+
+    WorkflowInstance done = awaitEnded(engine, "wf-outage");
+    assertThat(done.state()).isEqualTo(WorkflowState.COMPLETED);
+    assertThat(calls("b")).isEqualTo(1);
+  }
+
   @Test
   void aStepThatAlwaysThrowsFailsTheInstanceAndTellsTheHookOnce() {
     List<String> told = new CopyOnWriteArrayList<>();
