@@ -439,7 +439,9 @@ public final class HistoryChecker {
                 tx.queryLong(
                     "SELECT COUNT(*) FROM dead_letters WHERE command LIKE ?",
                     "%" + changeId + "%"));
-    return "tasks " + String.join(", ", tasks) + "; dead letters " + deadLetters;
+    return (tasks.isEmpty() ? "no tasks" : "tasks " + String.join(", ", tasks))
+        + "; dead letters "
+        + deadLetters;
   }
 
   /**

@@ -108,7 +108,8 @@ class HistoryCheckerTest {
           .asString()
           .contains(TASK, DONE_1, DONE_2)
           .doesNotContain(LOST);
-      assertThat(report.ids(HistoryChecker.CHANGES_NOT_ENDED)).containsExactly("chg_stuck (open)");
+      assertThat(report.ids(HistoryChecker.CHANGES_NOT_ENDED))
+          .containsExactly("chg_stuck (open; no tasks; dead letters 0)");
       assertThat(report.count(HistoryChecker.EVENTS_PUBLISHED_TWICE)).isZero();
       assertThat(report.count(HistoryChecker.SECOND_CHANGE_FOR_REQUEST)).isZero();
       assertThat(report.toTable()).contains("FAILED", LOST, "chg_stuck");
