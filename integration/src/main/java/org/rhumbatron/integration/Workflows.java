@@ -34,6 +34,22 @@ public final class Workflows {
   private Workflows() {}
 
   /**
+   * A re-run after a {@code stale_base} answer: the Candidate went stale in the approval's commit,
+   * and the rebase sent after it may not have gone out (NATS away); the queue drops a repeat.
+   */
+  static void resendRebase(
+      Lifecycle lifecycle, Commands commands, ObjectNode input, String candidateId)
+      throws Exception {
+    String changeId = input.path("changeId").asText();
+    log.info("verification {}: stale, no rebase composed yet; rebase sent again", candidateId);
+    commands
+        .sendTo(
+            org.rhumbatron.protocol.Queue.VERIFICATION,
+            lifecycle.rebaseCommand(input.path("projectId").asText(), changeId, candidateId))
+        .get(STEP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+  }
+
+  /**
    * The Workflow a start command starts: its type and instance id (the seed's workflowStartFor).
    */
   public record WorkflowStart(String type, String instanceId, ObjectNode input) {}
@@ -131,6 +147,12 @@ public final class Workflows {
                                       release.get()))
                               .get(STEP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
                         }
+                        return null;
+                      }
+                      if (autoApprove
+                          && state.equals("verifying")
+                          && lifecycle.staleAwaitingRebase(changeId, ctx.instanceId())) {
+                        resendRebase(lifecycle, commands, ctx.input(), ctx.instanceId());
                         return null;
                       }
                       if (!autoApprove || !state.equals("awaiting_approval")) {

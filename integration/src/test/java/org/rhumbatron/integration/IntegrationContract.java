@@ -481,6 +481,49 @@ abstract class IntegrationContract {
     assertThat(f.commandsOn(Queue.VERIFICATION)).isEqualTo(1);
   }
 
+  /**
+   * An approval answered stale_base: the Candidate went stale and the Change back to verifying in
+   * one commit, and the rebase sent after it never went out (NATS away). The approve step's re-run
+   * sees the stale Candidate with no later one and sends the rebase, which composes a new
+   * Candidate; once one exists, a re-run sends nothing.
+   */
+  @Test
+  void aRebaseLostAfterAStaleBaseIsSentAgainByTheApproveStepsRerun() throws Exception {
+    f.project("p1");
+    String c =
+        f.lifecycle.createChange("p1", "r1", WorkGraph.of(task("a"))).get().change().changeId();
+    completeAll(c);
+    String cand = composeCandidate(c);
+    f.lifecycle.recordVerdict(cand, true, null, "cmd_v").get();
+    String first =
+        f.lifecycle.createChange("p1", "r0", WorkGraph.of(task("b"))).get().change().changeId();
+    completeAll(first);
+    f.lifecycle.recordVerdict(composeCandidate(first), true, null, "cmd_v0").get();
+    f.lifecycle.approveChange(first).get(); // canonical advances: cand's base is stale
+    f.lifecycle.staleCandidate(cand, "approve:" + cand).get(); // the commit; no rebase sent
+    assertThat(f.lifecycle.change(c).orElseThrow().state()).isEqualTo("verifying");
+    long before = f.commandsOn(Queue.VERIFICATION);
+    assertThat(f.lifecycle.staleAwaitingRebase(c, cand)).isTrue();
+
+    ObjectNode input =
+        JsonNodeFactory.instance.objectNode().put("projectId", "p1").put("changeId", c);
+    Workflows.resendRebase(f.lifecycle, f.commands, input, cand);
+    assertThat(f.commandsOn(Queue.VERIFICATION)).isEqualTo(before + 1);
+    Command rebase =
+        new EnvelopeCodec()
+            .decodeCommand(
+                f.connection
+                    .jetStreamManagement()
+                    .getLastMessage(Queue.STREAM_NAME, Queue.VERIFICATION.subject())
+                    .getData());
+    assertThat(rebase.commandId()).isEqualTo("cmd_" + cand + "_rebase");
+    assertThat(consumer.handle(rebase, delivery(1))).isInstanceOf(Outcome.Ack.class);
+    assertThat(
+            f.count("SELECT COUNT(*) FROM candidates WHERE change_id = ? AND state <> 'stale'", c))
+        .isEqualTo(1);
+    assertThat(f.lifecycle.staleAwaitingRebase(c, cand)).isFalse();
+  }
+
   @Test
   void verificationStartRunsTheVerificationWorkflowOnceAndTheChangeAwaitsApproval()
       throws Exception {

@@ -297,6 +297,24 @@ public final class Lifecycle {
   }
 
   /** The release of a releasing Change that has not started yet, if any. */
+  /**
+   * Whether {@code candidateId} of the verifying Change went stale and no later Candidate of the
+   * Change exists: its rebase ({@link #rebaseCommand}) has not composed one yet, or never went out.
+   */
+  public boolean staleAwaitingRebase(String changeId, String candidateId) {
+    return database.read(
+        tx ->
+            tx.queryLong(
+                    "SELECT COUNT(*) FROM changes ch JOIN candidates c ON c.change_id ="
+                        + " ch.change_id WHERE ch.change_id = ? AND ch.state = 'verifying'"
+                        + " AND c.candidate_id = ? AND c.state = 'stale' AND NOT EXISTS (SELECT 1"
+                        + " FROM candidates n WHERE n.change_id = ch.change_id AND n.state <>"
+                        + " 'stale')",
+                    changeId,
+                    candidateId)
+                > 0);
+  }
+
   public Optional<String> pendingRelease(String changeId) {
     return database.read(
         tx ->
