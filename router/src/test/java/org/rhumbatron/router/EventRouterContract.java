@@ -145,6 +145,56 @@ abstract class EventRouterContract {
     assertThat(applied("p-crash")).isEqualTo(5);
   }
 
+  /**
+   * A stream that lost its tail hands a sequence out again: a second undecodable record at the
+   * sequence of an earlier dead-lettered one gets failures and a dead letter of its own, naming it.
+   */
+  @Test
+  void aPoisonRecordAtAReusedSequenceGetsItsOwnDeadLetter() throws Exception {
+    fixture(Map.of());
+    org.rhumbatron.router.run.BatchFailures failures =
+        new org.rhumbatron.router.run.BatchFailures(
+            f.database, new org.rhumbatron.router.claims.EventClaims(f.clock), f.clock, 5);
+    List<String> deadLetters = new ArrayList<>();
+    for (String marker : List.of("poison-before-the-cut", "poison-after-the-cut")) {
+      // Deleting the stream and making it again starts its sequences at 1, as a lost tail does.
+      f.connection.jetStreamManagement().deleteStream(EventStreams.streamName(4));
+      new org.rhumbatron.platform.jetstream.JetStreamTopology(
+              f.connection.jetStreamManagement(), f.settings)
+          .ensure();
+      f.publishRaw(4, marker, ("{\"not\": \"" + marker + "\"}").getBytes(StandardCharsets.UTF_8));
+      // A client of its own: the fixture's holds the consumer of the stream just deleted.
+      org.rhumbatron.platform.eventlog.EventLogClient reader =
+          new org.rhumbatron.platform.eventlog.EventLogClient(
+              f.connection, new EnvelopeCodec(), f.settings);
+      List<EventRecord> records = new ArrayList<>();
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .until(
+              () -> {
+                records.addAll(reader.fetch(4, Subscription.PROJECT_VIEW_PROJECTOR, 10));
+                return !records.isEmpty();
+              });
+      assertThat(records.get(0).streamSequence()).isEqualTo(1);
+      org.rhumbatron.router.run.BatchFailures.Verdict verdict = null;
+      for (int i = 0; i < 5; i++) {
+        verdict =
+            failures.recordFailure(Subscription.PROJECT_VIEW_PROJECTOR, 4, records, "malformed");
+      }
+      assertThat(verdict).isEqualTo(org.rhumbatron.router.run.BatchFailures.Verdict.DEAD_LETTERED);
+      records.forEach(EventRecord::ack);
+      deadLetters.addAll(
+          f.database.read(
+              tx ->
+                  tx.query(
+                      "SELECT command FROM dead_letters WHERE command LIKE ?",
+                      rs -> rs.getString(1),
+                      "%" + marker + "%")));
+    }
+    assertThat(deadLetters).hasSize(2);
+    assertThat(f.count("SELECT COUNT(*) FROM k2_batch_failures")).isEqualTo(2);
+  }
+
   @Test
   void poisonEventsFailFiveTimesThenBecomeOneDeadLetterWhileOtherProjectsFlow() throws Exception {
     fixture(Map.of("router.nack-delay", "100ms"));

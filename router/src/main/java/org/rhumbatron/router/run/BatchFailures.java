@@ -45,14 +45,31 @@ public final class BatchFailures {
   }
 
   /**
-   * The key of a failed batch: its first failed record, by event id (or stream sequence when it did
-   * not decode). A redelivery holds the same first failed record, whatever came with it.
+   * The key of a failed batch: its first failed record, by event id, or when it did not decode by
+   * stream sequence and a digest of its bytes. A redelivery holds the same first failed record,
+   * whatever came with it; a stream that lost its tail hands a sequence out again, and the digest
+   * keeps the new record's failures apart from the old one's.
    */
   public static String batchKey(int streamIndex, List<EventRecord> failed) {
     EventRecord first = failed.get(0);
     return first.decoded()
         ? first.event().eventId()
-        : EventStreams.streamName(streamIndex) + ":" + first.streamSequence();
+        : EventStreams.streamName(streamIndex)
+            + ":"
+            + first.streamSequence()
+            + ":"
+            + digest(first.data());
+  }
+
+  private static String digest(byte[] data) {
+    try {
+      byte[] d =
+          java.security.MessageDigest.getInstance("SHA-256")
+              .digest(data == null ? new byte[0] : data);
+      return java.util.HexFormat.of().formatHex(d, 0, 8);
+    } catch (java.security.NoSuchAlgorithmException e) {
+      throw new IllegalStateException("SHA-256 is part of every JVM", e);
+    }
   }
 
   /** Counts one failure of {@code failed}; at the limit dead-letters them (see the class). */
