@@ -170,7 +170,15 @@ final class CoreService implements AutoCloseable {
               nudged,
               apiBaseUrl::get);
       int waiting = -1;
-      if (nats != null) {
+      Exception startFailed = null;
+      if (nats != null && mayWait) {
+        try {
+          waiting = natsSide.start(nats);
+        } catch (IOException | RuntimeException e) {
+          // NATS answered, then timed out half way (a stalled link): wait as if it had not.
+          startFailed = e;
+        }
+      } else if (nats != null) {
         waiting = natsSide.start(nats);
       }
       NatsSide side = natsSide;
@@ -193,7 +201,9 @@ final class CoreService implements AutoCloseable {
                   clock));
       apiBaseUrl.set("http://127.0.0.1:" + http.port());
       if (nats == null) {
-        natsWait = NatsStartWait.start(connector, shownUrl, natsSide, clock, notYet);
+        natsWait = NatsStartWait.start(connector, shownUrl, natsSide, clock, notYet, null);
+      } else if (startFailed != null) {
+        natsWait = NatsStartWait.start(connector, shownUrl, natsSide, clock, startFailed, nats);
       }
       CoreService service =
           new CoreService(

@@ -32,8 +32,16 @@ final class NatsStartWait implements AutoCloseable {
   private volatile boolean stopped;
   private Instant nextLog;
 
+  private final Connection connected;
+
   private NatsStartWait(
-      Connector connector, String shownUrl, NatsSide side, Clock clock, Instant nextLog) {
+      Connector connector,
+      String shownUrl,
+      NatsSide side,
+      Clock clock,
+      Instant nextLog,
+      Connection connected) {
+    this.connected = connected;
     this.connector = connector;
     this.shownUrl = shownUrl;
     this.side = side;
@@ -44,22 +52,29 @@ final class NatsStartWait implements AutoCloseable {
 
   /**
    * Starts waiting after the first failed attempt, {@code firstFailure}, which it logs now: the one
-   * line a reader of the start finds.
+   * line a reader of the start finds. {@code connected} is a connection that answered but whose
+   * start failed (the tries go on with it), or null.
    */
   static NatsStartWait start(
-      Connector connector, String shownUrl, NatsSide side, Clock clock, Exception firstFailure) {
+      Connector connector,
+      String shownUrl,
+      NatsSide side,
+      Clock clock,
+      Exception firstFailure,
+      Connection connected) {
     log.warn(
         "core waits for NATS at {} ({}); state changes commit and their Events wait in the outbox",
         shownUrl,
         firstFailure.getMessage());
     NatsStartWait wait =
-        new NatsStartWait(connector, shownUrl, side, clock, clock.instant().plus(LOG_EVERY));
+        new NatsStartWait(
+            connector, shownUrl, side, clock, clock.instant().plus(LOG_EVERY), connected);
     wait.thread.start();
     return wait;
   }
 
   private void run() {
-    Connection connection = null;
+    Connection connection = connected;
     while (!stopped) {
       try {
         if (connection == null) {

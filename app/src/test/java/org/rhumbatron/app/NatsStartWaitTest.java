@@ -7,17 +7,22 @@ import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
+import io.nats.client.Connection;
 import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.rhumbatron.platform.jetstream.JetStreamConnections;
 import org.rhumbatron.testkit.SettableClock;
+import org.rhumbatron.testkit.nats.NatsServerExtension;
 import org.slf4j.LoggerFactory;
 
 /** The wait for NATS says so once, then at most every 30 s of its clock, however often it tries. */
 class NatsStartWaitTest {
+  @RegisterExtension static final NatsServerExtension nats = new NatsServerExtension();
 
   @Test
   void warnsOnceThenAtMostEveryThirtySecondsWhileItTries() {
@@ -49,7 +54,7 @@ class NatsStartWaitTest {
             null);
     try (NatsStartWait wait =
         NatsStartWait.start(
-            refused, "nats://127.0.0.1:1", side, clock, new IOException("first attempt"))) {
+            refused, "nats://127.0.0.1:1", side, clock, new IOException("first attempt"), null)) {
       await().atMost(Duration.ofSeconds(20)).until(() -> attempts.get() >= 3);
       assertThat(warnings(logs))
           .singleElement()
@@ -63,6 +68,46 @@ class NatsStartWaitTest {
       assertThat(warnings(logs).get(1))
           .startsWith("core still waits for NATS at nats://127.0.0.1:1: not connected yet")
           .contains("Unable to connect");
+    } finally {
+      logger.detachAppender(logs);
+    }
+  }
+
+  /**
+   * NATS answered but the start timed out half way (a stalled link): the wait goes on with that
+   * connection, trying the start again, and makes no new connection.
+   */
+  @Test
+  void aConnectionThatAnsweredIsKeptWhileTheStartIsTriedAgain() throws Exception {
+    Logger logger = (Logger) LoggerFactory.getLogger(NatsStartWait.class);
+    ListAppender<ILoggingEvent> logs = new ListAppender<>();
+    logs.start();
+    logger.addAppender(logs);
+    SettableClock clock = new SettableClock(Instant.parse("2026-12-06T10:00:00Z"));
+    AtomicInteger attempts = new AtomicInteger();
+    NatsStartWait.Connector counted =
+        () -> {
+          attempts.incrementAndGet();
+          throw new IOException("a new connection was asked for");
+        };
+    // A side without its parts: each start fails, as one over a stalled link does.
+    NatsSide side =
+        new NatsSide(null, clock, nats.url(), null, null, null, null, null, null, null, null, null);
+    try (Connection answered = JetStreamConnections.connect(nats.url(), "answered");
+        NatsStartWait wait =
+            NatsStartWait.start(
+                counted,
+                nats.url(),
+                side,
+                clock,
+                new IOException("Timeout or no response waiting for NATS JetStream server"),
+                answered)) {
+      await().atMost(Duration.ofSeconds(10)).until(() -> side.connection() == answered);
+      clock.advance(NatsStartWait.LOG_EVERY);
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .until(() -> warnings(logs).stream().anyMatch(w -> w.contains("no start yet")));
+      assertThat(attempts).hasValue(0);
     } finally {
       logger.detachAppender(logs);
     }
