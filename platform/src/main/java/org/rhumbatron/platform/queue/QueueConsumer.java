@@ -39,12 +39,22 @@ import org.slf4j.LoggerFactory;
  * logged and terminated on a queue without one). A handler's {@link Outcome.Ack} acks, an {@link
  * Outcome.Reject} goes to the dead-letter queue at once; a {@link Outcome.Retry} or a throw naks
  * with the delay (never a plain nak), until the delivery after the last retry: that one goes to the
- * dead-letter queue and is terminated. The server's max_deliver is unlimited on purpose: a message
- * the server stops delivering stays in the work-queue stream unsettled and never reaches the
- * dead-letter queue, so this class counts deliveries itself.
+ * dead-letter queue and is terminated. A delivery that comes back unsettled (core killed, an ack
+ * lost) counts too; {@link #UNSETTLED_ALLOWANCE} more such deliveries reach the handler before the
+ * message goes to the dead-letter queue unhandled. The server's max_deliver is unlimited on
+ * purpose: a message the server stops delivering stays in the work-queue stream unsettled and never
+ * reaches the dead-letter queue, so this class counts deliveries itself.
  */
 public final class QueueConsumer<T> implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(QueueConsumer.class);
+
+  /**
+   * Deliveries past the last retry that still reach the handler, for earlier ones that were never
+   * settled (core killed while it held them, an ack lost with the link): a crash or an outage does
+   * not spend a command's retries, and a message that kills core each time still ends here.
+   */
+  static final int UNSETTLED_ALLOWANCE = 3;
+
   private static final Duration FETCH_WAIT = Duration.ofMillis(250);
   private static final Duration DEAD_LETTER_SEND_TIMEOUT = Duration.ofSeconds(10);
   private static final Duration FETCH_ERROR_PAUSE = Duration.ofMillis(500);
@@ -218,7 +228,7 @@ public final class QueueConsumer<T> implements AutoCloseable {
       giveUp(m, hold, delivery, null, body, "malformed " + kind + " envelope: " + e.getMessage());
       return;
     }
-    if (delivery.deliveredCount() > config.retries() + 1L) {
+    if (delivery.deliveredCount() > config.retries() + 1L + UNSETTLED_ALLOWANCE) {
       giveUp(
           m,
           hold,
@@ -229,7 +239,9 @@ public final class QueueConsumer<T> implements AutoCloseable {
               + delivery.deliveredCount()
               + " is past the last of "
               + config.retries()
-              + " retries: earlier deliveries were not settled in time (ack wait or hold limit)");
+              + " retries and "
+              + UNSETTLED_ALLOWANCE
+              + " more: earlier deliveries were not settled in time (ack wait or hold limit)");
       return;
     }
     Outcome outcome;

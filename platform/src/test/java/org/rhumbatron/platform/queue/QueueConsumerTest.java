@@ -266,6 +266,34 @@ class QueueConsumerTest {
     assertThat(deliveries).containsExactly(1L, 2L);
   }
 
+  /**
+   * Every delivery outlives the hold limit and is never settled (as under a core killed while it
+   * held it): with 1 retry, the handler still sees deliveries 1 to 5, and the 6th goes to the
+   * dead-letter queue unhandled, naming why.
+   */
+  @Test
+  void unsettledDeliveriesReachTheHandlerThreeTimesPastTheLastRetry() throws Exception {
+    QueueRuntime runtime =
+        runtime(new QueueTimings(Duration.ofSeconds(1), SHORT, Duration.ofMillis(500)));
+    List<String> malformed = new CopyOnWriteArrayList<>();
+    List<DeadLetterMessage> dls = deadLetters(runtime, malformed);
+    List<Long> deliveries = new CopyOnWriteArrayList<>();
+    run(
+        runtime,
+        config(Queue.RELEASE, 2, 1),
+        (c, d) -> {
+          deliveries.add(d.deliveredCount());
+          Thread.sleep(700); // past the hold limit: the outcome is dropped, the message comes back
+          return Outcome.ack();
+        },
+        null);
+    commands.send(command(CommandType.RELEASE_START, "cmd_rel_p1_2_release")).get();
+    await().atMost(Duration.ofSeconds(40)).until(() -> dls.size() == 1);
+    assertThat(deliveries).containsExactly(1L, 2L, 3L, 4L, 5L);
+    assertThat(dls.get(0).deliveryCount()).isEqualTo(6);
+    assertThat(dls.get(0).error()).contains("not settled in time");
+  }
+
   @Test
   void afterTheLastRetryTheMessageGoesToDeadLetterWithErrorQueueAndCountAndIsTerminated()
       throws Exception {
