@@ -2,6 +2,7 @@ package org.rhumbatron.coordinator;
 
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -39,6 +40,7 @@ public final class Coordinator implements AutoCloseable {
   // lane that waits for a thread adds that wait to every commit-to-PubAck time of its stream.
   private static final int PUBLISH_THREADS = EventStreams.STREAM_COUNT;
   private static final Duration RECOVERY_RETRY = Duration.ofMillis(250);
+  private static final Duration SETTLE_WAIT = Duration.ofSeconds(30);
 
   private final Database database;
   private final Clock clock;
@@ -49,6 +51,7 @@ public final class Coordinator implements AutoCloseable {
       Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("outbox-janitor"));
   private final OutboxPublisher publisher;
   private final LostTailRepair repair;
+  private final EventLogTransport transport;
   private final OutboxJanitor janitor;
   private final ActorType<ProjectRootActor> roots;
   private final ActorType<ResourceShardActor> shards;
@@ -73,6 +76,7 @@ public final class Coordinator implements AutoCloseable {
       StreamNudges nudges,
       ShardAlarmWork shardAlarmWork) {
     this.database = database;
+    this.transport = transport;
     this.clock = clock;
     this.runtime = new ActorRuntime(database, clock, settings, ACTOR_THREADS);
     this.publishPool =
@@ -129,7 +133,14 @@ public final class Coordinator implements AutoCloseable {
    */
   public int recover() {
     publisher.resync();
-    List<Integer> repaired = repair.repairAll(); // throws while JetStream does not answer yet
+    List<Integer> repaired = new ArrayList<>();
+    for (int stream : transport.boundStreams()) {
+      // A row acknowledged before the loss but not yet recorded as published would be missed.
+      // Throws while JetStream does not answer yet.
+      if (!publisher.settled(stream, SETTLE_WAIT, () -> repair.repair(stream)).isEmpty()) {
+        repaired.add(stream);
+      }
+    }
     publisher.resume();
     repaired.forEach(publisher::kick);
     return publisher.kickAllWaiting();

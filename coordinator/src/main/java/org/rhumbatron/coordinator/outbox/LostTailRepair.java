@@ -53,17 +53,6 @@ public final class LostTailRepair {
 
   private record Kept(long seq, String eventId, long streamSeq, ActorAddress actor) {}
 
-  /** Checks every bound stream; returns the streams that had rows put back to pending. */
-  public List<Integer> repairAll() {
-    List<Integer> streams = new ArrayList<>();
-    for (int stream : transport.boundStreams()) {
-      if (!repair(stream).isEmpty()) {
-        streams.add(stream);
-      }
-    }
-    return streams;
-  }
-
   /**
    * Checks one stream. Rows published after a loss reuse the lost sequences, so two kept rows can
    * hold the same sequence; at and above the lowest such sequence every row is checked, and only

@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
@@ -19,6 +20,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Supplier;
 import org.rhumbatron.coordinator.actor.ActorAddress;
 import org.rhumbatron.coordinator.actor.ActorAlarms;
 import org.rhumbatron.coordinator.actor.SerialExecutor;
@@ -106,6 +108,8 @@ public final class OutboxPublisher {
     // the lane, removed by the commit of their outcome (the writer's thread).
     final Set<Long> recording = ConcurrentHashMap.newKeySet();
     final AtomicBoolean kickAfterRecord = new AtomicBoolean();
+    // The commits of acknowledged rows not in yet (see recording): what settle() waits for.
+    final Set<CompletableFuture<Void>> records = ConcurrentHashMap.newKeySet();
     // While a run that sent every row it read is being recorded, the rows up to its last seq are
     // all in flight: the next read starts after them. 0 when no such run is in flight.
     volatile long floor;
@@ -181,6 +185,48 @@ public final class OutboxPublisher {
           }
         });
     return result;
+  }
+
+  /**
+   * Runs {@code work} on the stream's lane once the runs before it are done and every row they had
+   * acknowledged is committed as published, and returns its result. What {@code work} reads of the
+   * stream's published rows is then all the stream was sent (the lost-tail repair needs that).
+   *
+   * @throws EventLogException when the lane does not settle within {@code wait}
+   */
+  public <T> T settled(int streamIndex, Duration wait, Supplier<T> work) {
+    Lane lane = lanes[streamIndex];
+    CompletableFuture<T> result = new CompletableFuture<>();
+    lane.serial.execute(
+        () -> {
+          try {
+            CompletableFuture.allOf(lane.records.toArray(CompletableFuture[]::new))
+                .exceptionally(e -> null) // a failed record leaves its rows pending: settled too
+                .get(wait.toMillis(), TimeUnit.MILLISECONDS);
+            result.complete(work.get());
+          } catch (TimeoutException e) {
+            result.completeExceptionally(
+                new EventLogException(
+                    "published rows of "
+                        + EventStreams.streamName(streamIndex)
+                        + " not recorded within "
+                        + wait,
+                    e));
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            result.completeExceptionally(e);
+          } catch (ExecutionException | RuntimeException e) {
+            result.completeExceptionally(e);
+          }
+        });
+    try {
+      return result.join();
+    } catch (CompletionException e) {
+      if (e.getCause() instanceof RuntimeException cause) {
+        throw cause;
+      }
+      throw e;
+    }
   }
 
   /** Holds every send (no attempt counted) until {@link #resume}. */
@@ -437,32 +483,34 @@ public final class OutboxPublisher {
     } else {
       lane.floor = 0; // rows held back below these: read from the start
     }
-    return database
-        .<Void>inTransactionAsync(
+    CompletableFuture<Void> record =
+        database.inTransactionAsync(
             tx -> {
               markPublished(tx, sent, outcome);
               return null;
-            })
-        .whenComplete(
-            (v, e) -> {
-              seqs.forEach(lane.recording::remove);
-              if (lane.recording.isEmpty()) {
-                lane.floor = 0;
-              }
-              if (lane.kickAfterRecord.compareAndSet(true, false)) {
-                kick(streamIndex);
-              }
-              if (e != null) {
-                // The rows stay pending and go out again with the same msg ids (the server drops
-                // the repeats); read the stream's tail first.
-                lane.synced = false;
-                log.warn(
-                    "{}: recording {} published row(s) failed: {}",
-                    EventStreams.streamName(streamIndex),
-                    seqs.size(),
-                    e.toString());
-              }
             });
+    lane.records.add(record);
+    return record.whenComplete(
+        (v, e) -> {
+          lane.records.remove(record);
+          seqs.forEach(lane.recording::remove);
+          if (lane.recording.isEmpty()) {
+            lane.floor = 0;
+          }
+          if (lane.kickAfterRecord.compareAndSet(true, false)) {
+            kick(streamIndex);
+          }
+          if (e != null) {
+            // The rows stay pending and go out again with the same msg ids (the server drops
+            // the repeats); read the stream's tail first.
+            lane.synced = false;
+            log.warn(
+                "{}: recording {} published row(s) failed: {}",
+                EventStreams.streamName(streamIndex),
+                seqs.size(),
+                e.toString());
+          }
+        });
   }
 
   /** One write transaction with what the run did. */

@@ -7,9 +7,14 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -153,6 +158,83 @@ class LostTailRepairTest {
               .hasSize(newEvents);
         }
       }
+    }
+  }
+
+  /**
+   * The server acknowledged an Event, and then lost it, while the commit that records the row as
+   * published still waited for the writer. The repair must not read the stream's rows before that
+   * commit is in, or the row stays published at a sequence the stream no longer has.
+   */
+  @Test
+  void anEventAcknowledgedButNotYetRecordedWhenTheTailIsLostIsPublishedAgain() throws Exception {
+    NatsServer server = nats.server();
+    String p = "tail-unrecorded-0";
+    int stream = EventStreams.streamIndex(p);
+    String streamName = EventStreams.streamName(stream);
+    try (TestDatabase db = TestDatabases.create(TestDatabase.Kind.SQLITE);
+        CoordinatorFixture f = start(db)) {
+      publish(f, p, 5);
+      long before = f.transport.lastSequence(stream);
+      OutboxPublisher publisher = f.coordinator.publisher();
+
+      // The next Event is committed while the publisher holds its sends.
+      publisher.pause();
+      Event last = NumberedEvents.event(p, 5, clock.instant());
+      f.coordinator
+          .changeEvents()
+          .appendChangeEvents(p, NumberedEvents.changeOf(p), List.of(last))
+          .join();
+
+      // The writer is busy, so the publisher's record of the PubAck waits behind it.
+      CountDownLatch writerHeld = new CountDownLatch(1);
+      CountDownLatch release = new CountDownLatch(1);
+      CompletableFuture<Void> busyWriter =
+          f.db.inTransactionAsync(
+              tx -> {
+                writerHeld.countDown();
+                try {
+                  release.await();
+                } catch (InterruptedException e) {
+                  Thread.currentThread().interrupt();
+                }
+                return null;
+              });
+      assertThat(writerHeld.await(10, TimeUnit.SECONDS)).isTrue();
+      long sent = publisher.publishedCount();
+      publisher.resume();
+      publisher.kick(stream);
+      await().atMost(Duration.ofSeconds(10)).until(() -> publisher.publishedCount() == sent + 1);
+      assertThat(f.transport.lastSequence(stream)).isEqualTo(before + 1);
+
+      // The server loses that message.
+      server.kill();
+      assertThat(NatsStoreDamage.cutLastMessages(server.streamDir(streamName), 1))
+          .containsExactly(before + 1);
+      server.restart();
+      await()
+          .atMost(Duration.ofSeconds(20))
+          .ignoreExceptions()
+          .until(() -> f.transport.lastSequence(stream) == before);
+
+      CompletableFuture<Integer> recovered =
+          CompletableFuture.supplyAsync(() -> f.coordinator.recover());
+      try {
+        recovered.get(2, TimeUnit.SECONDS);
+      } catch (TimeoutException waitingForTheRecord) {
+        // expected: the repair waits for the record
+      }
+      release.countDown();
+      busyWriter.join();
+      recovered.get(20, TimeUnit.SECONDS);
+      awaitAllPublished(f);
+      await()
+          .atMost(Duration.ofSeconds(20))
+          .untilAsserted(
+              () ->
+                  assertThat(StreamContents.eventIdsOf(f.nats, p))
+                      .as("the lost Event is on the stream again, once")
+                      .containsOnlyOnce(last.eventId()));
     }
   }
 
