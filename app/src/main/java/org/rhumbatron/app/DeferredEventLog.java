@@ -67,6 +67,11 @@ final class DeferredEventLog implements EventLogTransport {
     return bound().messageIdAt(streamIndex, seq);
   }
 
+  @Override
+  public long fillReadPastSequences(int streamIndex) {
+    return bound().fillReadPastSequences(streamIndex);
+  }
+
   private EventLogTransport bound() {
     EventLogTransport l = log;
     if (l == null) {

@@ -46,4 +46,9 @@ final class InProcessAcks implements EventLogTransport {
   public Optional<String> messageIdAt(int streamIndex, long seq) {
     return Optional.empty(); // nothing is kept: the publisher then sends its next row unchained
   }
+
+  @Override
+  public long fillReadPastSequences(int streamIndex) {
+    return 0; // nothing is kept, so no consumer reads it
+  }
 }

@@ -176,6 +176,11 @@ final class OutboxBench {
     public Optional<String> messageIdAt(int streamIndex, long seq) {
       return inner.messageIdAt(streamIndex, seq);
     }
+
+    @Override
+    public long fillReadPastSequences(int streamIndex) {
+      return inner.fillReadPastSequences(streamIndex);
+    }
   }
 
   String run() throws Exception {

@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import org.rhumbatron.coordinator.actor.ActorAddress;
 import org.rhumbatron.coordinator.actor.ActorRuntime;
 import org.rhumbatron.coordinator.actor.ActorType;
 import org.rhumbatron.coordinator.outbox.LostTailRepair;
@@ -136,8 +137,17 @@ public final class Coordinator implements AutoCloseable {
     List<Integer> repaired = new ArrayList<>();
     for (int stream : transport.boundStreams()) {
       // A row acknowledged before the loss but not yet recorded as published would be missed.
+      // The fill goes first, so that what the repair sends again reaches every consumer.
       // Throws while JetStream does not answer yet.
-      if (!publisher.settled(stream, SETTLE_WAIT, () -> repair.repair(stream)).isEmpty()) {
+      List<ActorAddress> lost =
+          publisher.settled(
+              stream,
+              SETTLE_WAIT,
+              () -> {
+                transport.fillReadPastSequences(stream);
+                return repair.repair(stream);
+              });
+      if (!lost.isEmpty()) {
         repaired.add(stream);
       }
     }

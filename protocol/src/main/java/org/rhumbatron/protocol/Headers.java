@@ -38,5 +38,11 @@ public final class Headers {
   /** On a dead-letter message: the queue the command failed on. */
   public static final String ORIGIN_QUEUE = "Rhumbatron-Origin-Queue";
 
+  /**
+   * On an empty message that only takes up a stream sequence: after a stream lost its tail, the
+   * sequences its consumers had already read past are filled, and every reader skips the fillers.
+   */
+  public static final String FILLER = "Rhumbatron-Filler";
+
   private Headers() {}
 }

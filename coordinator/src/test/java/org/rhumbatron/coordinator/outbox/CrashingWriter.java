@@ -178,5 +178,10 @@ public final class CrashingWriter {
     public Optional<String> messageIdAt(int streamIndex, long seq) {
       return real.messageIdAt(streamIndex, seq);
     }
+
+    @Override
+    public long fillReadPastSequences(int streamIndex) {
+      return real.fillReadPastSequences(streamIndex);
+    }
   }
 }

@@ -21,6 +21,7 @@ import org.rhumbatron.protocol.EnvelopeCodec;
 import org.rhumbatron.protocol.EnvelopeException;
 import org.rhumbatron.protocol.Event;
 import org.rhumbatron.protocol.EventStreams;
+import org.rhumbatron.protocol.Headers;
 
 /**
  * Reads the event log for the event router: per stream and {@link Subscription}, a durable pull
@@ -94,14 +95,14 @@ public final class EventLogClient {
         // What reached the subscription after the last fetch stopped waiting comes first.
         for (Message m;
             records.size() < wanted && (m = sub.nextMessage((Duration) null)) != null; ) {
-          records.add(record(streamIndex, m));
+          add(records, streamIndex, m);
         }
         if (records.size() < wanted) {
           sub.pull(PullRequestOptions.noWait(wanted - records.size()).build());
           // Ends with the batch, or with the server's status that it holds no more now.
           for (Message m;
               records.size() < wanted && (m = sub.nextMessage(PULL_ANSWER_WAIT)) != null; ) {
-            records.add(record(streamIndex, m));
+            add(records, streamIndex, m);
           }
         }
       }
@@ -158,6 +159,21 @@ public final class EventLogClient {
               + e.getMessage(),
           e);
     }
+  }
+
+  /** Adds the record of {@code m}; a filler (see {@link Headers#FILLER}) is acked and skipped. */
+  private void add(List<EventRecord> records, int streamIndex, Message m) {
+    if (isFiller(m)) {
+      m.ack();
+      return;
+    }
+    records.add(record(streamIndex, m));
+  }
+
+  static boolean isFiller(Message m) {
+    return m.hasHeaders()
+        && m.getHeaders().containsKey(Headers.FILLER)
+        && (m.getData() == null || m.getData().length == 0);
   }
 
   private EventRecord record(int streamIndex, Message m) {

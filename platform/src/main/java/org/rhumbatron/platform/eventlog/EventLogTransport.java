@@ -31,4 +31,13 @@ public interface EventLogTransport {
 
   /** The {@code Nats-Msg-Id} of the message at {@code seq}, empty when there is none. */
   Optional<String> messageIdAt(int streamIndex, long seq);
+
+  /**
+   * After a stream lost its tail, its durable consumers may stand past its last sequence, and a
+   * server does not deliver a message at a sequence a consumer has read past. This fills those
+   * sequences with {@link org.rhumbatron.protocol.Headers#FILLER} messages, so what is published
+   * next gets a sequence every consumer delivers. Returns how many it filled (0 when none stood
+   * past the end). Call it before anything else is published to the stream.
+   */
+  long fillReadPastSequences(int streamIndex);
 }

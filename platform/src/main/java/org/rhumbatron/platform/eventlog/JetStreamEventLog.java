@@ -5,6 +5,8 @@ import io.nats.client.ConnectionListener;
 import io.nats.client.JetStream;
 import io.nats.client.JetStreamApiException;
 import io.nats.client.JetStreamManagement;
+import io.nats.client.PublishOptions;
+import io.nats.client.api.ConsumerInfo;
 import io.nats.client.api.MessageInfo;
 import io.nats.client.impl.Headers;
 import io.nats.client.impl.NatsMessage;
@@ -29,6 +31,9 @@ public final class JetStreamEventLog implements EventLogTransport {
 
   /** nats-server's JSStreamWrongLastMsgIDErrF. */
   private static final int WRONG_LAST_MSG_ID = 10070;
+
+  /** nats-server's JSStreamWrongLastSequenceErrF. */
+  private static final int WRONG_LAST_SEQUENCE = 10071;
 
   private final Connection connection;
   private final JetStream js;
@@ -157,6 +162,54 @@ public final class JetStreamEventLog implements EventLogTransport {
     } catch (IOException | JetStreamApiException e) {
       throw new EventLogException(
           "cannot read the state of " + EventStreams.streamName(streamIndex), e);
+    }
+  }
+
+  @Override
+  public long fillReadPastSequences(int streamIndex) {
+    String stream = EventStreams.streamName(streamIndex);
+    try {
+      long last = jsm.getStreamInfo(stream).getStreamState().getLastSequence();
+      long readTo = last;
+      for (ConsumerInfo c : jsm.getConsumers(stream)) {
+        readTo =
+            Math.max(
+                readTo,
+                Math.max(
+                    c.getDelivered().getStreamSequence(), c.getAckFloor().getStreamSequence()));
+      }
+      long filled = 0;
+      while (last < readTo) {
+        Headers headers = new Headers().put(org.rhumbatron.protocol.Headers.FILLER, "true");
+        try {
+          last =
+              js.publish(
+                      NatsMessage.builder()
+                          .subject(EventStreams.streamSubject(streamIndex))
+                          .headers(headers)
+                          .data(new byte[0])
+                          .build(),
+                      PublishOptions.builder().expectedLastSequence(last).build())
+                  .getSeqno();
+          filled++;
+        } catch (JetStreamApiException e) {
+          if (e.getApiErrorCode() != WRONG_LAST_SEQUENCE) {
+            throw e;
+          }
+          // Another message took the sequence: it fills it as well.
+          last = jsm.getStreamInfo(stream).getStreamState().getLastSequence();
+        }
+      }
+      if (filled > 0) {
+        log.warn(
+            "{} ends before where its consumers had read to ({}): filled {} sequences up to it",
+            stream,
+            readTo,
+            filled);
+      }
+      return filled;
+    } catch (IOException | JetStreamApiException e) {
+      throw new EventLogException("cannot fill the sequences read past on " + stream, e);
     }
   }
 

@@ -21,11 +21,13 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.rhumbatron.platform.config.Settings;
 import org.rhumbatron.platform.jetstream.JetStreamConnections;
 import org.rhumbatron.platform.jetstream.JetStreamTopology;
+import org.rhumbatron.platform.natsserver.NatsStoreDamage;
 import org.rhumbatron.protocol.EnvelopeCodec;
 import org.rhumbatron.protocol.Event;
 import org.rhumbatron.protocol.EventStreams;
 import org.rhumbatron.protocol.EventType;
 import org.rhumbatron.protocol.StableIds;
+import org.rhumbatron.testkit.nats.NatsServer;
 import org.rhumbatron.testkit.nats.NatsServerExtension;
 
 /** The router's read side on a real nats-server; each test gets its own server. */
@@ -93,6 +95,52 @@ class EventLogClientTest {
   private void publishMalformed() throws Exception {
     log.publish(STREAM, MALFORMED_ID, "{\"eventId\": 42}".getBytes(StandardCharsets.UTF_8), null)
         .get();
+  }
+
+  /**
+   * A stream that lost its tail hands the lost sequences out again, and the server does not deliver
+   * a message at a sequence its consumer has read past. The fill takes those sequences, so the next
+   * Events reach that consumer, and a consumer that reads the fillers skips them.
+   */
+  @Test
+  void afterALostTailTheNextEventsReachAConsumerThatHadReadPastTheEnd() throws Exception {
+    String stream = EventStreams.streamName(STREAM);
+    EventLogClient client = new EventLogClient(connection, codec, Settings.defaults());
+    List<String> before = publish(10);
+    fetchUntil(client, Subscription.CAUSAL_ROUTER, 10).forEach(EventRecord::ack);
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(
+            () ->
+                connection
+                        .jetStreamManagement()
+                        .getConsumerInfo(stream, Subscription.CAUSAL_ROUTER.durableName())
+                        .getAckFloor()
+                        .getStreamSequence()
+                    == 10);
+    Thread.sleep(1_000); // lets the server write the consumer's state to its store
+    connection.close();
+    NatsServer server = nats.server();
+    server.kill();
+    assertThat(NatsStoreDamage.cutLastMessages(server.streamDir(stream), 3))
+        .containsExactly(8L, 9L, 10L);
+    server.restart();
+    topology();
+    client = new EventLogClient(connection, codec, Settings.defaults());
+
+    assertThat(log.fillReadPastSequences(STREAM)).as("sequences 8..10 filled").isEqualTo(3);
+    List<String> next = publish(2);
+    assertThat(fetchUntil(client, Subscription.CAUSAL_ROUTER, 2))
+        .extracting(r -> r.event().eventId())
+        .containsExactlyElementsOf(next);
+
+    List<String> expected = new ArrayList<>(before.subList(0, 7));
+    expected.addAll(next);
+    assertThat(fetchUntil(client, Subscription.PROJECT_VIEW_PROJECTOR, 9))
+        .as("a new consumer reads every Event and skips the fillers")
+        .extracting(r -> r.decoded() ? r.event().eventId() : "undecoded " + r.streamSequence())
+        .containsExactlyElementsOf(expected);
+    assertThat(log.fillReadPastSequences(STREAM)).as("no consumer stands past the end").isZero();
   }
 
   @Test
