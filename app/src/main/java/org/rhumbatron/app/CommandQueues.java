@@ -9,7 +9,9 @@ import org.rhumbatron.platform.config.Settings;
 import org.rhumbatron.platform.db.Database;
 import org.rhumbatron.platform.queue.CommandTransport;
 import org.rhumbatron.platform.queue.Commands;
+import org.rhumbatron.platform.queue.DatabaseHandlerRuns;
 import org.rhumbatron.platform.queue.Delivery;
+import org.rhumbatron.platform.queue.HandlerRuns;
 import org.rhumbatron.platform.queue.QueueConsumer;
 import org.rhumbatron.platform.queue.QueueFailure;
 import org.rhumbatron.platform.queue.QueueHandler;
@@ -33,6 +35,7 @@ final class CommandQueues implements AutoCloseable {
   private final QueueTimings timings;
   private final EnvelopeCodec codec;
   private final Clock clock;
+  private final HandlerRuns handlerRuns;
   private volatile QueueRuntime runtime;
   private final DeadLetterOperator operator;
   private final IndexingFailures indexingFailures;
@@ -45,6 +48,7 @@ final class CommandQueues implements AutoCloseable {
       EnvelopeCodec codec,
       QueueTimings timings,
       Clock clock,
+      HandlerRuns handlerRuns,
       DeadLetterOperator operator,
       IndexingFailures indexingFailures,
       DeadLetterConsumer deadLetterConsumer,
@@ -53,6 +57,7 @@ final class CommandQueues implements AutoCloseable {
     this.codec = codec;
     this.timings = timings;
     this.clock = clock;
+    this.handlerRuns = handlerRuns;
     this.operator = operator;
     this.indexingFailures = indexingFailures;
     this.deadLetterConsumer = deadLetterConsumer;
@@ -76,6 +81,7 @@ final class CommandQueues implements AutoCloseable {
         codec,
         QueueTimings.from(settings),
         clock,
+        new DatabaseHandlerRuns(database, clock, settings.get(Settings.COMMAND_STREAM_MAX_AGE)),
         new DeadLetterOperator(database, commands, codec, clock),
         new IndexingFailures(database, clock),
         new DeadLetterConsumer(database, coordinator.changeEvents(), codec, clock),
@@ -86,7 +92,7 @@ final class CommandQueues implements AutoCloseable {
    * Binds the consumers to {@code nats} and runs the dead-letter consumer ({@code q-dead-letter}).
    */
   void start(Connection nats) {
-    runtime = new QueueRuntime(nats, commands, codec, timings, clock);
+    runtime = new QueueRuntime(nats, commands, codec, timings, clock, handlerRuns);
     QueueConsumer<?> consumer =
         runtime.runDeadLetterConsumer(
             QueueConsumers.of(Queue.DEAD_LETTER, settings), deadLetterConsumer, deadLetterConsumer);

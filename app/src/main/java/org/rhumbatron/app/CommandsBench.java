@@ -27,6 +27,7 @@ import org.rhumbatron.platform.config.Settings;
 import org.rhumbatron.platform.jetstream.JetStreamConnections;
 import org.rhumbatron.platform.jetstream.JetStreamTopology;
 import org.rhumbatron.platform.queue.Commands;
+import org.rhumbatron.platform.queue.HandlerRuns;
 import org.rhumbatron.platform.queue.JetStreamCommandTransport;
 import org.rhumbatron.platform.queue.Outcome;
 import org.rhumbatron.platform.queue.QueueConsumer;
@@ -101,7 +102,13 @@ final class CommandsBench {
       refuseBusyServer(jsm);
       Commands commands = new Commands(new JetStreamCommandTransport(nats), codec);
       QueueRuntime runtime =
-          new QueueRuntime(nats, commands, codec, QueueTimings.from(settings), clock);
+          new QueueRuntime(
+              nats,
+              commands,
+              codec,
+              QueueTimings.from(settings),
+              clock,
+              HandlerRuns.serverCount()); // no database; first deliveries write nothing anyway
       QueueConsumers.Row one = QueueConsumers.row(Queue.AGENT_WAKEUPS);
       byte[] sample = codec.encodeCommand(command(CommandType.AGENT_WAKE, 0));
       try {

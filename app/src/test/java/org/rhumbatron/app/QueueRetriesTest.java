@@ -21,6 +21,7 @@ import org.rhumbatron.platform.jetstream.JetStreamConnections;
 import org.rhumbatron.platform.jetstream.JetStreamTopology;
 import org.rhumbatron.platform.queue.Commands;
 import org.rhumbatron.platform.queue.Delivery;
+import org.rhumbatron.platform.queue.HandlerRuns;
 import org.rhumbatron.platform.queue.JetStreamCommandTransport;
 import org.rhumbatron.platform.queue.Outcome;
 import org.rhumbatron.platform.queue.QueueConsumerConfig;
@@ -64,7 +65,8 @@ class QueueRetriesTest {
             commands,
             codec,
             new QueueTimings(Duration.ofSeconds(5), Duration.ofSeconds(1), Duration.ofSeconds(30)),
-            clock);
+            clock,
+            HandlerRuns.serverCount());
   }
 
   @AfterEach

@@ -144,12 +144,13 @@ public final class IntegrationConsumer implements QueueHandler<Command> {
     }
     if (delivery.deliveredCount() >= maxDeliveries) {
       log.warn(
-          "{} {}: {} after delivery {} of {}; acknowledged",
+          "{} {}: {} after handler run {} of {} (server delivery {}); acknowledged",
           command.commandType().wireName(),
           command.commandId(),
           result == Result.WAITING ? "still waiting" : "more work",
           delivery.deliveredCount(),
-          maxDeliveries);
+          maxDeliveries,
+          delivery.serverDeliveredCount());
       return Outcome.ack();
     }
     if (result == Result.WAITING) {

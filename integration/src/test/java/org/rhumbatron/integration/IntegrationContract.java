@@ -24,6 +24,7 @@ import org.rhumbatron.lifecycle.TaskRef;
 import org.rhumbatron.lifecycle.WorkGraph;
 import org.rhumbatron.lifecycle.WorkGraph.TaskSpec;
 import org.rhumbatron.lifecycle.workflow.WorkflowEngine;
+import org.rhumbatron.platform.queue.DatabaseHandlerRuns;
 import org.rhumbatron.platform.queue.Delivery;
 import org.rhumbatron.platform.queue.Outcome;
 import org.rhumbatron.platform.queue.QueueConsumer;
@@ -285,7 +286,12 @@ abstract class IntegrationContract {
       org.rhumbatron.platform.queue.QueueHandler<Command> handler) {
     QueueRuntime runtime =
         new QueueRuntime(
-            f.connection, f.commands, new EnvelopeCodec(), QueueTimings.from(f.settings), f.clock);
+            f.connection,
+            f.commands,
+            new EnvelopeCodec(),
+            QueueTimings.from(f.settings),
+            f.clock,
+            new DatabaseHandlerRuns(f.database, f.clock, Duration.ofDays(14)));
     QueueConsumer<Command> q =
         runtime.runQueueConsumer(
             new QueueConsumerConfig(

@@ -38,20 +38,21 @@ import org.slf4j.LoggerFactory;
  * <p>Per message: a body that does not decode goes to the dead-letter queue at once (never retried;
  * logged and terminated on a queue without one). A handler's {@link Outcome.Ack} acks, an {@link
  * Outcome.Reject} goes to the dead-letter queue at once; a {@link Outcome.Retry} or a throw naks
- * with the delay (never a plain nak), until the delivery after the last retry: that one goes to the
- * dead-letter queue and is terminated. A delivery that comes back unsettled (core killed, an ack
- * lost) counts too; {@link #UNSETTLED_ALLOWANCE} more such deliveries reach the handler before the
- * message goes to the dead-letter queue unhandled. The server's max_deliver is unlimited on
- * purpose: a message the server stops delivering stays in the work-queue stream unsettled and never
- * reaches the dead-letter queue, so this class counts deliveries itself.
+ * with the delay (never a plain nak), until the handler run after the last retry: that one goes to
+ * the dead-letter queue and is terminated. A run that ends unsettled (core killed, an ack lost)
+ * counts too; {@link #UNSETTLED_ALLOWANCE} more such runs reach the handler before the message goes
+ * to the dead-letter queue unhandled. Runs, not the server's deliveries, are counted ({@link
+ * HandlerRuns}): the server also counts deliveries that never reached core, e.g. over a stalled
+ * link. The server's max_deliver is unlimited on purpose: a message the server stops delivering
+ * stays in the work-queue stream unsettled and never reaches the dead-letter queue.
  */
 public final class QueueConsumer<T> implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(QueueConsumer.class);
 
   /**
-   * Deliveries past the last retry that still reach the handler, for earlier ones that were never
-   * settled (core killed while it held them, an ack lost with the link): a crash or an outage does
-   * not spend a command's retries, and a message that kills core each time still ends here.
+   * Handler runs past the last retry that still happen, for earlier runs that were never settled
+   * (core killed while it held them, an ack lost with the link): a crash or an outage does not
+   * spend a command's retries, and a message that kills core each time still ends here.
    */
   static final int UNSETTLED_ALLOWANCE = 3;
 
@@ -150,6 +151,11 @@ public final class QueueConsumer<T> implements AutoCloseable {
     // second.
     extender.scheduleAtFixedRate(this::extendHolds, every, every, TimeUnit.MILLISECONDS);
     subscriptions.forEach(sub -> workers.execute(() -> work(sub)));
+    try {
+      runtime.handlerRuns().purgeExpired(queue);
+    } catch (RuntimeException e) { // the rows wait for the next start
+      log.warn("purge of old handler runs of {} failed: {}", queue.durableName(), e.toString());
+    }
     log.info(
         "queue consumer {} runs: batch {}, concurrency {}, retries {}, retry delay {}, dead-letter"
             + " queue {}",
@@ -228,6 +234,7 @@ public final class QueueConsumer<T> implements AutoCloseable {
       giveUp(m, hold, delivery, null, body, "malformed " + kind + " envelope: " + e.getMessage());
       return;
     }
+    delivery = counted(delivery);
     if (delivery.deliveredCount() > config.retries() + 1L + UNSETTLED_ALLOWANCE) {
       giveUp(
           m,
@@ -235,13 +242,13 @@ public final class QueueConsumer<T> implements AutoCloseable {
           delivery,
           message,
           body,
-          "delivery "
+          "handler run "
               + delivery.deliveredCount()
               + " is past the last of "
               + config.retries()
               + " retries and "
               + UNSETTLED_ALLOWANCE
-              + " more: earlier deliveries were not settled in time (ack wait or hold limit)");
+              + " more: earlier runs were not settled in time (ack wait or hold limit)");
       return;
     }
     Outcome outcome;
@@ -277,7 +284,7 @@ public final class QueueConsumer<T> implements AutoCloseable {
       }
       return;
     }
-    hold.settle(m, m::ack);
+    settleForGood(m, hold, delivery, m::ack);
     try {
       listener.succeeded(message, delivery);
     } catch (RuntimeException e) {
@@ -296,28 +303,72 @@ public final class QueueConsumer<T> implements AutoCloseable {
         hold.settle(m, () -> m.nakWithDelay(config.retryDelay()));
         return;
       }
-      hold.settle(m, m::term);
+      settleForGood(m, hold, delivery, m::term);
       log.warn(
-          "dead-lettered {} (sequence {}) from {} after {} deliveries: {}",
+          "dead-lettered {} (sequence {}) from {} after {} handler runs ({} deliveries): {}",
           delivery.messageId(),
           delivery.streamSequence(),
           config.queue().wireName(),
           delivery.deliveredCount(),
+          delivery.serverDeliveredCount(),
           reason);
       notifyGaveUp(failure);
       return;
     }
     log.error(
-        "giving up on {} (sequence {}) of {} after {} deliveries; the queue has no dead-letter"
-            + " queue, so it is terminated: {} (body: {})",
+        "giving up on {} (sequence {}) of {} after {} handler runs ({} deliveries); the queue"
+            + " has no dead-letter queue, so it is terminated: {} (body: {})",
         delivery.messageId(),
         delivery.streamSequence(),
         config.queue().wireName(),
         delivery.deliveredCount(),
+        delivery.serverDeliveredCount(),
         reason,
         original.length() > 500 ? original.substring(0, 500) + "..." : original);
     notifyGaveUp(failure); // before the term: e.g. the indexer's failure record
-    hold.settle(m, m::term);
+    settleForGood(m, hold, delivery, m::term);
+  }
+
+  /**
+   * {@code delivery} counted as a handler run. When the count cannot be kept (database down) the
+   * server's count stands in, so that the queue still flows.
+   */
+  private Delivery counted(Delivery delivery) {
+    try {
+      return delivery.withHandlerRuns(
+          runtime
+              .handlerRuns()
+              .countRun(
+                  config.queue(), delivery.streamSequence(), delivery.serverDeliveredCount()));
+    } catch (RuntimeException e) {
+      log.warn(
+          "cannot count the handler runs of {} (sequence {}) on {}, using the server's count {}:"
+              + " {}",
+          delivery.messageId(),
+          delivery.streamSequence(),
+          config.queue().wireName(),
+          delivery.serverDeliveredCount(),
+          e.toString());
+      return delivery;
+    }
+  }
+
+  /** Acks or terms {@code m} and forgets its handler runs (only a redelivery recorded any). */
+  private void settleForGood(Message m, BatchHold hold, Delivery delivery, Runnable action) {
+    hold.settle(m, action);
+    if (delivery.serverDeliveredCount() <= 1) {
+      return;
+    }
+    try {
+      runtime.handlerRuns().settled(config.queue(), delivery.streamSequence());
+    } catch (RuntimeException e) { // the row goes with the purge of old rows
+      log.warn(
+          "cannot forget the handler runs of {} (sequence {}) on {}: {}",
+          delivery.messageId(),
+          delivery.streamSequence(),
+          config.queue().wireName(),
+          e.toString());
+    }
   }
 
   private boolean sendToDeadLetter(Delivery delivery, String original, String reason) {

@@ -10,7 +10,8 @@ import org.rhumbatron.protocol.Queue;
 
 /**
  * What every queue consumer shares: the connection, {@link Commands} (for the dead-letter sends),
- * the codec, the ack timings and the clock. {@link #runQueueConsumer} starts one consumer.
+ * the codec, the ack timings, the clock and the {@link HandlerRuns} count. {@link
+ * #runQueueConsumer} starts one consumer.
  */
 public final class QueueRuntime {
   private final Connection connection;
@@ -18,18 +19,21 @@ public final class QueueRuntime {
   private final EnvelopeCodec codec;
   private final QueueTimings timings;
   private final Clock clock;
+  private final HandlerRuns handlerRuns;
 
   public QueueRuntime(
       Connection connection,
       Commands commands,
       EnvelopeCodec codec,
       QueueTimings timings,
-      Clock clock) {
+      Clock clock,
+      HandlerRuns handlerRuns) {
     this.connection = Objects.requireNonNull(connection, "connection");
     this.commands = Objects.requireNonNull(commands, "commands");
     this.codec = Objects.requireNonNull(codec, "codec");
     this.timings = Objects.requireNonNull(timings, "timings");
     this.clock = Objects.requireNonNull(clock, "clock");
+    this.handlerRuns = Objects.requireNonNull(handlerRuns, "handlerRuns");
   }
 
   /**
@@ -77,5 +81,9 @@ public final class QueueRuntime {
 
   Clock clock() {
     return clock;
+  }
+
+  HandlerRuns handlerRuns() {
+    return handlerRuns;
   }
 }

@@ -6,6 +6,9 @@ import static org.awaitility.Awaitility.await;
 
 import io.nats.client.Connection;
 import io.nats.client.JetStreamManagement;
+import io.nats.client.JetStreamSubscription;
+import io.nats.client.Message;
+import io.nats.client.PullSubscribeOptions;
 import io.nats.client.api.ConsumerConfiguration;
 import io.nats.client.api.ConsumerInfo;
 import java.nio.charset.StandardCharsets;
@@ -20,11 +23,13 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.rhumbatron.platform.config.Settings;
+import org.rhumbatron.platform.db.Database;
 import org.rhumbatron.platform.jetstream.JetStreamConnections;
 import org.rhumbatron.platform.jetstream.JetStreamTopology;
 import org.rhumbatron.protocol.Command;
@@ -33,11 +38,13 @@ import org.rhumbatron.protocol.DeadLetterMessage;
 import org.rhumbatron.protocol.EnvelopeCodec;
 import org.rhumbatron.protocol.Queue;
 import org.rhumbatron.testkit.SettableClock;
+import org.rhumbatron.testkit.db.DatabaseExtension;
 import org.rhumbatron.testkit.nats.NatsServerExtension;
 
 /** runQueueConsumer and Commands on a real nats-server; each test gets its own server. */
 class QueueConsumerTest {
   @RegisterExtension final NatsServerExtension nats = NatsServerExtension.perTest();
+  @RegisterExtension final DatabaseExtension db = DatabaseExtension.sqlite();
 
   private static final Duration SHORT = Duration.ofMillis(300);
   private final EnvelopeCodec codec = new EnvelopeCodec();
@@ -45,9 +52,11 @@ class QueueConsumerTest {
   private final List<AutoCloseable> running = new ArrayList<>();
   private Connection connection;
   private Commands commands;
+  private Database database;
 
   @BeforeEach
   void topology() throws Exception {
+    database = Database.open(db.database().url());
     connection = JetStreamConnections.connect(nats.url(), "test");
     new JetStreamTopology(connection.jetStreamManagement(), Settings.defaults()).ensure();
     commands = new Commands(new JetStreamCommandTransport(connection), codec);
@@ -59,10 +68,22 @@ class QueueConsumerTest {
       c.close();
     }
     connection.close();
+    database.close();
   }
 
   private QueueRuntime runtime(QueueTimings timings) {
-    return new QueueRuntime(connection, commands, codec, timings, clock);
+    return new QueueRuntime(
+        connection,
+        commands,
+        codec,
+        timings,
+        clock,
+        new DatabaseHandlerRuns(database, clock, Duration.ofDays(14)));
+  }
+
+  /** The rows of queue_handler_runs: the messages with redeliveries counted and not yet settled. */
+  private long handlerRunRows() {
+    return database.read(tx -> tx.queryLong("SELECT COUNT(*) FROM queue_handler_runs"));
   }
 
   private QueueRuntime runtime() {
@@ -292,6 +313,82 @@ class QueueConsumerTest {
     assertThat(deliveries).containsExactly(1L, 2L, 3L, 4L, 5L);
     assertThat(dls.get(0).deliveryCount()).isEqualTo(6);
     assertThat(dls.get(0).error()).contains("not settled in time");
+    assertThat(handlerRunRows()).isZero();
+  }
+
+  /**
+   * The server also counts deliveries that never reach the handler (here fetched by a second
+   * subscription on the durable and never settled, as over a stalled link): they spend none of the
+   * message's retries, and the handler's run counts as its second.
+   */
+  @Test
+  void deliveriesThatNeverReachTheHandlerDoNotSpendItsRetries() throws Exception {
+    QueueTimings timings =
+        new QueueTimings(Duration.ofMillis(500), Duration.ofMillis(200), Duration.ofSeconds(5));
+    QueueRuntime runtime = runtime(timings);
+    List<String> malformed = new CopyOnWriteArrayList<>();
+    List<DeadLetterMessage> dls = deadLetters(runtime, malformed);
+    QueueConsumerConfig config = config(Queue.RELEASE, 1, 1);
+    connection
+        .jetStreamManagement()
+        .addOrUpdateConsumer(
+            Queue.STREAM_NAME, QueueConsumer.consumerConfiguration(config, timings));
+    commands.send(command(CommandType.RELEASE_START, "cmd_rel_p1_3_release")).get();
+    JetStreamSubscription stalled =
+        connection
+            .jetStream()
+            .subscribe(
+                Queue.RELEASE.subject(),
+                PullSubscribeOptions.bind(Queue.STREAM_NAME, Queue.RELEASE.durableName()));
+    AtomicLong served = new AtomicLong();
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .until(
+            () -> {
+              for (Message m : stalled.fetch(1, Duration.ofSeconds(1))) {
+                served.set(m.metaData().deliveredCount()); // and never settled
+              }
+              return served.get() >= 8;
+            });
+    stalled.unsubscribe();
+    List<Delivery> seen = new CopyOnWriteArrayList<>();
+    run(
+        runtime,
+        config,
+        (c, d) -> {
+          seen.add(d);
+          return Outcome.ack();
+        },
+        null);
+    await().atMost(Duration.ofSeconds(10)).until(() -> messagesOnCommands() == 0);
+    assertThat(seen)
+        .singleElement()
+        .satisfies(
+            d -> {
+              assertThat(d.deliveredCount()).isEqualTo(2);
+              assertThat(d.serverDeliveredCount()).isGreaterThan(8);
+            });
+    assertThat(dls).isEmpty();
+    assertThat(handlerRunRows()).isZero();
+  }
+
+  @Test
+  void aDatabaseThatFailsLeavesTheServerCountInCharge() throws Exception {
+    QueueRuntime runtime = runtime();
+    database.close();
+    List<Delivery> seen = new CopyOnWriteArrayList<>();
+    run(
+        runtime,
+        config(Queue.INTEGRATION, 1, 2),
+        (c, d) -> {
+          seen.add(d);
+          return d.deliveredCount() == 1 ? Outcome.retry(null, "not yet") : Outcome.ack();
+        },
+        null);
+    commands.send(command(CommandType.CHANGE_SETTLE, "cmd_settle_c2")).get();
+    await().atMost(Duration.ofSeconds(10)).until(() -> messagesOnCommands() == 0);
+    assertThat(seen).extracting(Delivery::deliveredCount).containsExactly(1L, 2L);
+    assertThat(seen).extracting(Delivery::serverDeliveredCount).containsExactly(1L, 2L);
   }
 
   @Test
@@ -301,10 +398,14 @@ class QueueConsumerTest {
     List<String> malformed = new CopyOnWriteArrayList<>();
     List<DeadLetterMessage> dls = deadLetters(runtime, malformed);
     List<QueueFailure<Command>> failures = new CopyOnWriteArrayList<>();
+    List<Long> redeliveriesSeen = new CopyOnWriteArrayList<>();
     run(
         runtime,
         config(Queue.INTEGRATION, 1, 2),
         (c, d) -> {
+          redeliveriesSeen.add(
+              database.read(
+                  tx -> tx.queryLong("SELECT COALESCE(SUM(runs), 0) FROM queue_handler_runs")));
           throw new IllegalStateException("boom " + d.deliveredCount());
         },
         new QueueListener<>() {
@@ -325,6 +426,10 @@ class QueueConsumerTest {
     assertThat(failures).singleElement().satisfies(f -> assertThat(f.deadLettered()).isTrue());
     await().atMost(Duration.ofSeconds(5)).until(() -> messagesOnCommands() == 0);
     assertThat(malformed).isEmpty();
+    // A first delivery writes nothing; each redelivery's run is counted before the handler runs,
+    // and the count goes with the terminated message.
+    assertThat(redeliveriesSeen).containsExactly(0L, 1L, 2L);
+    assertThat(handlerRunRows()).isZero();
   }
 
   @Test

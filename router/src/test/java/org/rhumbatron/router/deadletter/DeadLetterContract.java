@@ -24,6 +24,7 @@ import org.rhumbatron.platform.eventlog.JetStreamEventLog;
 import org.rhumbatron.platform.jetstream.JetStreamConnections;
 import org.rhumbatron.platform.jetstream.JetStreamTopology;
 import org.rhumbatron.platform.queue.Commands;
+import org.rhumbatron.platform.queue.DatabaseHandlerRuns;
 import org.rhumbatron.platform.queue.Delivery;
 import org.rhumbatron.platform.queue.JetStreamCommandTransport;
 import org.rhumbatron.platform.queue.Outcome;
@@ -79,7 +80,8 @@ abstract class DeadLetterContract {
             commands,
             codec,
             new QueueTimings(Duration.ofSeconds(5), Duration.ofSeconds(1), Duration.ofSeconds(20)),
-            clock);
+            clock,
+            new DatabaseHandlerRuns(database, clock, Duration.ofDays(14)));
     consumer = new DeadLetterConsumer(database, coordinator.changeEvents(), codec, clock);
     operator = new DeadLetterOperator(database, commands, codec, clock);
     database.inTransaction(
