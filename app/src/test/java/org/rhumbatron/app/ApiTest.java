@@ -26,7 +26,6 @@ import org.junit.jupiter.api.io.TempDir;
 import org.rhumbatron.app.ApiClient.Answer;
 import org.rhumbatron.lifecycle.Lifecycle;
 import org.rhumbatron.lifecycle.TaskInfo;
-import org.rhumbatron.platform.config.Settings;
 import org.rhumbatron.protocol.Command;
 import org.rhumbatron.protocol.CommandType;
 import org.rhumbatron.testkit.db.DatabaseExtension;
@@ -49,14 +48,7 @@ class ApiTest {
 
   @BeforeAll
   static void startCore() throws Exception {
-    Settings settings =
-        Settings.defaults()
-            .with(
-                Map.of(
-                    "agents.simulated.step-delay", "5ms",
-                    "verifier.simulated.duration", "0ms",
-                    "api.token", TOKEN));
-    core = CoreService.start(new CoreConfig(nats.url(), data, db.database().url(), 0, settings));
+    core = TestCores.withToken(nats.url(), data, db.database().url(), TOKEN);
     api = ApiClient.of(core, TOKEN);
   }
 

@@ -16,7 +16,6 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
-import org.rhumbatron.platform.config.Settings;
 import org.rhumbatron.testkit.db.DatabaseExtension;
 import org.rhumbatron.testkit.nats.NatsServerExtension;
 
@@ -43,14 +42,7 @@ class CliTest {
 
   @BeforeAll
   static void startCore() throws Exception {
-    Settings settings =
-        Settings.defaults()
-            .with(
-                Map.of(
-                    "agents.simulated.step-delay", "5ms",
-                    "verifier.simulated.duration", "0ms",
-                    "api.token", TOKEN));
-    core = CoreService.start(new CoreConfig(nats.url(), data, db.database().url(), 0, settings));
+    core = TestCores.withToken(nats.url(), data, db.database().url(), TOKEN);
     env =
         Map.of(
             "RHUMBATRON_URL", "http://127.0.0.1:" + core.httpPort(), "RHUMBATRON_API_TOKEN", TOKEN);

@@ -76,14 +76,7 @@ class DashboardTest {
 
   @BeforeAll
   static void startCoreAndBrowser() throws Exception {
-    Settings settings =
-        Settings.defaults()
-            .with(
-                Map.of(
-                    "agents.simulated.step-delay", "5ms",
-                    "verifier.simulated.duration", "0ms",
-                    "api.token", TOKEN));
-    core = CoreService.start(new CoreConfig(nats.url(), data, db.database().url(), 0, settings));
+    core = TestCores.withToken(nats.url(), data, db.database().url(), TOKEN);
     api = ApiClient.of(core, TOKEN);
 
     assertThat(CHROMIUM).as("Debian's chromium (bin/setup installs it)").isExecutable();

@@ -26,10 +26,6 @@ class NatsStartWaitTest {
 
   @Test
   void warnsOnceThenAtMostEveryThirtySecondsWhileItTries() {
-    Logger logger = (Logger) LoggerFactory.getLogger(NatsStartWait.class);
-    ListAppender<ILoggingEvent> logs = new ListAppender<>();
-    logs.start();
-    logger.addAppender(logs);
     SettableClock clock = new SettableClock(Instant.parse("2026-12-06T10:00:00Z"));
     AtomicInteger attempts = new AtomicInteger();
     NatsStartWait.Connector refused =
@@ -52,9 +48,15 @@ class NatsStartWaitTest {
             null,
             null,
             null);
-    try (NatsStartWait wait =
-        NatsStartWait.start(
-            refused, "nats://127.0.0.1:1", side, clock, new IOException("first attempt"), null)) {
+    try (Warnings logs = new Warnings();
+        NatsStartWait wait =
+            NatsStartWait.start(
+                refused,
+                "nats://127.0.0.1:1",
+                side,
+                clock,
+                new IOException("first attempt"),
+                null)) {
       await().atMost(Duration.ofSeconds(20)).until(() -> attempts.get() >= 3);
       assertThat(warnings(logs))
           .singleElement()
@@ -68,8 +70,6 @@ class NatsStartWaitTest {
       assertThat(warnings(logs).get(1))
           .startsWith("core still waits for NATS at nats://127.0.0.1:1: not connected yet")
           .contains("Unable to connect");
-    } finally {
-      logger.detachAppender(logs);
     }
   }
 
@@ -79,10 +79,6 @@ class NatsStartWaitTest {
    */
   @Test
   void aConnectionThatAnsweredIsKeptWhileTheStartIsTriedAgain() throws Exception {
-    Logger logger = (Logger) LoggerFactory.getLogger(NatsStartWait.class);
-    ListAppender<ILoggingEvent> logs = new ListAppender<>();
-    logs.start();
-    logger.addAppender(logs);
     SettableClock clock = new SettableClock(Instant.parse("2026-12-06T10:00:00Z"));
     AtomicInteger attempts = new AtomicInteger();
     NatsStartWait.Connector counted =
@@ -93,7 +89,8 @@ class NatsStartWaitTest {
     // A side without its parts: each start fails, as one over a stalled link does.
     NatsSide side =
         new NatsSide(null, clock, nats.url(), null, null, null, null, null, null, null, null, null);
-    try (Connection answered = JetStreamConnections.connect(nats.url(), "answered");
+    try (Warnings logs = new Warnings();
+        Connection answered = JetStreamConnections.connect(nats.url(), "answered");
         NatsStartWait wait =
             NatsStartWait.start(
                 counted,
@@ -108,15 +105,29 @@ class NatsStartWaitTest {
           .atMost(Duration.ofSeconds(10))
           .until(() -> warnings(logs).stream().anyMatch(w -> w.contains("no start yet")));
       assertThat(attempts).hasValue(0);
-    } finally {
-      logger.detachAppender(logs);
     }
   }
 
-  private static List<String> warnings(ListAppender<ILoggingEvent> logs) {
-    return logs.list.stream()
+  private static List<String> warnings(Warnings logs) {
+    return logs.appender.list.stream()
         .filter(e -> e.getLevel() == Level.WARN)
         .map(ILoggingEvent::getFormattedMessage)
         .toList();
+  }
+
+  /** What {@link NatsStartWait} logs while open. */
+  private static final class Warnings implements AutoCloseable {
+    final Logger logger = (Logger) LoggerFactory.getLogger(NatsStartWait.class);
+    final ListAppender<ILoggingEvent> appender = new ListAppender<>();
+
+    Warnings() {
+      appender.start();
+      logger.addAppender(appender);
+    }
+
+    @Override
+    public void close() {
+      logger.detachAppender(appender);
+    }
   }
 }

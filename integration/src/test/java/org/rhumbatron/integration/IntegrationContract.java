@@ -465,13 +465,7 @@ abstract class IntegrationContract {
     assertThat(consumer.handle(create, delivery(4))).isInstanceOf(Outcome.Ack.class);
     assertThat(f.count("SELECT COUNT(*) FROM candidates")).isZero();
     assertThat(f.commandsOn(Queue.INTEGRATION)).isEqualTo(before + 1);
-    Command fresh =
-        new EnvelopeCodec()
-            .decodeCommand(
-                f.connection
-                    .jetStreamManagement()
-                    .getLastMessage(Queue.STREAM_NAME, Queue.INTEGRATION.subject())
-                    .getData());
+    Command fresh = f.lastCommandOn(Queue.INTEGRATION);
     assertThat(fresh.commandType()).isEqualTo(CommandType.CANDIDATE_CREATE);
     assertThat(fresh.commandId()).isNotEqualTo(create.commandId());
     assertThat(fresh.changeId()).isEqualTo(c);
@@ -515,13 +509,7 @@ abstract class IntegrationContract {
         JsonNodeFactory.instance.objectNode().put("projectId", "p1").put("changeId", c);
     Workflows.resendRebase(f.lifecycle, f.commands, input, cand);
     assertThat(f.commandsOn(Queue.VERIFICATION)).isEqualTo(before + 1);
-    Command rebase =
-        new EnvelopeCodec()
-            .decodeCommand(
-                f.connection
-                    .jetStreamManagement()
-                    .getLastMessage(Queue.STREAM_NAME, Queue.VERIFICATION.subject())
-                    .getData());
+    Command rebase = f.lastCommandOn(Queue.VERIFICATION);
     assertThat(rebase.commandId()).isEqualTo("cmd_" + cand + "_rebase");
     assertThat(consumer.handle(rebase, delivery(1))).isInstanceOf(Outcome.Ack.class);
     assertThat(

@@ -16,6 +16,7 @@ import org.rhumbatron.platform.jetstream.JetStreamConnections;
 import org.rhumbatron.platform.jetstream.JetStreamTopology;
 import org.rhumbatron.platform.queue.Commands;
 import org.rhumbatron.platform.queue.JetStreamCommandTransport;
+import org.rhumbatron.protocol.Command;
 import org.rhumbatron.protocol.EnvelopeCodec;
 import org.rhumbatron.protocol.Queue;
 import org.rhumbatron.testkit.SettableClock;
@@ -130,6 +131,16 @@ public final class LifecycleFixture implements AutoCloseable {
         .getStreamState()
         .getSubjectMap()
         .getOrDefault(queue.subject(), 0L);
+  }
+
+  /** The last command on {@code cmd.<queue>}. */
+  public Command lastCommandOn(Queue queue) throws IOException, JetStreamApiException {
+    return new EnvelopeCodec()
+        .decodeCommand(
+            connection
+                .jetStreamManagement()
+                .getLastMessage(Queue.STREAM_NAME, queue.subject())
+                .getData());
   }
 
   @Override
