@@ -101,6 +101,8 @@ public final class HistoryChecker {
   private final Database db;
   private final JetStreamManagement jsm;
   private final EnvelopeCodec codec = new EnvelopeCodec();
+  // Fillers core wrote after a lost tail (Headers.FILLER), seen by readStreams.
+  private long fillers;
 
   public HistoryChecker(Database db, JetStreamManagement jsm) {
     this.db = db;
@@ -163,6 +165,7 @@ public final class HistoryChecker {
                     "SELECT event_id, state FROM outbox",
                     rs -> new String[] {rs.getString(1), rs.getString(2)}));
     report.total("events_committed", outbox.size());
+    report.total("stream_fillers", fillers);
     for (String[] row : outbox) {
       if (!published.containsKey(row[0])) {
         report.violation(EVENTS_LOST, row[0] + " (" + row[1] + ")");
@@ -213,6 +216,7 @@ public final class HistoryChecker {
   private List<Stored> readStreams(Set<String> poisonMarkers)
       throws IOException, JetStreamApiException {
     List<Stored> out = new ArrayList<>();
+    fillers = 0;
     for (int i = 0; i < EventStreams.STREAM_COUNT; i++) {
       String stream = EventStreams.streamName(i);
       StreamState state = jsm.getStreamInfo(stream).getStreamState();
@@ -221,6 +225,11 @@ public final class HistoryChecker {
         try {
           m = jsm.getMessage(stream, seq);
         } catch (JetStreamApiException deleted) {
+          continue;
+        }
+        if (m.getHeaders() != null
+            && m.getHeaders().containsKey(org.rhumbatron.protocol.Headers.FILLER)) {
+          fillers++;
           continue;
         }
         String msgId = m.getHeaders() == null ? null : m.getHeaders().getFirst("Nats-Msg-Id");

@@ -53,6 +53,12 @@ class HistoryCheckerTest {
       Event second = completed(DONE_2);
       Event lost = completed(LOST);
       publish(js, first);
+      js.publish( // a filler core wrote after a lost tail: neither an event nor a stranger
+          NatsMessage.builder()
+              .subject(EventStreams.streamSubject(EventStreams.streamIndex(PROJECT)))
+              .headers(new Headers().put(org.rhumbatron.protocol.Headers.FILLER, "true"))
+              .data(new byte[0])
+              .build());
       publish(js, second);
       db.inTransaction(
           tx -> {
@@ -113,6 +119,8 @@ class HistoryCheckerTest {
       assertThat(report.count(HistoryChecker.EVENTS_PUBLISHED_TWICE)).isZero();
       assertThat(report.count(HistoryChecker.SECOND_CHANGE_FOR_REQUEST)).isZero();
       assertThat(report.toTable()).contains("FAILED", LOST, "chg_stuck");
+      assertThat(report.totals().get("stream_fillers")).isEqualTo(1L);
+      assertThat(report.toTable()).doesNotContain("undecodable");
     }
   }
 
