@@ -179,7 +179,9 @@ abstract class EventRouterContract {
       org.rhumbatron.router.run.BatchFailures.Verdict verdict = null;
       for (int i = 0; i < 5; i++) {
         verdict =
-            failures.recordFailure(Subscription.PROJECT_VIEW_PROJECTOR, 4, records, "malformed");
+            failures
+                .recordFailure(Subscription.PROJECT_VIEW_PROJECTOR, 4, records, "malformed")
+                .verdict();
       }
       assertThat(verdict).isEqualTo(org.rhumbatron.router.run.BatchFailures.Verdict.DEAD_LETTERED);
       records.forEach(EventRecord::ack);
@@ -193,6 +195,65 @@ abstract class EventRouterContract {
     }
     assertThat(deadLetters).hasSize(2);
     assertThat(f.count("SELECT COUNT(*) FROM k2_batch_failures")).isEqualTo(2);
+  }
+
+  /**
+   * A poison record was dead-lettered but its ack was lost, so it comes back, here with a new
+   * poison record behind it. The old one is only acked again; the new one counts under its own key
+   * and gets a dead letter that names it.
+   */
+  @Test
+  void aDeadLetteredRecordThatComesBackDoesNotHideTheRecordsWithIt() throws Exception {
+    fixture(Map.of());
+    org.rhumbatron.router.run.BatchFailures failures =
+        new org.rhumbatron.router.run.BatchFailures(
+            f.database, new org.rhumbatron.router.claims.EventClaims(f.clock), f.clock, 5);
+    org.rhumbatron.platform.eventlog.EventLogClient reader =
+        new org.rhumbatron.platform.eventlog.EventLogClient(
+            f.connection, new EnvelopeCodec(), f.settings);
+    f.publishRaw(4, "poison-old", "{\"not\": \"poison-old\"}".getBytes(StandardCharsets.UTF_8));
+    EventRecord old = fetchOne(reader);
+    for (int i = 0; i < 5; i++) {
+      failures.recordFailure(Subscription.PROJECT_VIEW_PROJECTOR, 4, List.of(old), "malformed");
+    }
+    assertThat(deadLettersNaming("poison-old")).isEqualTo(1);
+
+    f.publishRaw(4, "poison-new", "{\"not\": \"poison-new\"}".getBytes(StandardCharsets.UTF_8));
+    List<EventRecord> failed = new ArrayList<>(List.of(old, fetchOne(reader)));
+    // As SubscriptionRun settles: what was handled before is acked, the rest nacked until the
+    // verdict is a dead letter.
+    for (int delivery = 1; delivery <= 10 && !failed.isEmpty(); delivery++) {
+      org.rhumbatron.router.run.BatchFailures.Counted counted =
+          failures.recordFailure(Subscription.PROJECT_VIEW_PROJECTOR, 4, failed, "malformed");
+      failed.removeAll(counted.handledBefore());
+      if (counted.verdict() == org.rhumbatron.router.run.BatchFailures.Verdict.DEAD_LETTERED) {
+        failed.clear();
+      }
+    }
+    assertThat(deadLettersNaming("poison-new"))
+        .as("a dead letter names the new record")
+        .isEqualTo(1);
+    assertThat(deadLettersNaming("poison-old")).isEqualTo(1);
+  }
+
+  private static EventRecord fetchOne(org.rhumbatron.platform.eventlog.EventLogClient reader) {
+    List<EventRecord> records = new ArrayList<>();
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(
+            () -> {
+              records.addAll(reader.fetch(4, Subscription.PROJECT_VIEW_PROJECTOR, 10));
+              return !records.isEmpty();
+            });
+    assertThat(records).hasSize(1);
+    return records.get(0);
+  }
+
+  private long deadLettersNaming(String marker) {
+    return f.database.read(
+        tx ->
+            tx.queryLong(
+                "SELECT COUNT(*) FROM dead_letters WHERE command LIKE ?", "%" + marker + "%"));
   }
 
   @Test

@@ -6,7 +6,9 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.sql.SQLException;
 import java.time.Clock;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import org.rhumbatron.platform.db.Database;
 import org.rhumbatron.platform.db.Tx;
 import org.rhumbatron.platform.eventlog.EventRecord;
@@ -18,7 +20,9 @@ import org.rhumbatron.router.claims.EventClaims;
  * Counts failed deliveries of a batch in {@code k2_batch_failures (consumer, batch_key)}. Below the
  * limit (5) the caller nacks; at the limit the batch becomes one {@code dead_letters} row (kind
  * {@code event_batch}, which an operator can only dismiss) and its events are marked processed, in
- * the same transaction, so the caller acks and the stream flows on.
+ * the same transaction, so the caller acks and the stream flows on. A failed record the consumer
+ * already marked processed (dead-lettered before, its ack lost) is only acked again: it neither
+ * counts nor keys the batch, so the records that came with it get a dead letter of their own.
  */
 public final class BatchFailures {
   /** {@code dead_letters.kind} of a skipped event batch. */
@@ -38,11 +42,17 @@ public final class BatchFailures {
     this.limit = limit;
   }
 
-  /** What the caller does with the failed records. */
+  /** What the caller does with the failed records that were not handled before. */
   public enum Verdict {
     NACK,
     DEAD_LETTERED
   }
+
+  /**
+   * One failure counted: the caller acks {@code handledBefore} at once, and the other failed
+   * records as {@code verdict} says. {@code batchKey} is null when every record was handled before.
+   */
+  public record Counted(Verdict verdict, String batchKey, List<EventRecord> handledBefore) {}
 
   /**
    * The key of a failed batch: its first failed record, by event id, or when it did not decode by
@@ -73,13 +83,23 @@ public final class BatchFailures {
   }
 
   /** Counts one failure of {@code failed}; at the limit dead-letters them (see the class). */
-  public Verdict recordFailure(
+  public Counted recordFailure(
       Subscription subscription, int streamIndex, List<EventRecord> failed, String error) {
     String consumer = subscription.durableName();
-    String key = batchKey(streamIndex, failed);
     long now = clock.millis();
     return database.inTransaction(
         tx -> {
+          Set<String> processed = processedAmong(tx, consumer, failed);
+          List<EventRecord> handledBefore = new ArrayList<>();
+          List<EventRecord> open = new ArrayList<>();
+          for (EventRecord r : failed) {
+            String id = claimId(r);
+            (id != null && processed.contains(id) ? handledBefore : open).add(r);
+          }
+          if (open.isEmpty()) {
+            return new Counted(Verdict.DEAD_LETTERED, null, handledBefore);
+          }
+          String key = batchKey(streamIndex, open);
           tx.update(
               "INSERT INTO k2_batch_failures (consumer, batch_key, stream_index, failures,"
                   + " last_error, first_failed_at_ms, last_failed_at_ms) VALUES (?, ?, ?, 1, ?, ?, ?)"
@@ -98,11 +118,33 @@ public final class BatchFailures {
                   consumer,
                   key);
           if (failures < limit) {
-            return Verdict.NACK;
+            return new Counted(Verdict.NACK, key, handledBefore);
           }
-          deadLetter(tx, consumer, streamIndex, key, failed, error, failures, now);
-          return Verdict.DEAD_LETTERED;
+          deadLetter(tx, consumer, streamIndex, key, open, error, failures, now);
+          return new Counted(Verdict.DEAD_LETTERED, key, handledBefore);
         });
+  }
+
+  /** The id a dead letter claims a record by: its event id, else its message id (or null). */
+  private static String claimId(EventRecord r) {
+    return r.decoded() ? r.event().eventId() : r.messageId();
+  }
+
+  private static Set<String> processedAmong(Tx tx, String consumer, List<EventRecord> records)
+      throws SQLException {
+    Set<String> processed = new HashSet<>();
+    for (EventRecord r : records) {
+      String id = claimId(r);
+      if (id != null
+          && tx.queryLong(
+                  "SELECT COUNT(*) FROM processed_events WHERE consumer = ? AND event_id = ?",
+                  consumer,
+                  id)
+              > 0) {
+        processed.add(id);
+      }
+    }
+    return processed;
   }
 
   private void deadLetter(

@@ -1,6 +1,7 @@
 package org.rhumbatron.router.run;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.EnumMap;
 import java.util.IdentityHashMap;
@@ -128,28 +129,42 @@ public final class SubscriptionRun {
       int streamIndex, SubscriptionHandler handler, int batchSize, BatchOutcome outcome) {
     String consumer = handler.subscription().durableName();
     String stream = EventStreams.streamName(streamIndex);
-    BatchFailures.Verdict verdict =
+    BatchFailures.Counted counted =
         failures.recordFailure(
             handler.subscription(), streamIndex, outcome.failed(), outcome.error());
-    if (verdict == BatchFailures.Verdict.DEAD_LETTERED) {
+    if (!counted.handledBefore().isEmpty()) {
+      log.warn(
+          "{} on {}: {} failed records were dead-lettered before and came back (an ack lost):"
+              + " acked again",
+          consumer,
+          stream,
+          counted.handledBefore().size());
+      counted.handledBefore().forEach(EventRecord::ack);
+    }
+    List<EventRecord> open = new ArrayList<>(outcome.failed());
+    open.removeAll(counted.handledBefore());
+    if (open.isEmpty()) {
+      return false;
+    }
+    if (counted.verdict() == BatchFailures.Verdict.DEAD_LETTERED) {
       log.error(
           "{} on {}: batch {} reached the failure limit and is dead-lettered: {}",
           consumer,
           stream,
-          BatchFailures.batchKey(streamIndex, outcome.failed()),
+          counted.batchKey(),
           outcome.error());
-      outcome.failed().forEach(EventRecord::ack);
+      open.forEach(EventRecord::ack);
       return true;
     }
     log.warn(
         "{} on {}: {} of {} records failed, redelivery in {}: {}",
         consumer,
         stream,
-        outcome.failed().size(),
+        open.size(),
         batchSize,
         nackDelay,
         outcome.error());
-    outcome.failed().forEach(r -> r.nak(nackDelay));
+    open.forEach(r -> r.nak(nackDelay));
     retryLater.accept(streamIndex);
     return false;
   }
