@@ -132,14 +132,12 @@ final class CheckRun {
           Thread.sleep(wait);
         }
         log.info("fault {} for {} ms", f.kind().wire, f.lastsMillis());
-        inject(
-            cluster,
-            workload,
-            f,
-            poisoner,
-            poison,
-            poisonCut,
-            (int) (poisonCount / Math.max(1, poisonFaults)));
+        // The poison faults left share what is left of --poison, so all of it goes out.
+        long poisonLeft =
+            poisonFaults - faults.faults().getOrDefault(FaultPlan.Kind.POISON.wire, 0L);
+        int share =
+            (int) ((poisonCount - poison.size() + poisonLeft - 1) / Math.max(1, poisonLeft));
+        inject(cluster, workload, f, poisoner, poison, poisonCut, share);
         faults.fault(f.kind().wire, 1);
       }
       workload.stop();

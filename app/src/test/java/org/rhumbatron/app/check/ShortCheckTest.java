@@ -43,6 +43,7 @@ class ShortCheckTest {
         .as("every fault kind injected at least once")
         .containsExactlyInAnyOrderElementsOf(kinds.stream().map(k -> k.wire).toList());
     assertThat(report.totals().get("events_committed")).as("a workload ran").isPositive();
+    assertThat(report.totals().get("poison_sent")).as("all the poison went out").isEqualTo(POISON);
     assertThat(report.passed()).as(report.toTable() + "\nthe run is in " + dir).isTrue();
     deleteTree(dir);
   }
