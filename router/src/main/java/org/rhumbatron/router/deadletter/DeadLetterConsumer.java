@@ -17,6 +17,7 @@ import org.rhumbatron.coordinator.outbox.OutboxActor.Appender;
 import org.rhumbatron.coordinator.shard.ChangeEvents;
 import org.rhumbatron.coordinator.shard.ResourceShardActor;
 import org.rhumbatron.platform.db.Database;
+import org.rhumbatron.platform.db.StoredText;
 import org.rhumbatron.platform.db.Tx;
 import org.rhumbatron.platform.queue.Delivery;
 import org.rhumbatron.platform.queue.Outcome;
@@ -166,11 +167,12 @@ public final class DeadLetterConsumer
                 command.taskId(),
                 command.changeId());
     if (task.isPresent()
-        && tx.update(BLOCK, BLOCKED_LIMIT, message.error(), now, command.taskId()) == 1) {
+        && tx.update(BLOCK, BLOCKED_LIMIT, StoredText.of(message.error()), now, command.taskId())
+            == 1) {
       out.append(taskFailed(shard, command, message, task.get()[1]));
       return Recorded.TASK_BLOCKED;
     }
-    tx.update(CHANGE_REASON, reason, now, command.changeId());
+    tx.update(CHANGE_REASON, StoredText.of(reason), now, command.changeId());
     return Recorded.CHANGE_REASON;
   }
 
@@ -190,8 +192,8 @@ public final class DeadLetterConsumer
             DeadLetter.KIND_COMMAND,
             command == null ? null : command.commandType().wireName(),
             message.originQueue().wireName(),
-            message.original(),
-            reason,
+            StoredText.of(message.original()),
+            StoredText.of(reason),
             message.deliveryCount(),
             command == null ? null : command.changeId(),
             command == null ? null : command.taskId(),
@@ -204,8 +206,8 @@ public final class DeadLetterConsumer
     return tx.update(
             REOPEN,
             message.originQueue().wireName(),
-            message.original(),
-            reason,
+            StoredText.of(message.original()),
+            StoredText.of(reason),
             message.deliveryCount(),
             attempt,
             commandId,
@@ -261,8 +263,8 @@ public final class DeadLetterConsumer
                   DeadLetter.KIND_COMMAND,
                   null,
                   Queue.DEAD_LETTER.wireName(),
-                  failure.original(),
-                  failure.reason(),
+                  StoredText.of(failure.original()),
+                  StoredText.of(failure.reason()),
                   (int) Math.min(Integer.MAX_VALUE, failure.delivery().deliveredCount()),
                   null,
                   null,

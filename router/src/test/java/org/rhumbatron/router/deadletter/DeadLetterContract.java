@@ -378,6 +378,25 @@ abstract class DeadLetterContract {
         .hasMessageContaining("not a valid command");
   }
 
+  /**
+   * A poison body with a NUL byte (not JSON at all): PostgreSQL refuses U+0000 in text, so the row
+   * shows it as the escape, and the dead letter is recorded on its first delivery in both dialects.
+   */
+  @Test
+  void anOriginalWithANulByteIsRecordedWithTheNulEscaped() throws Exception {
+    DeadLetterMessage poison =
+        new DeadLetterMessage(
+            Queue.AGENT_WAKEUPS,
+            1,
+            "malformed command envelope: envelope violates rule 'json'",
+            "{{not json \u0000 poison",
+            clock.instant());
+    assertThat(consumer.record(poison)).isEqualTo(DeadLetterConsumer.Recorded.ROW_ONLY);
+    DeadLetter row = operator.listOpen(10).get(0);
+    assertThat(row.command()).isEqualTo("{{not json \\u0000 poison");
+    assertThat(consumer.record(poison)).isEqualTo(DeadLetterConsumer.Recorded.DUPLICATE);
+  }
+
   @Test
   void aMalformedMessageOnTheDeadLetterQueueIsRecordedWithItsReason() throws Exception {
     running.add(
