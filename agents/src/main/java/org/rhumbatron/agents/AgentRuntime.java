@@ -28,6 +28,14 @@ public interface AgentRuntime extends AutoCloseable {
    */
   default void woken(TaskRef task, Command wake) {}
 
+  /**
+   * The Change of {@code task} ended, so the Task was cancelled ({@code task.cancelled}, {@code
+   * reason} {@code change_failed}, {@code change_cancelled}, ...): the Agent stops working on it.
+   * Called once after the end committed; it must not block, and a lost call costs only the Agent's
+   * time (each later report of it is refused with nothing written).
+   */
+  default void stop(TaskRef task, String reason) {}
+
   @Override
   default void close() {}
 }

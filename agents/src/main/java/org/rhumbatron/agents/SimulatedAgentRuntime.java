@@ -2,7 +2,7 @@ package org.rhumbatron.agents;
 
 import java.time.Duration;
 import java.util.List;
-import java.util.Set;
+import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -37,7 +37,8 @@ import org.slf4j.LoggerFactory;
  * every step is idempotent, so a step done before the crash writes nothing the second time. A step
  * that fails for a reason a retry can cure (the database full or away) is tried again, with pauses
  * growing to 30 s, for as long as the Agent holds the Task; a permanent refusal (the Task no longer
- * held, the Change ended) ends the attempt.
+ * held, the Change ended) ends the attempt. {@link #stop} (its Change ended) ends it at once: no
+ * step runs after it.
  */
 public final class SimulatedAgentRuntime implements AgentRuntime {
   private static final Logger log = LoggerFactory.getLogger(SimulatedAgentRuntime.class);
@@ -53,7 +54,8 @@ public final class SimulatedAgentRuntime implements AgentRuntime {
   private final int seed;
   private final ExecutorService pool =
       Executors.newFixedThreadPool(2, DaemonThreads.named("simulated-agent"));
-  private final Set<String> working = ConcurrentHashMap.newKeySet();
+  // Per Task attempt at work, its stop signal.
+  private final Map<String, CompletableFuture<Void>> working = new ConcurrentHashMap<>();
   private volatile boolean closed;
 
   public SimulatedAgentRuntime(Lifecycle lifecycle, Settings settings) {
@@ -65,11 +67,30 @@ public final class SimulatedAgentRuntime implements AgentRuntime {
 
   @Override
   public void start(TaskRef task) {
-    String key = task.taskId() + "#" + task.attempt();
-    if (closed || !working.add(key)) {
+    String key = key(task);
+    CompletableFuture<Void> stop = new CompletableFuture<>();
+    if (closed || working.putIfAbsent(key, stop) != null) {
       return;
     }
-    run(task).whenComplete((ok, error) -> working.remove(key));
+    CompletableFuture.anyOf(run(task, stop), stop)
+        .whenComplete((ok, error) -> working.remove(key, stop));
+  }
+
+  @Override
+  public void stop(TaskRef task, String reason) {
+    CompletableFuture<Void> stop = working.get(key(task));
+    if (stop != null && stop.complete(null)) {
+      log.debug("simulated agent of {} stops: {}", task.taskId(), reason);
+    }
+  }
+
+  /** Whether an Agent works on the Task attempt. */
+  boolean works(TaskRef task) {
+    return working.containsKey(key(task));
+  }
+
+  private static String key(TaskRef task) {
+    return task.taskId() + "#" + task.attempt();
   }
 
   /** Starts every Task attempt an Agent holds in an open Change (after a restart); how many. */
@@ -91,18 +112,22 @@ public final class SimulatedAgentRuntime implements AgentRuntime {
     return new SplittableRandom(mix).nextDouble() < failureRate;
   }
 
-  private CompletableFuture<Void> run(TaskRef task) {
+  private CompletableFuture<Void> run(TaskRef task, CompletableFuture<Void> stop) {
     CompletableFuture<List<String>> scopes =
-        step(() -> CompletableFuture.completedFuture(scopesOf(task)));
+        step(stop, () -> CompletableFuture.completedFuture(scopesOf(task)));
     return scopes
-        .thenCompose(keys -> step(() -> lifecycle.startTask(task)).thenApply(v -> keys))
-        .thenCompose(keys -> each(keys, k -> lifecycle.declareIntent(task, k)).thenApply(v -> keys))
-        .thenCompose(keys -> each(keys, k -> lifecycle.acquireClaim(task, k)).thenApply(v -> keys))
-        .thenCompose(keys -> step(() -> lifecycle.proposeChangeset(task)).thenApply(v -> keys))
-        .thenCompose(keys -> each(keys, k -> lifecycle.releaseClaim(task, k)))
+        .thenCompose(keys -> step(stop, () -> lifecycle.startTask(task)).thenApply(v -> keys))
+        .thenCompose(
+            keys -> each(stop, keys, k -> lifecycle.declareIntent(task, k)).thenApply(v -> keys))
+        .thenCompose(
+            keys -> each(stop, keys, k -> lifecycle.acquireClaim(task, k)).thenApply(v -> keys))
+        .thenCompose(
+            keys -> step(stop, () -> lifecycle.proposeChangeset(task)).thenApply(v -> keys))
+        .thenCompose(keys -> each(stop, keys, k -> lifecycle.releaseClaim(task, k)))
         .thenCompose(
             v ->
                 step(
+                    stop,
                     () ->
                         fails(task)
                             ? lifecycle.failTask(task, "simulated failure")
@@ -110,7 +135,7 @@ public final class SimulatedAgentRuntime implements AgentRuntime {
         .exceptionally(
             error -> {
               Throwable cause = error instanceof CompletionException ? error.getCause() : error;
-              if (cause instanceof TaskNotHeldException) {
+              if (cause instanceof TaskNotHeldException || cause instanceof Stopped) {
                 log.debug("simulated agent stops: {}", cause.getMessage());
               } else if (!closed) {
                 log.warn("simulated agent of {} gave up: {}", task.taskId(), cause.toString());
@@ -124,17 +149,32 @@ public final class SimulatedAgentRuntime implements AgentRuntime {
   }
 
   private CompletableFuture<Void> each(
-      List<String> keys, java.util.function.Function<String, CompletableFuture<?>> action) {
+      CompletableFuture<Void> stop,
+      List<String> keys,
+      java.util.function.Function<String, CompletableFuture<?>> action) {
     CompletableFuture<Void> chain = CompletableFuture.completedFuture(null);
     for (String k : keys) {
-      chain = chain.thenCompose(v -> step(() -> action.apply(k)).thenApply(x -> null));
+      chain = chain.thenCompose(v -> step(stop, () -> action.apply(k)).thenApply(x -> null));
     }
     return chain;
   }
 
-  /** One step after the step delay; a failure other than "not held" is tried again. */
-  private <T> CompletableFuture<T> step(Supplier<CompletableFuture<T>> action) {
-    return attempt(action, 1, stepDelay);
+  /** The Agent was told to stop: no step runs after it. */
+  private static final class Stopped extends RuntimeException {
+    Stopped() {
+      super("told to stop", null, false, false);
+    }
+  }
+
+  /**
+   * One step after the step delay, unless the Agent was told to stop; a failure other than "not
+   * held" is tried again.
+   */
+  private <T> CompletableFuture<T> step(
+      CompletableFuture<Void> stop, Supplier<CompletableFuture<T>> action) {
+    Supplier<CompletableFuture<T>> unlessStopped =
+        () -> stop.isDone() ? CompletableFuture.failedFuture(new Stopped()) : action.get();
+    return attempt(unlessStopped, 1, stepDelay);
   }
 
   private <T> CompletableFuture<T> attempt(
@@ -154,7 +194,9 @@ public final class SimulatedAgentRuntime implements AgentRuntime {
                 return CompletableFuture.completedFuture(value);
               }
               Throwable cause = error instanceof CompletionException ? error.getCause() : error;
-              boolean hopeless = cause instanceof LifecycleException e && e.permanent();
+              boolean hopeless =
+                  cause instanceof LifecycleException e && e.permanent()
+                      || cause instanceof Stopped;
               if (hopeless || closed) {
                 return CompletableFuture.<T>failedFuture(cause);
               }

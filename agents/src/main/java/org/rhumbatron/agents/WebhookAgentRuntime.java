@@ -14,6 +14,8 @@ import org.rhumbatron.lifecycle.Lifecycle;
 import org.rhumbatron.lifecycle.TaskInfo;
 import org.rhumbatron.lifecycle.TaskRef;
 import org.rhumbatron.protocol.Command;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Agents outside core: a relevant wake POSTs the Task as JSON to {@code agents.webhook.url}, and
@@ -26,8 +28,14 @@ import org.rhumbatron.protocol.Command;
  * title}, {@code scopes}, {@code apiBaseUrl}, and for {@code woken} the wake's {@code commandId}
  * and {@code eventId}. A repeat of the same Task attempt is possible (a retried wake): the Agent
  * keeps it idempotent, as every report is.
+ *
+ * <p>When the Task's Change ends before the Task, core POSTs {@code kind} {@code stop} with the
+ * Task's {@code taskId}, {@code changeId}, {@code projectId}, {@code agentId}, {@code attempt} and
+ * {@code reason} ({@code change_failed}, {@code change_cancelled}, ...), once and without waiting
+ * for the answer: the Agent stops, and any report it still sends is refused (409).
  */
 public final class WebhookAgentRuntime implements AgentRuntime {
+  private static final Logger log = LoggerFactory.getLogger(WebhookAgentRuntime.class);
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private final Lifecycle lifecycle;
@@ -61,6 +69,37 @@ public final class WebhookAgentRuntime implements AgentRuntime {
     post(body);
   }
 
+  @Override
+  public void stop(TaskRef task, String reason) {
+    ObjectNode body = JSON.createObjectNode();
+    body.put("kind", "stop");
+    body.put("taskId", task.taskId());
+    body.put("changeId", task.changeId());
+    body.put("projectId", task.projectId());
+    body.put("agentId", task.agentId());
+    body.put("attempt", task.attempt());
+    body.put("reason", reason);
+    String what = task.taskId() + " attempt " + task.attempt();
+    client
+        .sendAsync(request(body), HttpResponse.BodyHandlers.discarding())
+        .whenComplete(
+            (response, error) -> {
+              if (error != null) {
+                log.info("stop of task {} did not reach {}: {}", what, url, error.toString());
+              } else if (response.statusCode() / 100 != 2) {
+                log.info("stop of task {}: {} answered {}", what, url, response.statusCode());
+              }
+            });
+  }
+
+  private HttpRequest request(ObjectNode body) {
+    return HttpRequest.newBuilder(url)
+        .timeout(timeout)
+        .header("Content-Type", "application/json")
+        .POST(HttpRequest.BodyPublishers.ofString(body.toString()))
+        .build();
+  }
+
   ObjectNode body(String kind, TaskRef task) {
     TaskInfo info = lifecycle.task(task.taskId()).orElse(null);
     ObjectNode body = JSON.createObjectNode();
@@ -86,15 +125,9 @@ public final class WebhookAgentRuntime implements AgentRuntime {
 
   private void post(ObjectNode body) {
     String task = body.path("taskId").asText() + " attempt " + body.path("attempt").asInt();
-    HttpRequest request =
-        HttpRequest.newBuilder(url)
-            .timeout(timeout)
-            .header("Content-Type", "application/json")
-            .POST(HttpRequest.BodyPublishers.ofString(body.toString()))
-            .build();
     HttpResponse<Void> response;
     try {
-      response = client.send(request, HttpResponse.BodyHandlers.discarding());
+      response = client.send(request(body), HttpResponse.BodyHandlers.discarding());
     } catch (IOException e) {
       throw new AgentUnreachableException(
           "webhook " + url + " for task " + task + ": " + e.getClass().getSimpleName(), e);

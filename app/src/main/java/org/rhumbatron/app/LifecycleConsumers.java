@@ -98,6 +98,7 @@ final class LifecycleConsumers implements AutoCloseable {
       simulated = new SimulatedAgentRuntime(lifecycle, settings);
       agents = simulated;
     }
+    lifecycle.whenTaskStops(agents::stop); // a Task cancelled because its Change ended
     queues.run(
         Queue.AGENT_WAKEUPS,
         new WakeConsumer(

@@ -19,6 +19,8 @@ import org.rhumbatron.platform.db.Tx;
 import org.rhumbatron.protocol.Event;
 import org.rhumbatron.protocol.EventType;
 import org.rhumbatron.protocol.StableIds;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The rows of Changes and Tasks, changed only inside a transaction of the shard that owns {@code
@@ -26,6 +28,7 @@ import org.rhumbatron.protocol.StableIds;
  * takes that transaction and its outbox; the caller ({@link Lifecycle}) puts it on the shard.
  */
 final class ChangeLedger {
+  private static final Logger log = LoggerFactory.getLogger(ChangeLedger.class);
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final TypeReference<List<String>> STRINGS = new TypeReference<>() {};
 
@@ -34,7 +37,7 @@ final class ChangeLedger {
           + " c.reason FROM changes c JOIN projects p ON p.project_id = c.project_id";
   private static final String TASK =
       "SELECT task_id, change_id, project_id, task_key, title, state, depends_on,"
-          + " resource_scopes, agent_id, attempts, last_error FROM tasks";
+          + " resource_scopes, agent_id, attempts, last_error, end_reason FROM tasks";
 
   private final Clock clock;
   private final int agentsPerChange;
@@ -105,7 +108,8 @@ final class ChangeLedger {
         fromJson(rs.getString(8)),
         rs.getString(9),
         rs.getInt(10),
-        rs.getString(11));
+        rs.getString(11),
+        rs.getString(12));
   }
 
   // Creation -------------------------------------------------------------------------------------
@@ -357,8 +361,19 @@ final class ChangeLedger {
                   + " of "
                   + verificationAttempts
                   + " rejections)";
-          end(tx, out, writer, change, "failed", EventType.CHANGE_FAILED, reason, causedBy, now);
-          return new Settled(Settled.Decision.FAILED, Dispatched.nothing("failed"), reason);
+          List<TaskRef> stopped =
+              end(
+                  tx,
+                  out,
+                  writer,
+                  change,
+                  "failed",
+                  EventType.CHANGE_FAILED,
+                  reason,
+                  causedBy,
+                  now);
+          return new Settled(
+              Settled.Decision.FAILED, Dispatched.nothing("failed"), reason, stopped);
         }
         reopen(tx, out, writer, change, rejected.get(), causedBy, now);
         return new Settled(
@@ -384,8 +399,9 @@ final class ChangeLedger {
               + " of "
               + taskAttempts
               + (t.lastError() == null ? "" : ": " + t.lastError());
-      end(tx, out, writer, change, "failed", EventType.CHANGE_FAILED, reason, causedBy, now);
-      return new Settled(Settled.Decision.FAILED, Dispatched.nothing("failed"), reason);
+      List<TaskRef> stopped =
+          end(tx, out, writer, change, "failed", EventType.CHANGE_FAILED, reason, causedBy, now);
+      return new Settled(Settled.Decision.FAILED, Dispatched.nothing("failed"), reason, stopped);
     }
     for (TaskInfo t : tasks) {
       if (t.failed()) {
@@ -437,10 +453,23 @@ final class ChangeLedger {
   // Ends -----------------------------------------------------------------------------------------
 
   /**
-   * Moves an open Change to an end state ({@code cancelled}, {@code not_selected}, ...) with its
-   * Event. Returns false when it was in that state already; refuses another end state.
+   * What {@link #end} did: whether the Change moved, and the Tasks whose Agents must stop.
+   *
+   * @param reason the end reason of its cancelled Tasks ({@code change_<state>})
    */
-  boolean end(
+  record Ended(boolean changed, String reason, List<TaskRef> stopped) {}
+
+  /** The end reason of a Task cancelled with its Change in {@code changeState}. */
+  static String endReason(String changeState) {
+    return "change_" + changeState;
+  }
+
+  /**
+   * Moves an open Change to an end state ({@code cancelled}, {@code not_selected}, ...) with its
+   * Event, and cancels its Tasks that had not ended. Not changed when it was in that state already;
+   * refuses another end state.
+   */
+  Ended end(
       Tx tx,
       Appender out,
       String writer,
@@ -452,16 +481,23 @@ final class ChangeLedger {
       throws SQLException {
     ChangeInfo change = change(tx, changeId).orElseThrow(() -> unknownChange(changeId));
     if (state.equals(change.state())) {
-      return false;
+      return new Ended(false, endReason(state), List.of());
     }
     if (change.ended()) {
       throw LifecycleException.changeEnded(changeId, change.state(), "end");
     }
-    end(tx, out, writer, change, state, type, reason, causedBy, clock.millis());
-    return true;
+    return new Ended(
+        true,
+        endReason(state),
+        end(tx, out, writer, change, state, type, reason, causedBy, clock.millis()));
   }
 
-  private void end(
+  /**
+   * The Change's end, in the transaction that writes it: its row and Event, then each Task that had
+   * not ended goes to {@code cancelled} ({@code task.cancelled}, caused by the Change's Event).
+   * Returns the Tasks an Agent held, whose Agents the caller tells to stop.
+   */
+  private List<TaskRef> end(
       Tx tx,
       Appender out,
       String writer,
@@ -486,7 +522,46 @@ final class ChangeLedger {
     if (reason != null) {
       payload.put("reason", reason);
     }
-    out.append(event(change, null, type, null, writer, causedBy, payload));
+    Event ended = event(change, null, type, null, writer, causedBy, payload);
+    out.append(ended);
+    return cancelTasks(tx, out, writer, change, endReason(state), ended.eventId(), now);
+  }
+
+  private List<TaskRef> cancelTasks(
+      Tx tx,
+      Appender out,
+      String writer,
+      ChangeInfo change,
+      String endReason,
+      String causedBy,
+      long now)
+      throws SQLException {
+    List<TaskRef> stopped = new ArrayList<>();
+    for (TaskInfo t : tasks(tx, change.changeId())) {
+      if (!TaskInfo.UNENDED_STATES.contains(t.state())) {
+        continue; // completed, failed and blocked ended with an Event of their own
+      }
+      tx.update(
+          "UPDATE tasks SET state = 'cancelled', end_reason = ?, ended_at_ms = ?,"
+              + " updated_at_ms = ? WHERE task_id = ?",
+          endReason,
+          now,
+          now,
+          t.taskId());
+      ObjectNode payload = payload();
+      payload.put("reason", endReason);
+      payload.put("previousState", t.state());
+      payload.put("attempt", t.attempt());
+      if (t.held()) {
+        // Names the Agent, so the project view frees it.
+        payload.put("agentId", t.agentId());
+        stopped.add(new TaskRef(t.projectId(), t.changeId(), t.taskId(), t.agentId(), t.attempt()));
+      }
+      // One end per Change, so one cancel per Task: no key needed for a stable id.
+      out.append(
+          event(change, t.taskId(), EventType.TASK_CANCELLED, null, writer, causedBy, payload));
+    }
+    return stopped;
   }
 
   // Agent reports --------------------------------------------------------------------------------
@@ -500,6 +575,23 @@ final class ChangeLedger {
         task(tx, ref.taskId())
             .orElseThrow(() -> new TaskNotHeldException(ref.taskId(), ref.agentId(), "no task"));
     ChangeInfo change = change(tx, t.changeId()).orElseThrow(() -> unknownChange(t.changeId()));
+    if (t.cancelled()) {
+      log.info(
+          "late report of agent {} on task {} attempt {} ignored: the task was cancelled ({})",
+          ref.agentId(),
+          t.taskId(),
+          ref.attempt(),
+          t.endReason());
+      throw new TaskNotHeldException(
+          t.taskId(),
+          ref.agentId(),
+          "the task was cancelled ("
+              + t.endReason()
+              + "): change "
+              + change.changeId()
+              + " is "
+              + change.state());
+    }
     if (!"open".equals(change.state())) {
       throw new TaskNotHeldException(
           t.taskId(), ref.agentId(), "change " + change.changeId() + " is " + change.state());
@@ -716,7 +808,8 @@ final class ChangeLedger {
         t.resourceScopes(),
         agentId,
         attempt,
-        t.lastError());
+        t.lastError(),
+        t.endReason());
   }
 
   private static LifecycleException unknownChange(String changeId) {

@@ -7,12 +7,16 @@ import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.Executors;
+import java.util.function.BiConsumer;
 import org.rhumbatron.coordinator.Coordinator;
 import org.rhumbatron.coordinator.outbox.OutboxActor.Appender;
 import org.rhumbatron.coordinator.outbox.OutboxActor.EventWork;
 import org.rhumbatron.coordinator.project.ProjectRootActor;
 import org.rhumbatron.coordinator.shard.ResourceShardActor;
 import org.rhumbatron.coordinator.shard.ShardAlarmWork;
+import org.rhumbatron.platform.concurrent.DaemonThreads;
 import org.rhumbatron.platform.config.Settings;
 import org.rhumbatron.platform.db.Database;
 import org.rhumbatron.platform.db.Tx;
@@ -23,6 +27,8 @@ import org.rhumbatron.protocol.CommandType;
 import org.rhumbatron.protocol.EventType;
 import org.rhumbatron.protocol.Queue;
 import org.rhumbatron.protocol.StableIds;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The one entry point of the Change lifecycle, for the HTTP API, the command handlers and the
@@ -37,6 +43,7 @@ import org.rhumbatron.protocol.StableIds;
  * That is what the 5-minute sweep's change.settle is for, and what {@link #settle} resolves.
  */
 public final class Lifecycle {
+  private static final Logger log = LoggerFactory.getLogger(Lifecycle.class);
   private final Coordinator coordinator;
   private final Database database;
   private final Commands commands;
@@ -48,6 +55,11 @@ public final class Lifecycle {
   private final CandidateLedger candidates;
   private final ModelRoutes modelRoutes;
   private volatile java.util.function.Consumer<Command> startDirectly = c -> {};
+  private volatile BiConsumer<TaskRef, String> taskStops = (task, reason) -> {};
+  // What follows a Change's end (the stop calls, the claims' release) runs here: futures of the
+  // shards complete on the database's commit thread, which must not block.
+  private final Executor afterEnd =
+      Executors.newCachedThreadPool(DaemonThreads.named("change-end"));
 
   public Lifecycle(Coordinator coordinator, Commands commands, Clock clock, Settings settings) {
     this.coordinator = coordinator;
@@ -68,6 +80,15 @@ public final class Lifecycle {
    */
   public void whenWorkflowSendFails(java.util.function.Consumer<Command> startDirectly) {
     this.startDirectly = startDirectly;
+  }
+
+  /**
+   * Who tells an Agent to stop when its Task was cancelled because its Change ended (the agents
+   * module gives its runtime's stop): called with the Task's attempt and the end reason ({@code
+   * change_failed}, ...) after the Change's end committed; it must not block.
+   */
+  public void whenTaskStops(BiConsumer<TaskRef, String> stop) {
+    this.taskStops = stop;
   }
 
   /** What a shard's alarm does for the lifecycle (claim expiry); give it to the Coordinator. */
@@ -231,13 +252,57 @@ public final class Lifecycle {
     return endChange(changeId, "cancelled", EventType.CHANGE_CANCELLED, null, null);
   }
 
-  /** Ends an open Change in {@code state} with {@code type}; false when it was there already. */
+  /**
+   * Ends an open Change in {@code state} with {@code type}; false when it was there already. Its
+   * Tasks that had not ended are cancelled in the same transaction; once it committed their Agents
+   * are told to stop and the claims of its Tasks are released (the future completes after that).
+   */
   public CompletableFuture<Boolean> endChange(
       String changeId, String state, EventType type, String reason, String causedBy) {
-    return onChangeShard(
+    return afterEnd(
         changeId,
-        (tx, out, shard) ->
-            changes.end(tx, out, shard.writerId(), changeId, state, type, reason, causedBy));
+        onChangeShard(
+            changeId,
+            (tx, out, shard) ->
+                changes.end(tx, out, shard.writerId(), changeId, state, type, reason, causedBy)));
+  }
+
+  private CompletableFuture<Boolean> afterEnd(
+      String changeId, CompletableFuture<ChangeLedger.Ended> ended) {
+    return ended.thenComposeAsync(
+        e -> stopAndRelease(changeId, e.reason(), e.stopped()).thenApply(v -> e.changed()),
+        afterEnd);
+  }
+
+  /**
+   * After a Change ended: tells the Agents of its cancelled Tasks to stop, and releases every claim
+   * its Tasks still hold ({@code claim.released}, each on the shard of its key). A repeated end
+   * releases what an interrupted one left; the claims' expiry is the backstop after a crash.
+   */
+  private CompletableFuture<Void> stopAndRelease(
+      String changeId, String reason, List<TaskRef> stopped) {
+    for (TaskRef task : stopped) {
+      try {
+        taskStops.accept(task, reason);
+      } catch (RuntimeException e) {
+        log.warn("could not tell agent {} to stop task {}: {}", task.agentId(), task.taskId(), e);
+      }
+    }
+    List<ResourceLedger.HeldClaim> held =
+        database.read(tx -> ResourceLedger.heldClaims(tx, changeId));
+    CompletableFuture<?>[] releases =
+        held.stream()
+            .map(
+                c ->
+                    onResourceShard(
+                        c.ref().projectId(),
+                        c.key(),
+                        (tx, out, shard) -> {
+                          resources.releaseClaim(tx, out, shard, c.ref(), c.key());
+                          return null;
+                        }))
+            .toArray(CompletableFuture[]::new);
+    return CompletableFuture.allOf(releases);
   }
 
   /** change.dispatch of {@code changeId}; the caller sends the returned wakes. */
@@ -247,11 +312,21 @@ public final class Lifecycle {
         (tx, out, shard) -> changes.dispatch(tx, out, shard.writerId(), changeId, causedBy));
   }
 
-  /** change.settle of {@code changeId}; the caller sends the wakes of its dispatch. */
+  /**
+   * change.settle of {@code changeId}; the caller sends the wakes of its dispatch. When it fails
+   * the Change, the Agents of its cancelled Tasks are stopped and its claims released first.
+   */
   public CompletableFuture<Settled> settle(String changeId, String causedBy) {
     return onChangeShard(
-        changeId,
-        (tx, out, shard) -> changes.settle(tx, out, shard.writerId(), changeId, causedBy));
+            changeId,
+            (tx, out, shard) -> changes.settle(tx, out, shard.writerId(), changeId, causedBy))
+        .thenComposeAsync(
+            s ->
+                s.decision() == Settled.Decision.FAILED
+                    ? stopAndRelease(changeId, ChangeLedger.endReason("failed"), s.stopped())
+                        .thenApply(v -> s)
+                    : CompletableFuture.completedFuture(s),
+            afterEnd);
   }
 
   /**
@@ -449,32 +524,34 @@ public final class Lifecycle {
 
   /** Declines a Change awaiting approval: {@code declined}; false when it was declined already. */
   public CompletableFuture<Boolean> declineChange(String changeId) {
-    return onChangeShard(
+    return afterEnd(
         changeId,
-        (tx, out, shard) -> {
-          ChangeInfo c =
-              ChangeLedger.change(tx, changeId)
-                  .orElseThrow(() -> LifecycleException.unknownChange(changeId));
-          if (!"awaiting_approval".equals(c.state()) && !"declined".equals(c.state())) {
-            throw new LifecycleException(
-                "change "
-                    + changeId
-                    + " is "
-                    + c.state()
-                    + ": only a Change awaiting approval"
-                    + " can be declined",
-                true);
-          }
-          return changes.end(
-              tx,
-              out,
-              shard.writerId(),
-              changeId,
-              "declined",
-              EventType.CHANGE_DECLINED,
-              "declined at approval",
-              null);
-        });
+        onChangeShard(
+            changeId,
+            (tx, out, shard) -> {
+              ChangeInfo c =
+                  ChangeLedger.change(tx, changeId)
+                      .orElseThrow(() -> LifecycleException.unknownChange(changeId));
+              if (!"awaiting_approval".equals(c.state()) && !"declined".equals(c.state())) {
+                throw new LifecycleException(
+                    "change "
+                        + changeId
+                        + " is "
+                        + c.state()
+                        + ": only a Change awaiting approval"
+                        + " can be declined",
+                    true);
+              }
+              return changes.end(
+                  tx,
+                  out,
+                  shard.writerId(),
+                  changeId,
+                  "declined",
+                  EventType.CHANGE_DECLINED,
+                  "declined at approval",
+                  null);
+            }));
   }
 
   /**

@@ -105,6 +105,21 @@ final class ResourceLedger implements ShardAlarmWork {
     }
   }
 
+  /** The claims the Tasks of {@code changeId} still hold, each with its key. */
+  static List<HeldClaim> heldClaims(Tx tx, String changeId) throws SQLException {
+    return tx.query(
+        "SELECT project_id, resource_key, task_id, agent_id, attempt FROM claims"
+            + " WHERE change_id = ? AND state = 'held' ORDER BY resource_key, task_id",
+        rs ->
+            new HeldClaim(
+                rs.getString(2),
+                new TaskRef(
+                    rs.getString(1), changeId, rs.getString(3), rs.getString(4), rs.getInt(5))),
+        changeId);
+  }
+
+  record HeldClaim(String key, TaskRef ref) {}
+
   @Override
   public Optional<Instant> nextDue(Tx tx, ResourceShardActor shard) throws SQLException {
     return tx.queryFirst(
@@ -183,7 +198,12 @@ final class ResourceLedger implements ShardAlarmWork {
                 ref.taskId())
             .orElseThrow(() -> new TaskNotHeldException(ref.taskId(), ref.agentId(), "no task"));
     if (!"open".equals(row[3])) {
-      throw new TaskNotHeldException(ref.taskId(), ref.agentId(), "its change is " + row[3]);
+      throw new TaskNotHeldException(
+          ref.taskId(),
+          ref.agentId(),
+          ("cancelled".equals(row[0]) ? "the task was cancelled: " : "")
+              + "its change is "
+              + row[3]);
     }
     if (!ref.agentId().equals(row[1])
         || !String.valueOf(ref.attempt()).equals(row[2])

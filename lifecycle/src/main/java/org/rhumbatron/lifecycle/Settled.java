@@ -1,7 +1,18 @@
 package org.rhumbatron.lifecycle;
 
-/** What change.settle decided, and the dispatch it ran (its wakes are the caller's to send). */
-public record Settled(Decision decision, Dispatched dispatched, String reason) {
+import java.util.List;
+
+/**
+ * What change.settle decided, and the dispatch it ran (its wakes are the caller's to send).
+ *
+ * @param stopped the Tasks whose Agents the Change's failure stopped (empty unless {@code FAILED})
+ */
+public record Settled(
+    Decision decision, Dispatched dispatched, String reason, List<TaskRef> stopped) {
+
+  public Settled(Decision decision, Dispatched dispatched, String reason) {
+    this(decision, dispatched, reason, List.of());
+  }
 
   public enum Decision {
     /** The Change is not open: nothing to settle. */

@@ -5,9 +5,12 @@ import java.util.List;
 /**
  * A Task as its row holds it.
  *
- * @param state pending, ready, assigned, running, completed, failed or blocked
+ * @param state pending, ready, assigned, running, completed, failed, blocked or cancelled (it had
+ *     not ended when its Change ended)
  * @param attempt the current attempt, 0 before the Task was first ready
  * @param agentId the Agent admitted for the current attempt, or null
+ * @param endReason why a cancelled Task ended ({@code change_failed}, {@code change_cancelled},
+ *     {@code change_declined}, {@code change_not_selected}), or null
  */
 public record TaskInfo(
     String taskId,
@@ -20,7 +23,12 @@ public record TaskInfo(
     List<String> resourceScopes,
     String agentId,
     int attempt,
-    String lastError) {
+    String lastError,
+    String endReason) {
+
+  /** The states of a Task that has not ended: its Change's end cancels it. */
+  public static final List<String> UNENDED_STATES =
+      List.of("pending", "ready", "assigned", "running");
 
   /** An Agent holds the Task. */
   public boolean held() {
@@ -34,5 +42,10 @@ public record TaskInfo(
 
   public boolean completed() {
     return "completed".equals(state);
+  }
+
+  /** It had not ended when its Change ended ({@link #endReason} says how the Change ended). */
+  public boolean cancelled() {
+    return "cancelled".equals(state);
   }
 }

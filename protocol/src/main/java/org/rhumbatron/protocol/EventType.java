@@ -40,13 +40,15 @@ public enum EventType {
   CHANGE_DECLINED("change.declined", Kind.INFORMATIONAL, Writer.SHARD),
   CHANGE_NOT_SELECTED("change.not_selected", Kind.INFORMATIONAL, Writer.SHARD),
 
-  // Task states: pending -> ready -> assigned -> running -> completed | failed | blocked
+  // Task states: pending -> ready -> assigned -> running -> completed | failed | blocked, and
+  // cancelled: a Task that had not ended when its Change ended (reason change_failed, ...)
   TASK_READY("task.ready", Kind.ROUTED, Writer.SHARD),
   TASK_ASSIGNED("task.assigned", Kind.INFORMATIONAL, Writer.SHARD),
   TASK_RUNNING("task.running", Kind.INFORMATIONAL, Writer.SHARD),
   TASK_COMPLETED("task.completed", Kind.ROUTED, Writer.SHARD),
   TASK_FAILED("task.failed", Kind.ROUTED, Writer.SHARD),
   TASK_BLOCKED("task.blocked", Kind.INFORMATIONAL, Writer.SHARD),
+  TASK_CANCELLED("task.cancelled", Kind.INFORMATIONAL, Writer.SHARD),
 
   // Resource Events: what an Agent declares and holds on resource keys
   INTENT_DECLARED("intent.declared", Kind.RESOURCE, Writer.SHARD),

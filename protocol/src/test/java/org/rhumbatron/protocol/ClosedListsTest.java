@@ -42,6 +42,7 @@ class ClosedListsTest {
           "task.assigned",
           "task.running",
           "task.blocked",
+          "task.cancelled",
           "candidate.created",
           "candidate.stale",
           "candidate.promoted",

@@ -48,7 +48,8 @@ final class Views {
         "resourceScopes", t.resourceScopes(),
         "agentId", t.agentId(),
         "attempt", t.attempt(),
-        "lastError", t.lastError());
+        "lastError", t.lastError(),
+        "endReason", t.endReason());
   }
 
   static Map<String, Object> deadLetter(DeadLetter d) {

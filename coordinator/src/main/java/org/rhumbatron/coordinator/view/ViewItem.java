@@ -50,8 +50,8 @@ record ViewItem(String kind, String itemId, String state, String changeId) {
 
   /**
    * The Agent an Event moves: {@code agent.woken} and {@code task.assigned} make it active, {@code
-   * task.completed}, {@code task.failed} and {@code task.blocked} free it. Only when the payload
-   * names it ({@code agentId}).
+   * task.completed}, {@code task.failed}, {@code task.blocked} and {@code task.cancelled} (its
+   * Change ended) free it. Only when the payload names it ({@code agentId}).
    */
   static Optional<ViewItem> agentOf(Event event) {
     String agentId = text(event, "agentId");
@@ -61,7 +61,7 @@ record ViewItem(String kind, String itemId, String state, String changeId) {
     String state =
         switch (event.eventType()) {
           case AGENT_WOKEN, TASK_ASSIGNED, TASK_RUNNING -> "active";
-          case TASK_COMPLETED, TASK_FAILED, TASK_BLOCKED -> "idle";
+          case TASK_COMPLETED, TASK_FAILED, TASK_BLOCKED, TASK_CANCELLED -> "idle";
           default -> null;
         };
     return state == null

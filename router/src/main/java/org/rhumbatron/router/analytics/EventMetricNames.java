@@ -38,6 +38,7 @@ public final class EventMetricNames {
           case TASK_COMPLETED -> "task_completed";
           case TASK_FAILED -> "task_failed";
           case TASK_BLOCKED -> "task_blocked";
+          case TASK_CANCELLED -> "task_cancelled";
           case VERIFICATION_STARTED -> "verification_started";
           case CANDIDATE_CREATED -> "candidate_created";
           case CANDIDATE_VERIFIED -> "candidate_verified";
