@@ -320,13 +320,17 @@ public final class Lifecycle {
     return onChangeShard(
             changeId,
             (tx, out, shard) -> changes.settle(tx, out, shard.writerId(), changeId, causedBy))
-        .thenComposeAsync(
+        .thenCompose(
             s ->
-                s.decision() == Settled.Decision.FAILED
-                    ? stopAndRelease(changeId, ChangeLedger.endReason("failed"), s.stopped())
-                        .thenApply(v -> s)
-                    : CompletableFuture.completedFuture(s),
-            afterEnd);
+                s.decision() != Settled.Decision.FAILED
+                    ? CompletableFuture.completedFuture(s)
+                    : CompletableFuture.supplyAsync(
+                            () ->
+                                stopAndRelease(
+                                    changeId, ChangeLedger.endReason("failed"), s.stopped()),
+                            afterEnd)
+                        .thenCompose(v -> v)
+                        .thenApply(v -> s));
   }
 
   /**
