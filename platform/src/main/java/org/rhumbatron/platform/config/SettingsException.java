@@ -11,6 +11,23 @@ public final class SettingsException extends RhumbatronException {
     this.key = key;
   }
 
+  private SettingsException(String key, String message, boolean whole) {
+    super(message);
+    this.key = key;
+  }
+
+  /** An environment variable {@code RHUMBATRON_...} that names no setting. */
+  static SettingsException unknownVariable(String name, String nearest) {
+    return new SettingsException(
+        name,
+        "environment variable "
+            + name
+            + " names no setting"
+            + (nearest == null ? "" : "; did you mean " + nearest + "?")
+            + " (a setting's variable is RHUMBATRON_ and its key in upper case, . and - as _)",
+        true);
+  }
+
   public String key() {
     return key;
   }
