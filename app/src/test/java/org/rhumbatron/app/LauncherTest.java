@@ -16,8 +16,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * bin/rhumbatron on a copy of the project's layout, with mvn, java and bin/setup stand-ins that
- * record their calls: it rebuilds only when a module's src/ or a pom is newer than the jar, and a
- * build says one line, or on failure Maven's output without escape sequences.
+ * record their calls: it rebuilds only when a module's src/main or a pom is newer than the jar, and
+ * a build says one line, or on failure Maven's output without escape sequences.
  */
 class LauncherTest {
   @TempDir Path tree;
@@ -105,6 +105,7 @@ class LauncherTest {
     touchNow("tasks.json");
     touchNow("data/state.json");
     touchNow("docs/notes.md");
+    touchNow("app/src/test/java/ATest.java"); // not in the jar
     Run r = launch();
     assertThat(r.code()).as(r.err()).isZero();
     assertThat(mavenCalls()).isEmpty();
