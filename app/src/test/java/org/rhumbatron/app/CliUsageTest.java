@@ -75,7 +75,8 @@ class CliUsageTest {
     Run sub = cli("stream");
     assertThat(sub.code()).isEqualTo(2);
     assertThat(sub.err().lines()).hasSize(1);
-    assertThat(sub.err()).as(sub.err()).contains("'stream'", "did you mean", "streams");
+    assertThat(sub.err()).as(sub.err()).contains("'stream'; did you mean streams? (see --help)");
+    assertThat(cli("zzzzzz").err()).doesNotContain("did you mean");
     Run option = cli("changes", "list", "--projet", "p");
     assertThat(option.code()).isEqualTo(2);
     assertThat(option.err().lines()).hasSize(1);

@@ -1,6 +1,7 @@
 package org.rhumbatron.app.cli;
 
 import java.util.List;
+import org.rhumbatron.platform.config.Nearest;
 import picocli.CommandLine.MissingParameterException;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.TypeConversionException;
@@ -17,8 +18,12 @@ public final class UsageErrors {
       e = new UnmatchedArgumentException(e.getCommandLine(), stray);
     }
     if (e instanceof UnmatchedArgumentException unmatched) {
-      List<String> close = unmatched.getSuggestions();
-      String hint = close.isEmpty() ? "" : "; did you mean " + String.join(" or ", close) + "?";
+      // picocli's suggestions are loose ("stream": streams, core, dead-letters); keep the nearest.
+      String typed = unmatched.getUnmatched().isEmpty() ? "" : unmatched.getUnmatched().get(0);
+      String hint =
+          Nearest.of(typed, unmatched.getSuggestions())
+              .map(n -> "; did you mean " + n + "?")
+              .orElse("");
       return e.getMessage() + hint + " (see --help)";
     }
     Throwable cause = e.getCause();
