@@ -307,7 +307,7 @@ public final class Settings {
       try (Reader reader = Files.newBufferedReader(file)) {
         props.load(reader);
       } catch (IOException e) {
-        throw new SettingsException("file", "cannot read " + file + ": " + e.getMessage());
+        throw SettingsException.unreadableFile(file, e);
       }
       for (String key : props.stringPropertyNames()) {
         raw.put(key, props.getProperty(key));

@@ -28,6 +28,17 @@ public final class SettingsException extends RhumbatronException {
         true);
   }
 
+  /** The settings file ({@code --config}) is missing or unreadable. */
+  static SettingsException unreadableFile(java.nio.file.Path file, java.io.IOException e) {
+    String why =
+        e instanceof java.nio.file.NoSuchFileException
+            ? "no such file"
+            : e instanceof java.nio.file.AccessDeniedException
+                ? "not readable"
+                : "cannot read it: " + e.getMessage();
+    return new SettingsException("file", "settings file " + file + ": " + why, true);
+  }
+
   public String key() {
     return key;
   }

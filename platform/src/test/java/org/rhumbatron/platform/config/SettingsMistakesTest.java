@@ -69,6 +69,13 @@ class SettingsMistakesTest {
   }
 
   @Test
+  void aMissingSettingsFileIsNamed() {
+    Path missing = dir.resolve("nope.properties");
+    assertThatThrownBy(() -> Settings.load(missing, Map.of()))
+        .hasMessage("settings file " + missing + ": no such file");
+  }
+
+  @Test
   void aDurationWithoutUnitSaysHowToWriteIt() {
     assertThatThrownBy(() -> Setting.parseDuration("180"))
         .isInstanceOf(IllegalArgumentException.class)
