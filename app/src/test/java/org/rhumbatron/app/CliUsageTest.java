@@ -31,11 +31,9 @@ class CliUsageTest {
   /** Every command path of the tree, e.g. [changes, create], found from the annotations. */
   static List<List<String>> commandPaths() {
     List<List<String>> paths = new ArrayList<>();
-    StringWriter sink = new StringWriter();
     CommandLine root = new CommandLine(new Main());
     org.rhumbatron.app.cli.Cli.addTo(root, Map.of());
     collect(root, new ArrayList<>(), paths);
-    assertThat(sink.toString()).isEmpty();
     return paths;
   }
 
