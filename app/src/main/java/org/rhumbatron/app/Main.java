@@ -5,6 +5,7 @@ import java.nio.charset.Charset;
 import java.util.Map;
 import org.rhumbatron.app.cli.Cli;
 import org.rhumbatron.app.cli.CliException;
+import org.rhumbatron.app.cli.UsageErrors;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -45,6 +46,7 @@ public final class Main implements Runnable {
   public static int run(Map<String, String> env, PrintWriter out, PrintWriter err, String... args) {
     CommandLine cli = new CommandLine(new Main());
     Cli.addTo(cli, env);
+    withHelpEverywhere(cli, cli.getCommandSpec().version());
     cli.setOut(out);
     cli.setErr(err);
     cli.setExecutionExceptionHandler(
@@ -58,11 +60,27 @@ public final class Main implements Runnable {
     cli.setParameterExceptionHandler(
         (e, args2) -> {
           // One line as every other error; --help gives the usage.
-          e.getCommandLine().getErr().println("rhumbatron: " + e.getMessage() + " (see --help)");
+          e.getCommandLine().getErr().println("rhumbatron: " + UsageErrors.oneLine(e));
           e.getCommandLine().getErr().flush();
           return CliException.USAGE;
         });
     return cli.execute(args);
+  }
+
+  /**
+   * {@code -V} on every command down to the leaves, and {@code --help} where the annotation forgot
+   * it. A method subcommand must say {@code mixinStandardHelpOptions} itself: a mixin added later
+   * would shift its parameters.
+   */
+  static void withHelpEverywhere(CommandLine command, String[] version) {
+    CommandLine.Model.CommandSpec spec = command.getCommandSpec();
+    if (!(spec.userObject() instanceof java.lang.reflect.Method)) {
+      spec.mixinStandardHelpOptions(true);
+    }
+    spec.version(version);
+    command.getSubcommands().values().stream()
+        .distinct()
+        .forEach(sub -> withHelpEverywhere(sub, version));
   }
 
   @Override

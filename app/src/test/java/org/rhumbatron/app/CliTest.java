@@ -10,6 +10,7 @@ import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -142,6 +143,52 @@ class CliTest {
             data.resolve("none.json").toString());
     assertThat(badFile.code()).isEqualTo(2);
     assertThat(badFile.err().lines()).hasSize(1);
+  }
+
+  @Test
+  void tablesShowWhatTheApiAnswers() throws Exception {
+    Run sent = cli("projects", "provision", "cli-p4", "--tenant", "t1", "--name", "P4");
+    assertThat(sent.code()).as(sent.err()).isZero();
+    List<String> header = List.of(sent.out().lines().findFirst().orElseThrow().split("\\s+"));
+    assertThat(header).contains("COMMANDID", "QUEUE", "DUPLICATE").doesNotContain("MESSAGEID");
+    String row = sent.out().lines().skip(1).findFirst().orElseThrow();
+    assertThat(row.split("\\s+")[header.indexOf("COMMANDID")]).isNotEqualTo("-");
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> cli("projects", "show", "cli-p4").code() == 0);
+
+    Path tasks = data.resolve("tasks-p4.json");
+    Files.writeString(tasks, "[{\"key\":\"a\",\"title\":\"A\"}]");
+    Run created =
+        cli(
+            "changes",
+            "create",
+            "--project",
+            "cli-p4",
+            "--request-id",
+            "r4",
+            "--tasks-file",
+            tasks.toString(),
+            "--json");
+    assertThat(created.code()).as(created.err()).isZero();
+    String changeId = created.json().path("changeId").asText();
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .until(
+            () ->
+                cli("changes", "show", changeId, "--json")
+                    .json()
+                    .path("state")
+                    .asText()
+                    .equals("awaiting_approval"));
+    Run approved = cli("changes", "approve", changeId);
+    assertThat(approved.code()).as(approved.err()).isZero();
+    assertThat(approved.out()).startsWith("CHANGEID").contains("PROMOTION", "GENERATION");
+    assertThat(approved.out().lines().skip(1).findFirst().orElseThrow())
+        .contains(changeId, "promoted", "completed");
+    Run again = cli("changes", "approve", changeId);
+    assertThat(again.code()).as(again.err()).isZero();
+    assertThat(again.out()).contains("already_promoted");
   }
 
   @Test

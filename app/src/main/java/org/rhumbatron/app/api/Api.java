@@ -47,6 +47,8 @@ public final class Api {
   /** The server's own limits: a body above {@link JsonBody#MAX_BYTES} is refused with 413. */
   public static void configure(JavalinConfig config) {
     config.http.maxRequestSize = JsonBody.MAX_BYTES;
+    // A known path with another method is 405 with Allow, not 404 "no route" (docs/api.md).
+    config.http.prefer405over404 = true;
   }
 
   public void mount(Javalin app) {
@@ -61,7 +63,7 @@ public final class Api {
     ProjectRoutes projects = new ProjectRoutes(lifecycle, natsGate);
     new OperatorRoutes(database, nats, natsGate).mount(app);
     projects.mount(app);
-    new ChangeRoutes(lifecycle, projects, natsGate).mount(app);
+    new ChangeRoutes(lifecycle, projects, natsGate, database).mount(app);
     new FeedRoutes(database, projects).mount(app);
     new DeadLetterRoutes(deadLetters, database, natsGate).mount(app);
     new AgentRoutes(lifecycle).mount(app);

@@ -46,7 +46,7 @@ final class ApiErrors {
           String message =
               switch (status) {
                 case 404 -> "no route " + ctx.method() + " " + ctx.path();
-                case 405 -> "method " + ctx.method() + " not allowed on " + ctx.path();
+                case 405 -> allow(ctx, e);
                 case 413 -> "request body larger than " + JsonBody.MAX_BYTES + " bytes";
                 default -> e.getMessage();
               };
@@ -58,6 +58,14 @@ final class ApiErrors {
           log.error("{} {} failed", ctx.method(), ctx.path(), e);
           send(ctx, 500, "internal error: " + e.getClass().getSimpleName(), null);
         });
+  }
+
+  /** Sets {@code Allow} to the methods the path takes and says them in the message. */
+  private static String allow(Context ctx, HttpResponseException e) {
+    // Javalin names them in the one detail of its 405 (its key depends on the Accept header).
+    String methods = e.getDetails().values().stream().findFirst().orElse("");
+    ctx.header("Allow", methods);
+    return "method " + ctx.method() + " not allowed on " + ctx.path() + "; allowed: " + methods;
   }
 
   private static void send(Context ctx, int status, String message, String field) {

@@ -4,12 +4,14 @@ import io.javalin.Javalin;
 import io.javalin.http.Context;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import org.rhumbatron.lifecycle.ChangeCreated;
 import org.rhumbatron.lifecycle.ChangeInfo;
 import org.rhumbatron.lifecycle.Lifecycle;
 import org.rhumbatron.lifecycle.ProjectInfo;
 import org.rhumbatron.lifecycle.WorkGraph;
 import org.rhumbatron.lifecycle.WorkGraph.TaskSpec;
+import org.rhumbatron.platform.db.Database;
 
 /**
  * Changes: create idempotently on {@code (projectId, clientRequestId)} (201 the first time, 200
@@ -32,11 +34,13 @@ final class ChangeRoutes {
   private final Lifecycle lifecycle;
   private final ProjectRoutes projects;
   private final NatsGate natsGate;
+  private final Database database;
 
-  ChangeRoutes(Lifecycle lifecycle, ProjectRoutes projects, NatsGate natsGate) {
+  ChangeRoutes(Lifecycle lifecycle, ProjectRoutes projects, NatsGate natsGate, Database database) {
     this.lifecycle = lifecycle;
     this.projects = projects;
     this.natsGate = natsGate;
+    this.database = database;
   }
 
   void mount(Javalin app) {
@@ -96,21 +100,55 @@ final class ChangeRoutes {
   private void approve(Context ctx) {
     ChangeInfo change = find(ctx);
     JsonBody.read(ctx);
+    Optional<Object[]> before = promotedBefore(change);
+    if (before.isPresent()) {
+      // A repeat (a client that lost the first answer retries) is the seed's already_promoted,
+      // not a refusal: the approval it asks for holds.
+      answerApproval(ctx, "already_promoted", (long) before.get()[0], (String) before.get()[1]);
+      return;
+    }
     // An approval may send release.start or a rebase after it commits: refuse it up front.
     natsGate.require();
     Lifecycle.Approval approval = Await.result(lifecycle.approveChange(change.changeId()));
+    answerApproval(
+        ctx,
+        approval.promotion().name().toLowerCase(java.util.Locale.ROOT),
+        approval.generation(),
+        approval.releaseId());
+  }
+
+  /**
+   * The generation and release (or null) of a Change promoted before: one that is releasing or
+   * completed through an approval. Empty for any other state, which the lifecycle refuses (409).
+   */
+  private Optional<Object[]> promotedBefore(ChangeInfo change) {
+    if (!"completed".equals(change.state()) && !"releasing".equals(change.state())) {
+      return Optional.empty();
+    }
+    return database.read(
+        tx ->
+            tx.queryFirst(
+                "SELECT p.generation, r.release_id FROM promotions p"
+                    + " LEFT JOIN releases r ON r.candidate_id = p.candidate_id"
+                    + " WHERE p.change_id = ? ORDER BY p.generation DESC",
+                rs -> new Object[] {rs.getLong(1), rs.getString(2)},
+                change.changeId()));
+  }
+
+  private void answerApproval(Context ctx, String promotion, long generation, String releaseId) {
+    String changeId = ctx.pathParam("changeId");
     Json.answer(
         ctx,
         200,
         Json.object(
             "promotion",
-            approval.promotion().name().toLowerCase(java.util.Locale.ROOT),
+            promotion,
             "generation",
-            approval.generation(),
+            generation,
             "releaseId",
-            approval.releaseId(),
+            releaseId,
             "change",
-            Views.change(lifecycle.change(change.changeId()).orElseThrow())));
+            Views.change(lifecycle.change(changeId).orElseThrow())));
   }
 
   private void decline(Context ctx) {

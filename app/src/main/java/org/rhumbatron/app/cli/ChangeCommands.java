@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -17,14 +16,19 @@ import picocli.CommandLine.Parameters;
     mixinStandardHelpOptions = true,
     description = "Read and decide Changes.")
 final class ChangeCommands {
-  private static final String[] COLUMNS = {"changeId", "projectId", "state", "title", "reason"};
+  private static final String[] COLUMNS = {
+    "changeId", "projectId", "clientRequestId", "state", "title", "reason"
+  };
   private final Cli cli;
 
   ChangeCommands(Cli cli) {
     this.cli = cli;
   }
 
-  @Command(name = "list", description = "The Changes of a Project.")
+  @Command(
+      mixinStandardHelpOptions = true,
+      name = "list",
+      description = "The Changes of a Project.")
   void list(
       @Mixin Cli.Target t,
       @Option(names = "--project", required = true) String project,
@@ -34,29 +38,40 @@ final class ChangeCommands {
         t, cli.client(t).get("/api/projects/" + project + "/changes" + query), "changes", COLUMNS);
   }
 
-  @Command(name = "show", description = "One Change and its Tasks.")
+  @Command(
+      mixinStandardHelpOptions = true,
+      name = "show",
+      description = "One Change and its Tasks.")
   void show(@Mixin Cli.Target t, @Parameters(paramLabel = "ID") String id) {
     CoreClient.Answer a = cli.client(t).get("/api/changes/" + id);
     cli.print(t, a, null, COLUMNS);
     if (!t.json) {
-      cli.print(t, a, "tasks", "taskId", "key", "state", "title", "dependsOn");
+      cli.print(
+          t, a, "tasks", "taskId", "key", "state", "title", "dependsOn", "agentId", "attempt");
     }
   }
 
-  @Command(name = "create", description = "Create a Change (idempotent on --request-id).")
+  @Command(
+      mixinStandardHelpOptions = true,
+      name = "create",
+      description = "Create a Change (idempotent on --request-id).")
   void create(
       @Mixin Cli.Target t,
       @Option(names = "--project", required = true) String project,
       @Option(names = "--request-id", required = true) String requestId,
       @Option(names = "--title") String title,
-      @Option(names = "--tasks-file", description = "JSON array of Tasks (key, title, ...).")
+      @Option(
+              names = "--tasks-file",
+              required = true,
+              description =
+                  "JSON array of Tasks: key, title, dependsOn, resourceScopes (the API's tasks).")
           Path tasksFile) {
     Map<String, Object> body = new LinkedHashMap<>();
     body.put("clientRequestId", requestId);
     if (title != null) {
       body.put("title", title);
     }
-    body.put("tasks", tasksFile == null ? List.of() : tasks(tasksFile));
+    body.put("tasks", tasks(tasksFile));
     cli.print(t, cli.client(t).post("/api/projects/" + project + "/changes", body), null, COLUMNS);
   }
 
@@ -75,23 +90,45 @@ final class ChangeCommands {
     }
   }
 
-  @Command(name = "approve", description = "Approve a Change awaiting approval.")
+  @Command(
+      mixinStandardHelpOptions = true,
+      name = "approve",
+      description =
+          "Approve a Change awaiting approval. PROMOTION: promoted, already_promoted (a repeat) or"
+              + " stale_base (the project moved on: the Change verifies again on the new base).")
   void approve(@Mixin Cli.Target t, @Parameters(paramLabel = "ID") String id) {
-    decide(t, id, "approve");
+    cli.print(
+        t,
+        cli.client(t).post("/api/changes/" + id + "/approve", Map.of()),
+        null,
+        "change.changeId",
+        "promotion",
+        "generation",
+        "releaseId",
+        "change.state");
   }
 
-  @Command(name = "decline", description = "Decline a Change awaiting approval.")
+  @Command(
+      mixinStandardHelpOptions = true,
+      name = "decline",
+      description = "Decline a Change awaiting approval.")
   void decline(@Mixin Cli.Target t, @Parameters(paramLabel = "ID") String id) {
     decide(t, id, "decline");
   }
 
-  @Command(name = "cancel", description = "Cancel a Change.")
+  @Command(mixinStandardHelpOptions = true, name = "cancel", description = "Cancel a Change.")
   void cancel(@Mixin Cli.Target t, @Parameters(paramLabel = "ID") String id) {
     decide(t, id, "cancel");
   }
 
   private void decide(Cli.Target t, String id, String verb) {
     cli.print(
-        t, cli.client(t).post("/api/changes/" + id + "/" + verb, Map.of()), "change", COLUMNS);
+        t,
+        cli.client(t).post("/api/changes/" + id + "/" + verb, Map.of()),
+        null,
+        "change.changeId",
+        "change.state",
+        "changed",
+        "change.reason");
   }
 }

@@ -3,7 +3,9 @@ package org.rhumbatron.app.cli;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -66,12 +68,7 @@ public final class Cli {
       String fromEnv = env.get(TOKEN_ENV);
       return fromEnv == null || fromEnv.isBlank() ? null : fromEnv.strip();
     }
-    try {
-      return Files.readString(target.tokenFile).strip();
-    } catch (IOException e) {
-      throw new CliException(
-          CliException.USAGE, "cannot read --token-file " + target.tokenFile + ": " + e);
-    }
+    return readFile("--token-file", target.tokenFile).strip();
   }
 
   /** Prints the answer: its JSON text, or the rows of {@code rowsField} as a table. */
@@ -90,8 +87,13 @@ public final class Cli {
   static String readFile(String option, Path file) {
     try {
       return Files.readString(file);
+    } catch (NoSuchFileException e) {
+      throw new CliException(CliException.USAGE, option + " " + file + ": no such file");
+    } catch (AccessDeniedException e) {
+      throw new CliException(CliException.USAGE, option + " " + file + ": not readable");
     } catch (IOException e) {
-      throw new CliException(CliException.USAGE, "cannot read " + option + " " + file + ": " + e);
+      String why = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+      throw new CliException(CliException.USAGE, "cannot read " + option + " " + file + ": " + why);
     }
   }
 

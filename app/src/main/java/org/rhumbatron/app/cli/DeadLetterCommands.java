@@ -24,7 +24,10 @@ final class DeadLetterCommands {
     this.cli = cli;
   }
 
-  @Command(name = "list", description = "Dead letters, open ones unless --state says otherwise.")
+  @Command(
+      mixinStandardHelpOptions = true,
+      name = "list",
+      description = "Dead letters, open ones unless --state says otherwise.")
   void list(
       @Mixin Cli.Target t,
       @Option(names = "--state", description = "open, closed or all") String state,
@@ -45,7 +48,10 @@ final class DeadLetterCommands {
     cli.print(t, cli.client(t).get("/api/dead-letters" + query(q)), "deadLetters", COLUMNS);
   }
 
-  @Command(name = "groups", description = "Dead letters counted by command type and reason.")
+  @Command(
+      mixinStandardHelpOptions = true,
+      name = "groups",
+      description = "Dead letters counted by command type and reason.")
   void groups(@Mixin Cli.Target t, @Option(names = "--state") String state) {
     cli.print(
         t,
@@ -59,7 +65,10 @@ final class DeadLetterCommands {
         "newestAt");
   }
 
-  @Command(name = "retry", description = "Send a dead letter's command again.")
+  @Command(
+      mixinStandardHelpOptions = true,
+      name = "retry",
+      description = "Send a dead letter's command again.")
   void retry(
       @Mixin Cli.Target t,
       @Parameters(paramLabel = "ID") String id,
@@ -67,11 +76,19 @@ final class DeadLetterCommands {
     cli.print(
         t,
         cli.client(t).post("/api/dead-letters/" + id + "/retry", operatorBody(operator)),
-        "deadLetter",
-        COLUMNS);
+        null,
+        "deadLetter.id",
+        "deadLetter.status",
+        "messageId",
+        "deadLetter.commandType",
+        "deadLetter.attempt",
+        "deadLetter.reason");
   }
 
-  @Command(name = "dismiss", description = "Close a dead letter without sending it again.")
+  @Command(
+      mixinStandardHelpOptions = true,
+      name = "dismiss",
+      description = "Close a dead letter without sending it again.")
   void dismiss(
       @Mixin Cli.Target t,
       @Parameters(paramLabel = "ID") String id,
@@ -83,7 +100,10 @@ final class DeadLetterCommands {
         COLUMNS);
   }
 
-  @Command(name = "retry-group", description = "Retry every open row of a group.")
+  @Command(
+      mixinStandardHelpOptions = true,
+      name = "retry-group",
+      description = "Retry every open row of a group.")
   void retryGroup(
       @Mixin Cli.Target t,
       @Option(names = "--command-type") String commandType,
@@ -92,7 +112,10 @@ final class DeadLetterCommands {
     group(t, "retry", commandType, reason, operator);
   }
 
-  @Command(name = "dismiss-group", description = "Dismiss every open row of a group.")
+  @Command(
+      mixinStandardHelpOptions = true,
+      name = "dismiss-group",
+      description = "Dismiss every open row of a group.")
   void dismissGroup(
       @Mixin Cli.Target t,
       @Option(names = "--command-type") String commandType,

@@ -12,7 +12,10 @@ final class OutboxCommands {
     this.cli = cli;
   }
 
-  @Command(name = "failed", description = "Outbox rows that failed for good.")
+  @Command(
+      mixinStandardHelpOptions = true,
+      name = "failed",
+      description = "Outbox rows that failed for good.")
   void failed(@Mixin Cli.Target t) {
     cli.print(
         t,
@@ -26,7 +29,10 @@ final class OutboxCommands {
         "lastError");
   }
 
-  @Command(name = "backlog", description = "Rows waiting to be published, per stream.")
+  @Command(
+      mixinStandardHelpOptions = true,
+      name = "backlog",
+      description = "Rows waiting to be published, per stream.")
   void backlog(@Mixin Cli.Target t) {
     cli.print(
         t,

@@ -21,7 +21,7 @@ final class ProjectCommands {
     this.cli = cli;
   }
 
-  @Command(name = "list", description = "Projects in id order.")
+  @Command(mixinStandardHelpOptions = true, name = "list", description = "Projects in id order.")
   void list(
       @Mixin Cli.Target t,
       @Option(names = "--status", description = "active, archived or deleted") String status,
@@ -37,12 +37,15 @@ final class ProjectCommands {
     cli.print(t, cli.client(t).get(path), "projects", COLUMNS);
   }
 
-  @Command(name = "show", description = "One Project.")
+  @Command(mixinStandardHelpOptions = true, name = "show", description = "One Project.")
   void show(@Mixin Cli.Target t, @Parameters(paramLabel = "ID") String id) {
     cli.print(t, cli.client(t).get("/api/projects/" + id), null, COLUMNS);
   }
 
-  @Command(name = "provision", description = "Provision a Project (a no-op if it exists).")
+  @Command(
+      mixinStandardHelpOptions = true,
+      name = "provision",
+      description = "Provision a Project (a no-op if it exists).")
   void provision(
       @Mixin Cli.Target t,
       @Parameters(paramLabel = "ID") String id,
@@ -51,15 +54,16 @@ final class ProjectCommands {
     CoreClient.Answer a =
         cli.client(t)
             .post("/api/projects", Map.of("projectId", id, "tenantId", tenant, "name", name));
-    cli.print(t, a, null, "projectId", "messageId");
+    // 202 with the command sent, or 200 with the Project when it exists already.
+    cli.print(t, a, null, "projectId", "commandId", "queue", "duplicate", "project.status");
   }
 
-  @Command(name = "archive", description = "Archive a Project.")
+  @Command(mixinStandardHelpOptions = true, name = "archive", description = "Archive a Project.")
   void archive(@Mixin Cli.Target t, @Parameters(paramLabel = "ID") String id) {
     cli.print(t, cli.client(t).post("/api/projects/" + id + "/archive", Map.of()), null, CHANGED);
   }
 
-  @Command(name = "delete", description = "Delete a Project.")
+  @Command(mixinStandardHelpOptions = true, name = "delete", description = "Delete a Project.")
   void delete(@Mixin Cli.Target t, @Parameters(paramLabel = "ID") String id) {
     cli.print(t, cli.client(t).delete("/api/projects/" + id), null, CHANGED);
   }

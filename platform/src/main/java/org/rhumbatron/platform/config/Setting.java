@@ -35,6 +35,10 @@ public record Setting<T>(
   }
 
   T parse(String raw) {
+    if (raw.isBlank()) {
+      // "key=" in a file or an empty variable is a mistake, not a way to ask for the default.
+      throw new SettingsException(key, "is empty: " + rule);
+    }
     T value;
     try {
       value = parser.apply(raw.trim());
@@ -155,7 +159,14 @@ public record Setting<T>(
    * {@link Settings#describe}.
    */
   static Setting<String> secret(String key) {
-    return new Setting<>(key, "", raw -> raw, v -> true, "a text (may be empty: none)", false);
+    String envName = new Setting<>(key, "", raw -> raw, v -> true, "", false).envName();
+    return new Setting<>(
+        key,
+        "",
+        raw -> raw,
+        v -> !v.isBlank(),
+        "give a value, or leave out both " + key + " and " + envName + " to run without one",
+        false);
   }
 
   /** An http or https URL like {@link #httpUrl}, empty by default: none configured. */
@@ -165,22 +176,37 @@ public record Setting<T>(
         key, "", url.parser(), v -> true, "an http or https URL like http://127.0.0.1:9000/wake");
   }
 
-  /** Parses 500ms, 30s, 5m, 2h, 7d, or an ISO-8601 duration. */
+  /** The forms {@link #parseDuration} accepts, as its errors name them. */
+  static final String DURATION_FORMS = "a number and a unit: 500ms, 30s, 5m, 2h, 7d, or PT30S";
+
+  /**
+   * Parses 500ms, 30s, 5m, 2h, 7d, or an ISO-8601 duration. A bad value is an {@link
+   * IllegalArgumentException} whose message names the accepted forms; a bare number is refused
+   * rather than guessed at (seconds? milliseconds?), and the message says how to write it.
+   */
   public static Duration parseDuration(String raw) {
     String s = raw.trim().toLowerCase(Locale.ROOT);
-    if (s.startsWith("p")) {
-      return Duration.parse(s.toUpperCase(Locale.ROOT));
+    if (s.matches("-?\\d+")) {
+      throw new IllegalArgumentException(
+          "no unit: write " + s + "s for seconds (" + DURATION_FORMS + ")");
     }
-    if (s.endsWith("ms")) {
-      return Duration.ofMillis(Long.parseLong(s.substring(0, s.length() - 2)));
+    try {
+      if (s.startsWith("p")) {
+        return Duration.parse(s.toUpperCase(Locale.ROOT));
+      }
+      if (s.endsWith("ms")) {
+        return Duration.ofMillis(Long.parseLong(s.substring(0, s.length() - 2)));
+      }
+      long n = Long.parseLong(s.substring(0, s.length() - 1));
+      return switch (s.charAt(s.length() - 1)) {
+        case 's' -> Duration.ofSeconds(n);
+        case 'm' -> Duration.ofMinutes(n);
+        case 'h' -> Duration.ofHours(n);
+        case 'd' -> Duration.ofDays(n);
+        default -> throw new IllegalArgumentException("unit");
+      };
+    } catch (RuntimeException e) {
+      throw new IllegalArgumentException("not a duration: " + DURATION_FORMS);
     }
-    long n = Long.parseLong(s.substring(0, s.length() - 1));
-    return switch (s.charAt(s.length() - 1)) {
-      case 's' -> Duration.ofSeconds(n);
-      case 'm' -> Duration.ofMinutes(n);
-      case 'h' -> Duration.ofHours(n);
-      case 'd' -> Duration.ofDays(n);
-      default -> throw new IllegalArgumentException("unit");
-    };
   }
 }

@@ -26,6 +26,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
 import org.rhumbatron.platform.bucket.BucketStore;
 import org.rhumbatron.protocol.Queue;
 
@@ -306,12 +307,13 @@ public final class Settings {
       try (Reader reader = Files.newBufferedReader(file)) {
         props.load(reader);
       } catch (IOException e) {
-        throw new SettingsException("file", "cannot read " + file + ": " + e.getMessage());
+        throw SettingsException.unreadableFile(file, e);
       }
       for (String key : props.stringPropertyNames()) {
         raw.put(key, props.getProperty(key));
       }
     }
+    refuseUnknownVariables(env);
     for (Setting<?> s : all) {
       String fromEnv = env.get(s.envName());
       if (fromEnv != null) {
@@ -319,6 +321,27 @@ public final class Settings {
       }
     }
     return base.with(raw);
+  }
+
+  /**
+   * The {@code RHUMBATRON_} variables that are not settings: the CLI's core URL, the launcher's JVM
+   * options, logback's level.
+   */
+  static final Set<String> OTHER_VARIABLES =
+      Set.of("RHUMBATRON_URL", "RHUMBATRON_JAVA_OPTS", "RHUMBATRON_LOG_LEVEL");
+
+  /**
+   * A {@code RHUMBATRON_} variable that names no setting is refused: a mistyped one would otherwise
+   * leave its setting at the default without a word.
+   */
+  static void refuseUnknownVariables(Map<String, String> env) {
+    List<String> known = new ArrayList<>(OTHER_VARIABLES);
+    all.forEach(s -> known.add(s.envName()));
+    for (String name : new java.util.TreeSet<>(env.keySet())) {
+      if (name.startsWith("RHUMBATRON_") && !known.contains(name)) {
+        throw SettingsException.unknownVariable(name, Nearest.of(name, known).orElse(null));
+      }
+    }
   }
 
   /** A copy with the given raw key/value overrides, each parsed and validated. */
@@ -330,7 +353,12 @@ public final class Settings {
         (key, value) -> {
           Setting<?> setting = byKey.get(key);
           if (setting == null) {
-            throw new SettingsException(key, "unknown key");
+            throw new SettingsException(
+                key,
+                "unknown key"
+                    + Nearest.of(key, byKey.keySet())
+                        .map(k -> "; did you mean " + k + "?")
+                        .orElse(""));
           }
           next.put(setting, setting.parse(value));
         });

@@ -66,7 +66,7 @@ class SettingsTest {
     assertThatThrownBy(() -> Settings.defaults().with(Map.of("router.nack-delay", "soon")))
         .hasMessageStartingWith("setting router.nack-delay: cannot parse 'soon'");
     assertThatThrownBy(() -> Settings.defaults().with(Map.of("router.nack-dely", "5s")))
-        .hasMessage("setting router.nack-dely: unknown key");
+        .hasMessage("setting router.nack-dely: unknown key; did you mean router.nack-delay?");
     assertThatThrownBy(
             () -> Settings.load(null, Map.of("RHUMBATRON_CAUSAL_CLEF_FLASH_ABSTAIN_BELOW", "1.5")))
         .hasMessageStartingWith("setting causal.clef-flash-abstain-below:");

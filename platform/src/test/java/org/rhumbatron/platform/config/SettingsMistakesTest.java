@@ -1,0 +1,91 @@
+package org.rhumbatron.platform.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The natural mistakes of a settings file or environment: refused in one line that says which. */
+class SettingsMistakesTest {
+  @TempDir Path dir;
+
+  @Test
+  void anEmptyApiTokenInTheFileIsRefused() throws Exception {
+    Path file = dir.resolve("core.properties");
+    Files.writeString(file, "api.token=\n");
+    assertThatThrownBy(() -> Settings.load(file, Map.of()))
+        .isInstanceOf(SettingsException.class)
+        .hasMessageStartingWith("setting api.token: is empty")
+        .hasMessageContaining("leave out both api.token and RHUMBATRON_API_TOKEN");
+  }
+
+  @Test
+  void anEmptyApiTokenVariableIsRefused() {
+    assertThatThrownBy(() -> Settings.load(null, Map.of("RHUMBATRON_API_TOKEN", " ")))
+        .isInstanceOf(SettingsException.class)
+        .hasMessageStartingWith("setting api.token: is empty");
+  }
+
+  @Test
+  void anAbsentApiTokenIsNoneAsBefore() {
+    assertThat(Settings.load(null, Map.of()).get(Settings.API_TOKEN)).isEmpty();
+  }
+
+  @Test
+  void aMistypedVariableIsRefusedWithTheNearestName() {
+    assertThatThrownBy(() -> Settings.load(null, Map.of("RHUMBATRON_API_TOKN", "t")))
+        .isInstanceOf(SettingsException.class)
+        .hasMessageStartingWith(
+            "environment variable RHUMBATRON_API_TOKN names no setting;"
+                + " did you mean RHUMBATRON_API_TOKEN?");
+    assertThatThrownBy(() -> Settings.load(null, Map.of("RHUMBATRON_ZZZZZZZZZZZZ", "t")))
+        .hasMessageStartingWith("environment variable RHUMBATRON_ZZZZZZZZZZZZ names no setting")
+        .hasMessageNotContaining("did you mean");
+  }
+
+  @Test
+  void theToolsOwnVariablesAndOtherProgramsVariablesPass() {
+    Map<String, String> env =
+        Map.of(
+            "RHUMBATRON_URL", "http://127.0.0.1:8080",
+            "RHUMBATRON_JAVA_OPTS", "-Xmx1g",
+            "RHUMBATRON_LOG_LEVEL", "DEBUG",
+            "RHUMBATRONX", "not ours",
+            "PATH", "/bin");
+    assertThat(Settings.load(null, env).get(Settings.API_TOKEN)).isEmpty();
+  }
+
+  @Test
+  void aMistypedKeyInTheFileGetsTheNearestKey() throws Exception {
+    Path file = dir.resolve("core.properties");
+    Files.writeString(file, "api.tokn=abc\n");
+    assertThatThrownBy(() -> Settings.load(file, Map.of()))
+        .hasMessage("setting api.tokn: unknown key; did you mean api.token?");
+  }
+
+  @Test
+  void aMissingSettingsFileIsNamed() {
+    Path missing = dir.resolve("nope.properties");
+    assertThatThrownBy(() -> Settings.load(missing, Map.of()))
+        .hasMessage("settings file " + missing + ": no such file");
+  }
+
+  @Test
+  void aDurationWithoutUnitSaysHowToWriteIt() {
+    assertThatThrownBy(() -> Setting.parseDuration("180"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage(
+            "no unit: write 180s for seconds (a number and a unit: 500ms, 30s, 5m, 2h, 7d,"
+                + " or PT30S)");
+    assertThatThrownBy(() -> Setting.parseDuration("3min"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("not a duration: a number and a unit: 500ms, 30s, 5m, 2h, 7d, or PT30S");
+    assertThat(Setting.parseDuration("3m")).isEqualTo(Duration.ofMinutes(3));
+    assertThat(Setting.parseDuration("PT2S")).isEqualTo(Duration.ofSeconds(2));
+  }
+}
