@@ -386,6 +386,15 @@ public final class Settings {
       throw new SettingsException(
           PROCESSED_EVENTS_KEEP.key(), "must not be below " + EVENT_STREAM_MAX_AGE.key());
     }
+    if (get(DUPLICATE_WINDOW).compareTo(get(EVENT_STREAM_MAX_AGE)) > 0) {
+      // JetStream refuses a stream whose duplicate window is longer than its max age.
+      throw new SettingsException(
+          DUPLICATE_WINDOW.key(), "must not be above " + EVENT_STREAM_MAX_AGE.key());
+    }
+    if (get(DUPLICATE_WINDOW).compareTo(get(COMMAND_STREAM_MAX_AGE)) > 0) {
+      throw new SettingsException(
+          DUPLICATE_WINDOW.key(), "must not be above " + COMMAND_STREAM_MAX_AGE.key());
+    }
     if (get(DEAD_LETTERS_KEEP_CLOSED).compareTo(get(COMMAND_STREAM_MAX_AGE)) < 0) {
       // A command COMMANDS still holds can reach the dead-letter queue again; its row keeps that
       // a repeat (command_id UNIQUE) instead of a new open dead letter.
