@@ -5,6 +5,9 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -12,7 +15,11 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import org.rhumbatron.coordinator.shard.ResourceShardActor;
+import org.rhumbatron.platform.concurrent.DaemonThreads;
 import org.rhumbatron.platform.config.Settings;
 import org.rhumbatron.platform.db.Database;
 import org.rhumbatron.protocol.Event;
@@ -29,6 +36,7 @@ final class SoakBench {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final long TICK_MILLIS = 100;
   private static final int TASKS_PER_PROJECT = 20;
+  private static final long VACUUM_AFTER_MILLIS = 10_000;
   // The purges run on the release sweep, every minute here (maintenance.every-minutes).
   private static final Duration PURGE_EVERY = Duration.ofMinutes(1);
 
@@ -50,6 +58,8 @@ final class SoakBench {
   private final Duration sampleEvery;
   private final Clock clock = Clock.systemUTC();
   private final String runId = Long.toString(Clock.systemUTC().millis(), 36);
+  private final ObjectNode out = JSON.createObjectNode();
+  private volatile int vacuumRuns;
 
   SoakBench(
       String natsUrl,
@@ -113,6 +123,18 @@ final class SoakBench {
       for (int p = 0; p < projects; p++) {
         writers.add(core.coordinator().shard("p-soak-" + runId + "-" + p, 0));
       }
+      out.put("bench", "soak");
+      String autovacuum = autovacuum(db);
+      out.put("autovacuum", autovacuum);
+      ScheduledExecutorService vacuums =
+          Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("soak-vacuum"));
+      if (autovacuum.equals("off")) {
+        // A server without autovacuum never makes the purged rows' space reusable: the bench
+        // does what autovacuum would, after each purge (the sweep's minute), so that it measures
+        // the purges and not that server's configuration.
+        long toNextMinute = 60_000 - Math.floorMod(clock.millis(), 60_000L) + VACUUM_AFTER_MILLIS;
+        vacuums.scheduleAtFixedRate(this::vacuum, toNextMinute, 60_000, TimeUnit.MILLISECONDS);
+      }
       start = clock.millis();
       long end = start + length.toMillis();
       long nextSample = start;
@@ -136,6 +158,7 @@ final class SoakBench {
         Thread.sleep(TICK_MILLIS);
       }
       samples.add(sample(db, clock.millis() - start, committed));
+      vacuums.shutdownNow();
     }
     return report(dialect, samples, committed);
   }
@@ -145,6 +168,25 @@ final class SoakBench {
    * what every Event leaves, not Commands for Changes that do not exist. Twenty Tasks per Project,
    * so the project view holds a bounded set of items.
    */
+  /** PostgreSQL's {@code autovacuum} setting; SQLite reuses freed pages itself. */
+  private static String autovacuum(Database db) {
+    if (!db.dialect().name().equals("postgres")) {
+      return "not_applicable";
+    }
+    return db.read(tx -> tx.queryFirst("SHOW autovacuum", rs -> rs.getString(1)).orElse("on"));
+  }
+
+  /** A plain VACUUM of the database: it marks dead rows' space free, never shrinks a file. */
+  private void vacuum() {
+    try (java.sql.Connection c = DriverManager.getConnection(dbUrl);
+        Statement st = c.createStatement()) {
+      st.execute("VACUUM");
+      vacuumRuns++;
+    } catch (SQLException e) {
+      System.err.println("soak: VACUUM failed: " + e.getMessage());
+    }
+  }
+
   private Event event(String projectId, long k) {
     return Event.builder()
         .eventId(StableIds.randomEventId(clock.instant()))
@@ -204,9 +246,8 @@ final class SoakBench {
   }
 
   private String report(String dialect, List<Sample> samples, long committed) throws Exception {
-    ObjectNode out = JSON.createObjectNode();
-    out.put("bench", "soak");
     out.put("database", dialect);
+    out.put("vacuum_runs", vacuumRuns);
     out.put("events_per_s", eventsPerSecond);
     out.put("events", committed);
     out.put("projects", projects);
@@ -248,7 +289,8 @@ final class SoakBench {
           "expected_max_bytes",
           eventsThen == 0
               ? 0
-              : grown / eventsThen * eventsPerSecond * keep.plus(PURGE_EVERY).toSeconds());
+              : first.usedBytes()
+                  + grown / eventsThen * eventsPerSecond * keep.plus(PURGE_EVERY).toSeconds());
       if (steady.get(0).fileBytes() >= 0) {
         flat.put("file_max_first_half_bytes", maxFile(firstHalf));
         flat.put("file_max_second_half_bytes", maxFile(secondHalf));
