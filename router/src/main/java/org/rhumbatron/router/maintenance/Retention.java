@@ -2,8 +2,11 @@ package org.rhumbatron.router.maintenance;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.time.LocalDate;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Function;
 import org.rhumbatron.platform.config.Setting;
 import org.rhumbatron.platform.config.Settings;
 import org.rhumbatron.platform.db.BatchedPurge;
@@ -20,12 +23,35 @@ import org.slf4j.LoggerFactory;
 final class Retention {
   private static final Logger log = LoggerFactory.getLogger(Retention.class);
 
-  /** One table's horizon: rows matching {@code condition} whose {@code timeColumn} is past it. */
-  record Horizon(String table, String timeColumn, String condition, Setting<Duration> keep) {
+  /**
+   * One table's horizon: rows matching {@code condition} whose {@code timeColumn} is older than
+   * {@code keep} before the tick; a {@code dayColumn} holds a UTC day (yyyy-mm-dd), not epoch ms.
+   */
+  record Horizon(
+      String table,
+      String timeColumn,
+      String condition,
+      Function<Settings, Duration> keep,
+      boolean dayColumn) {
+    Horizon(String table, String timeColumn, String condition, Setting<Duration> keep) {
+      this(table, timeColumn, condition, s -> s.get(keep), false);
+    }
+
     String where() {
       return (condition == null ? "" : condition + " AND ") + timeColumn + " < ?";
     }
+
+    Object before(Instant now, Settings settings) {
+      Instant horizon = now.minus(keep.apply(settings));
+      return dayColumn
+          ? LocalDate.ofInstant(horizon, ZoneOffset.UTC).toString()
+          : horizon.toEpochMilli();
+    }
   }
+
+  // The command cap reads only the current UTC day's row; the day before stays, for a core whose
+  // clock is a little behind around midnight.
+  private static final Duration CAP_DAYS_KEPT = Duration.ofDays(1);
 
   static final List<Horizon> HORIZONS =
       List.of(
@@ -42,7 +68,8 @@ final class Retention {
               "dead_letters",
               "resolved_at_ms",
               "status = 'closed'",
-              Settings.DEAD_LETTERS_KEEP_CLOSED));
+              Settings.DEAD_LETTERS_KEEP_CLOSED),
+          new Horizon("causal_command_counts", "day_utc", null, s -> CAP_DAYS_KEPT, true));
 
   private final Database database;
   private final Settings settings;
@@ -57,7 +84,7 @@ final class Retention {
     int batch = settings.get(Settings.PROCESSED_EVENTS_PURGE_MAX);
     List<BatchedPurge.Result> results = new ArrayList<>();
     for (Horizon h : HORIZONS) {
-      long before = now.minus(settings.get(h.keep())).toEpochMilli();
+      Object before = h.before(now, settings);
       BatchedPurge.Result r;
       try {
         r = BatchedPurge.run(database, h.table(), h.where(), h.timeColumn(), batch, before);
@@ -67,10 +94,10 @@ final class Retention {
       }
       if (r.deleted() > 0) {
         log.info(
-            "deleted {} {} rows older than {} in {} batches",
+            "deleted {} {} rows before {} in {} batches",
             r.deleted(),
             h.table(),
-            settings.get(h.keep()),
+            h.dayColumn() ? before : Instant.ofEpochMilli((Long) before),
             r.batches());
       }
       results.add(r);

@@ -196,6 +196,35 @@ abstract class RetentionContract {
   }
 
   @Test
+  void theDailyTickDeletesCommandCountsOfDaysBeforeYesterday() {
+    clock.set(Instant.parse("2026-12-02T04:17:00Z"));
+    rows(
+        OLD,
+        "INSERT INTO causal_command_counts (change_id, day_utc, commands)"
+            + " SELECT 'old-' || i, '2026-11-30', 3 FROM n");
+    rows(
+        FRESH,
+        "INSERT INTO causal_command_counts (change_id, day_utc, commands)"
+            + " SELECT 'fresh-' || i, '2026-12-01', 3 FROM n");
+    rows(
+        FRESH,
+        "INSERT INTO causal_command_counts (change_id, day_utc, commands)"
+            + " SELECT 'today-' || i, '2026-12-02', 3 FROM n");
+
+    BatchedPurge.Result purge =
+        maintenance(Settings.defaults())
+            .runDaily(clock.instant())
+            .purge("causal_command_counts")
+            .orElseThrow();
+
+    assertThat(purge.deleted()).as("every count of a day before yesterday").isEqualTo(OLD);
+    assertThat(purge.largestBatch()).isEqualTo(SEED_BATCH);
+    assertThat(count("causal_command_counts", "old")).isZero();
+    assertThat(count("causal_command_counts", "fresh")).as("yesterday's stay").isEqualTo(FRESH);
+    assertThat(count("causal_command_counts", "today")).as("the cap's own day").isEqualTo(FRESH);
+  }
+
+  @Test
   void theReleaseSweepPurgesToo() {
     oldRowsGo(
         "processed_events",
@@ -235,6 +264,7 @@ abstract class RetentionContract {
         switch (table) {
           case "processed_events", "project_events", "platform_metrics" -> "event_id";
           case "k2_batch_failures" -> "batch_key";
+          case "causal_command_counts" -> "change_id";
           default -> "command_id";
         };
     return database.read(
