@@ -2,6 +2,7 @@ package org.rhumbatron.router.maintenance;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -33,18 +34,23 @@ abstract class MaintenanceContract {
   @BeforeEach
   void open() {
     database = Database.open(db().url());
-    maintenance = new Maintenance(database, sent::add, deadLetters(database), Settings.defaults());
+    maintenance =
+        new Maintenance(
+            database,
+            sent::add,
+            deadLetters(database, new SettableClock(SWEEP)),
+            Settings.defaults());
   }
 
-  /** The operator service; this test sends through {@code sent}, never through its queue. */
-  private static DeadLetterOperator deadLetters(Database database) {
+  /** The operator service; these tests send through their sink, never through its queue. */
+  static DeadLetterOperator deadLetters(Database database, Clock clock) {
     EnvelopeCodec codec = new EnvelopeCodec();
     Commands refusing =
         new Commands(
             (subject, headers, body) ->
                 CompletableFuture.failedFuture(new IllegalStateException("no queues here")),
             codec);
-    return new DeadLetterOperator(database, refusing, codec, new SettableClock(SWEEP));
+    return new DeadLetterOperator(database, refusing, codec, clock);
   }
 
   @AfterEach
@@ -204,7 +210,7 @@ abstract class MaintenanceContract {
               }
               sent.add(c);
             },
-            deadLetters(database),
+            deadLetters(database, new SettableClock(SWEEP)),
             Settings.defaults());
     MaintenanceReport report = failing.runDaily(DAILY);
     assertThat(report.failedSends())

@@ -4,16 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
 import java.time.Instant;
-import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.rhumbatron.platform.config.Settings;
 import org.rhumbatron.platform.db.BatchedPurge;
 import org.rhumbatron.platform.db.Database;
-import org.rhumbatron.platform.queue.Commands;
-import org.rhumbatron.protocol.EnvelopeCodec;
-import org.rhumbatron.router.deadletter.DeadLetterOperator;
 import org.rhumbatron.testkit.SettableClock;
 import org.rhumbatron.testkit.db.TestDatabase;
 
@@ -46,14 +42,8 @@ abstract class RetentionContract {
   }
 
   private Maintenance maintenance(Settings settings) {
-    EnvelopeCodec codec = new EnvelopeCodec();
-    Commands refusing =
-        new Commands(
-            (subject, headers, body) ->
-                CompletableFuture.failedFuture(new IllegalStateException("no queues here")),
-            codec);
     return new Maintenance(
-        database, c -> {}, new DeadLetterOperator(database, refusing, codec, clock), settings);
+        database, c -> {}, MaintenanceContract.deadLetters(database, clock), settings);
   }
 
   /**
@@ -88,15 +78,7 @@ abstract class RetentionContract {
     oldRowsGo(
         "processed_events",
         Duration.ofDays(14),
-        (n, tag, at) ->
-            rows(
-                n,
-                "INSERT INTO processed_events (consumer, event_id, processed_at_ms)"
-                    + " SELECT 'project-view-projector', '"
-                    + tag
-                    + "-' || i, "
-                    + at
-                    + " FROM n"),
+        claims("project-view-projector"),
         true,
         Settings.defaults());
   }
@@ -229,17 +211,23 @@ abstract class RetentionContract {
     oldRowsGo(
         "processed_events",
         Duration.ofDays(14),
-        (n, tag, at) ->
-            rows(
-                n,
-                "INSERT INTO processed_events (consumer, event_id, processed_at_ms)"
-                    + " SELECT 'causal-router', '"
-                    + tag
-                    + "-' || i, "
-                    + at
-                    + " FROM n"),
+        claims("causal-router"),
         false,
         Settings.defaults());
+  }
+
+  /** Claims of {@code consumer}. */
+  private Rows claims(String consumer) {
+    return (n, tag, at) ->
+        rows(
+            n,
+            "INSERT INTO processed_events (consumer, event_id, processed_at_ms) SELECT '"
+                + consumer
+                + "', '"
+                + tag
+                + "-' || i, "
+                + at
+                + " FROM n");
   }
 
   /** Writes {@code n} rows at {@code atMs} whose key starts with {@code tag}. */
