@@ -22,7 +22,8 @@ import picocli.CommandLine.Option;
       BenchCommand.Outbox.class,
       BenchCommand.Router.class,
       BenchCommand.Commands.class,
-      BenchCommand.Lifecycle.class
+      BenchCommand.Lifecycle.class,
+      BenchCommand.Soak.class
     })
 final class BenchCommand implements Runnable {
 
@@ -259,6 +260,63 @@ final class BenchCommand implements Runnable {
                       rounds,
                       Duration.ofSeconds(warmupSeconds),
                       ownServer)
+                  .run());
+    }
+  }
+
+  @Command(
+      name = "soak",
+      mixinStandardHelpOptions = true,
+      description =
+          "Events at a constant rate through a core of its own with every retention shortened to"
+              + " --keep-seconds and the purges every minute; samples the database size and the"
+              + " purged tables, and reports the bytes each Event leaves and the size after the"
+              + " horizon. Runs its own nats-server: it shortens the event streams' max age.")
+  static final class Soak implements Callable<Integer> {
+    @picocli.CommandLine.Mixin Common common = new Common();
+
+    @Option(names = "--rate", defaultValue = "200", description = "Events per second.")
+    int rate;
+
+    @Option(names = "--projects", defaultValue = "16", description = "Projects written to.")
+    int projects;
+
+    @Option(
+        names = "--keep-seconds",
+        defaultValue = "90",
+        description = "Every retention horizon (and the streams' max age), in seconds.")
+    int keepSeconds;
+
+    @Option(names = "--seconds", defaultValue = "300", description = "Length of the run.")
+    int seconds;
+
+    @Option(names = "--sample-seconds", defaultValue = "10", description = "Sample interval.")
+    int sampleSeconds;
+
+    @Override
+    public Integer call() throws Exception {
+      require(this, common.nats == null, "--nats: bench soak runs its own nats-server");
+      require(this, rate >= 1, "--rate must be at least 1, was " + rate);
+      require(this, projects >= 1, "--projects must be at least 1, was " + projects);
+      require(this, keepSeconds >= 2, "--keep-seconds must be at least 2, was " + keepSeconds);
+      require(
+          this, sampleSeconds >= 1, "--sample-seconds must be at least 1, was " + sampleSeconds);
+      require(
+          this,
+          seconds > keepSeconds + 90,
+          "--seconds must exceed --keep-seconds + 90 (one purge past the horizon), was " + seconds);
+      return common.run(
+          "soak",
+          (url, db) ->
+              new SoakBench(
+                      url,
+                      common.data,
+                      db,
+                      rate,
+                      projects,
+                      Duration.ofSeconds(keepSeconds),
+                      Duration.ofSeconds(seconds),
+                      Duration.ofSeconds(sampleSeconds))
                   .run());
     }
   }

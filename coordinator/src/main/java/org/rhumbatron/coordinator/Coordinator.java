@@ -54,6 +54,7 @@ public final class Coordinator implements AutoCloseable {
   private final LostTailRepair repair;
   private final EventLogTransport transport;
   private final OutboxJanitor janitor;
+  private final Duration purgeEvery;
   private final ActorType<ProjectRootActor> roots;
   private final ActorType<ResourceShardActor> shards;
   private final ActorType<ProjectViewActor> views = ProjectViewActor.type();
@@ -90,6 +91,7 @@ public final class Coordinator implements AutoCloseable {
         new LostTailRepair(
             database, transport, clock, settings.get(Settings.OUTBOX_KEEP_PUBLISHED));
     this.janitor = new OutboxJanitor(database, clock, settings.get(Settings.OUTBOX_KEEP_PUBLISHED));
+    this.purgeEvery = settings.get(Settings.OUTBOX_PURGE_EVERY);
     Outbox outbox = new Outbox(new EnvelopeCodec(), clock);
     this.roots = ProjectRootActor.type(outbox, publisher);
     this.shards = ResourceShardActor.type(outbox, publisher, shardAlarmWork);
@@ -191,15 +193,16 @@ public final class Coordinator implements AutoCloseable {
   }
 
   /**
-   * Starts the alarm ticker and the hourly purge of old published rows (production; tests call
-   * {@code runtime().fireDueAlarms()} and {@code janitor().purgePublished()}).
+   * Starts the alarm ticker and the purge of old published rows every {@code outbox.purge-every}
+   * (production; tests call {@code runtime().fireDueAlarms()} and {@code
+   * janitor().purgePublished()}).
    */
   public void startAlarms(Duration tick, Duration unloadIdleAfter) {
     runtime.startTicker(tick, unloadIdleAfter);
     purgeTicker.scheduleWithFixedDelay(
         () -> {
           try {
-            int deleted = janitor.purgePublished();
+            long deleted = janitor.purgePublished();
             if (deleted > 0) {
               log.info("deleted {} published outbox rows past the lost-tail horizon", deleted);
             }
@@ -207,9 +210,9 @@ public final class Coordinator implements AutoCloseable {
             log.warn("outbox purge failed: {}", e.toString());
           }
         },
-        1,
-        60,
-        TimeUnit.MINUTES);
+        purgeEvery.toMillis(),
+        purgeEvery.toMillis(),
+        TimeUnit.MILLISECONDS);
   }
 
   @Override

@@ -2,6 +2,7 @@ package org.rhumbatron.coordinator.outbox;
 
 import java.time.Clock;
 import java.time.Duration;
+import org.rhumbatron.platform.db.BatchedPurge;
 import org.rhumbatron.platform.db.Database;
 
 /**
@@ -10,7 +11,7 @@ import org.rhumbatron.platform.db.Database;
  * rows stay until an operator deals with them.
  */
 public final class OutboxJanitor {
-  /** Rows deleted per call at most, so one purge is a short transaction. */
+  /** Rows deleted per transaction at most (the seed's purge batch), so each one is short. */
   public static final int PURGE_MAX = 5_000;
 
   private final Database database;
@@ -23,18 +24,19 @@ public final class OutboxJanitor {
     this.keepPublished = keepPublished;
   }
 
-  /** Returns how many rows it deleted. */
-  public int purgePublished() {
+  /**
+   * Deletes every published row past the horizon, {@link #PURGE_MAX} per transaction; returns how
+   * many.
+   */
+  public long purgePublished() {
     long before = clock.millis() - keepPublished.toMillis();
-    return database.inTransaction(
-        tx ->
-            tx.update(
-                tx.dialect()
-                    .deleteLimited(
-                        "outbox",
-                        "state = 'published' AND published_at_ms < ?",
-                        "published_at_ms",
-                        PURGE_MAX),
-                before));
+    return BatchedPurge.run(
+            database,
+            "outbox",
+            "state = 'published' AND published_at_ms < ?",
+            "published_at_ms",
+            PURGE_MAX,
+            before)
+        .deleted();
   }
 }

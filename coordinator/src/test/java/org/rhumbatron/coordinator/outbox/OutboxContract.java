@@ -293,4 +293,38 @@ abstract class OutboxContract {
     assertThat(f.coordinator.janitor().purgePublished()).isEqualTo(3);
     assertThat(rows(f, p)).isEmpty();
   }
+
+  @Test
+  void oneJanitorRunDeletesEveryPublishedRowPastTheHorizonNotOneBatch() throws Exception {
+    CoordinatorFixture f = start();
+    int old = 12_345; // more than two transactions of 5,000
+    long publishedAt = clock.millis();
+    for (String[] r : new String[][] {{"pub", "published"}, {"failed", "failed"}}) {
+      f.db.inTransaction(
+          tx ->
+              tx.update(
+                  "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < "
+                      + (r[1].equals("published") ? old : 3)
+                      + ") INSERT INTO outbox (actor_class, actor_id, project_id, event_id,"
+                      + " event_type, stream_index, subject, payload, state, next_attempt_at_ms,"
+                      + " published_at_ms, created_at_ms) SELECT 'root', 'p', 'p', '"
+                      + r[0]
+                      + "-' || i, 'task.completed', 0, 'events.00', ?, '"
+                      + r[1]
+                      + "', 0, ?, 0 FROM n",
+                  new byte[] {1},
+                  publishedAt));
+    }
+    clock.advance(Settings.defaults().get(Settings.OUTBOX_KEEP_PUBLISHED).plusSeconds(1));
+
+    assertThat(f.coordinator.janitor().purgePublished()).isEqualTo(old);
+    assertThat(count(f, "SELECT COUNT(*) FROM outbox WHERE state = 'failed'"))
+        .as("a failed row stays for its operator")
+        .isEqualTo(3);
+    assertThat(count(f, "SELECT COUNT(*) FROM outbox")).isEqualTo(3);
+  }
+
+  private static long count(CoordinatorFixture f, String sql) {
+    return f.db.read(tx -> tx.queryLong(sql));
+  }
 }

@@ -63,6 +63,9 @@ public final class Settings {
   // DESIGN.md section 5: published rows keep their stream sequence this long (lost-tail repair).
   public static final Setting<Duration> OUTBOX_KEEP_PUBLISHED =
       register(duration("outbox.keep-published", Duration.ofHours(24)));
+  // How often the published rows past outbox.keep-published are deleted (all of them each time).
+  public static final Setting<Duration> OUTBOX_PURGE_EVERY =
+      register(duration("outbox.purge-every", Duration.ofMinutes(5)));
   // How long the publisher waits for a PubAck before it counts the send as failed.
   public static final Setting<Duration> OUTBOX_PUBLISH_TIMEOUT =
       register(duration("outbox.publish-timeout", Duration.ofSeconds(5)));
@@ -94,6 +97,16 @@ public final class Settings {
       register(duration("processed-events.keep", Duration.ofDays(14)));
   public static final Setting<Integer> PROCESSED_EVENTS_PURGE_MAX =
       register(positiveInt("processed-events.purge-max", 5_000));
+  // Retention of what grows with every Event (DESIGN.md 4a "Purges keep up"; README: Retention).
+  // The feed row and the analytics point are effects of a claim: kept as long as the claim, so a
+  // claim never outlives its effect and one purge run takes both of the same days.
+  public static final Setting<Duration> PROJECT_EVENTS_KEEP =
+      register(duration("project-events.keep", Duration.ofDays(14)));
+  public static final Setting<Duration> PLATFORM_METRICS_KEEP =
+      register(duration("platform-metrics.keep", Duration.ofDays(14)));
+  // A closed dead letter's row is the dedupe of its command_id while COMMANDS may still hold it.
+  public static final Setting<Duration> DEAD_LETTERS_KEEP_CLOSED =
+      register(duration("dead-letters.keep-closed", Duration.ofDays(30)));
   public static final Setting<Duration> ARCHIVE_EXPIRY =
       register(duration("archive.expiry", Duration.ofDays(365)));
   // DESIGN.md section 2: the evidence bucket is a directory (default) or a NATS object store.
@@ -400,6 +413,21 @@ public final class Settings {
       // projector would apply it, and write its feed row, a second time.
       throw new SettingsException(
           PROCESSED_EVENTS_KEEP.key(), "must not be below " + EVENT_STREAM_MAX_AGE.key());
+    }
+    if (get(DUPLICATE_WINDOW).compareTo(get(EVENT_STREAM_MAX_AGE)) > 0) {
+      // JetStream refuses a stream whose duplicate window is longer than its max age.
+      throw new SettingsException(
+          DUPLICATE_WINDOW.key(), "must not be above " + EVENT_STREAM_MAX_AGE.key());
+    }
+    if (get(DUPLICATE_WINDOW).compareTo(get(COMMAND_STREAM_MAX_AGE)) > 0) {
+      throw new SettingsException(
+          DUPLICATE_WINDOW.key(), "must not be above " + COMMAND_STREAM_MAX_AGE.key());
+    }
+    if (get(DEAD_LETTERS_KEEP_CLOSED).compareTo(get(COMMAND_STREAM_MAX_AGE)) < 0) {
+      // A command COMMANDS still holds can reach the dead-letter queue again; its row keeps that
+      // a repeat (command_id UNIQUE) instead of a new open dead letter.
+      throw new SettingsException(
+          DEAD_LETTERS_KEEP_CLOSED.key(), "must not be below " + COMMAND_STREAM_MAX_AGE.key());
     }
     if (get(OUTBOX_KEEP_PUBLISHED).compareTo(get(EVENT_STREAM_MAX_AGE)) >= 0) {
       throw new SettingsException(

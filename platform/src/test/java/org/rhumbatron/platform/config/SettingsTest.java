@@ -110,6 +110,12 @@ class SettingsTest {
     assertThatThrownBy(
             () -> Settings.defaults().with(Settings.PROCESSED_EVENTS_KEEP, Duration.ofDays(6)))
         .hasMessage("setting processed-events.keep: must not be below events.max-age");
+    assertThatThrownBy(
+            () -> Settings.defaults().with(Settings.DEAD_LETTERS_KEEP_CLOSED, Duration.ofDays(13)))
+        .hasMessage("setting dead-letters.keep-closed: must not be below commands.max-age");
+    assertThatThrownBy(
+            () -> Settings.defaults().with(Settings.EVENT_STREAM_MAX_AGE, Duration.ofHours(1)))
+        .hasMessage("setting streams.duplicate-window: must not be above events.max-age");
   }
 
   @Test

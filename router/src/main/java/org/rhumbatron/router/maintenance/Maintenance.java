@@ -19,7 +19,9 @@ import org.slf4j.LoggerFactory;
 /**
  * The seed's "Sweep housekeeping" table. Each job queries with its cap and sends one Command per
  * row; command ids are stable per day (daily tick) or per tick minute, so a tick that runs twice (a
- * restart within the minute) is dropped by the queue's duplicate window.
+ * restart within the minute) is dropped by the queue's duplicate window. Both ticks then run the
+ * {@link Retention} purges to completion, the commands sent first so that a slow purge does not
+ * hold them.
  */
 public final class Maintenance {
   private static final Logger log = LoggerFactory.getLogger(Maintenance.class);
@@ -31,6 +33,7 @@ public final class Maintenance {
   private final CommandSink commands;
   private final DeadLetterOperator deadLetters;
   private final Settings settings;
+  private final Retention retention;
 
   public Maintenance(
       Database database, CommandSink commands, DeadLetterOperator deadLetters, Settings settings) {
@@ -38,12 +41,14 @@ public final class Maintenance {
     this.commands = commands;
     this.deadLetters = deadLetters;
     this.settings = settings;
+    this.retention = new Retention(database, settings);
   }
 
   /**
    * 04:17 UTC, once a day: one forks.sweep; project.cleanup and index.purge for up to 10 archived
    * Projects; an index.build backfill for up to 10 active Projects without a ready index; deletes
-   * at most 5,000 processed_events rows older than 14 days.
+   * every processed_events row older than 14 days, 5,000 per transaction (DESIGN.md 4a), and the
+   * rows of the other tables past their horizons.
    */
   public MaintenanceReport runDaily(Instant tick) {
     String day = LocalDate.ofInstant(tick, ZoneOffset.UTC).toString();
@@ -70,26 +75,15 @@ public final class Maintenance {
           command(
               "cmd_index.build_" + p + "_backfill_" + day, CommandType.INDEX_BUILD, p, null, tick));
     }
-    long before = tick.minus(settings.get(Settings.PROCESSED_EVENTS_KEEP)).toEpochMilli();
-    int deleted =
-        database.inTransaction(
-            tx ->
-                tx.update(
-                    tx.dialect()
-                        .deleteLimited(
-                            "processed_events",
-                            "processed_at_ms < ?",
-                            "processed_at_ms",
-                            settings.get(Settings.PROCESSED_EVENTS_PURGE_MAX)),
-                    before));
-    return send(due, deleted, 0);
+    return sendAndPurge(due, 0, tick);
   }
 
   /**
    * Minute 4, 9, 14 ...: release.recover for Changes still releasing 45 minutes after promotion
    * (max 10); change.settle for open Changes quiet 3 minutes to 6 hours that cannot move on their
    * own (max 10); closes the dead letters of ended Changes; index.purge for deleted Projects that
-   * still have index rows (max 10).
+   * still have index rows (max 10). Beyond the seed it purges as the daily tick does, so that each
+   * purge deletes a few minutes of rows, not a day of them in one burst at 04:17.
    */
   public MaintenanceReport runReleaseSweep(Instant tick) {
     long now = tick.toEpochMilli();
@@ -125,7 +119,7 @@ public final class Maintenance {
       due.add(
           command("cmd_index.purge_" + p + "_" + minute, CommandType.INDEX_PURGE, p, null, tick));
     }
-    return send(due, 0, closed);
+    return sendAndPurge(due, closed, tick);
   }
 
   /**
@@ -146,7 +140,8 @@ public final class Maintenance {
         now - max.toMillis());
   }
 
-  private MaintenanceReport send(List<Command> due, int deleted, int closed) {
+  /** Sends {@code due}, then purges every table past its horizon (each tick: see the class). */
+  private MaintenanceReport sendAndPurge(List<Command> due, int closed, Instant tick) {
     List<Command> sent = new ArrayList<>();
     List<Command> failed = new ArrayList<>();
     for (Command c : due) {
@@ -162,7 +157,7 @@ public final class Maintenance {
             e.toString());
       }
     }
-    return new MaintenanceReport(sent, failed, deleted, closed);
+    return new MaintenanceReport(sent, failed, retention.purge(tick), closed);
   }
 
   private List<String> projectIds(String sql) {

@@ -1,0 +1,107 @@
+package org.rhumbatron.router.maintenance;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Function;
+import org.rhumbatron.platform.config.Setting;
+import org.rhumbatron.platform.config.Settings;
+import org.rhumbatron.platform.db.BatchedPurge;
+import org.rhumbatron.platform.db.Database;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The horizons of the tables the event router's side writes with every Event (DESIGN.md 4a "Purges
+ * keep up"): each purge deletes every row past its horizon in batches of at most {@code
+ * processed-events.purge-max} (the seed's 5,000). Other owners purge their own tables: the outbox
+ * (coordinator's OutboxJanitor) and queue_handler_runs (the queue consumer at start).
+ */
+final class Retention {
+  private static final Logger log = LoggerFactory.getLogger(Retention.class);
+
+  /**
+   * One table's horizon: rows matching {@code condition} whose {@code timeColumn} is older than
+   * {@code keep} before the tick; a {@code dayColumn} holds a UTC day (yyyy-mm-dd), not epoch ms.
+   */
+  record Horizon(
+      String table,
+      String timeColumn,
+      String condition,
+      Function<Settings, Duration> keep,
+      boolean dayColumn) {
+    Horizon(String table, String timeColumn, String condition, Setting<Duration> keep) {
+      this(table, timeColumn, condition, s -> s.get(keep), false);
+    }
+
+    String where() {
+      return (condition == null ? "" : condition + " AND ") + timeColumn + " < ?";
+    }
+
+    Object before(Instant now, Settings settings) {
+      Instant horizon = now.minus(keep.apply(settings));
+      return dayColumn
+          ? LocalDate.ofInstant(horizon, ZoneOffset.UTC).toString()
+          : horizon.toEpochMilli();
+    }
+  }
+
+  // The command cap reads only the current UTC day's row; the day before stays, for a core whose
+  // clock is a little behind around midnight.
+  private static final Duration CAP_DAYS_KEPT = Duration.ofDays(1);
+
+  static final List<Horizon> HORIZONS =
+      List.of(
+          // The seed's "Deletes ... processed_events rows after 14 days".
+          new Horizon("processed_events", "processed_at_ms", null, Settings.PROCESSED_EVENTS_KEEP),
+          new Horizon("project_events", "recorded_at_ms", null, Settings.PROJECT_EVENTS_KEEP),
+          new Horizon("platform_metrics", "recorded_at_ms", null, Settings.PLATFORM_METRICS_KEEP),
+          // A batch's failure count matters only while the stream can deliver the batch again
+          // (events.max-age, which processed-events.keep is never below).
+          new Horizon(
+              "k2_batch_failures", "last_failed_at_ms", null, Settings.PROCESSED_EVENTS_KEEP),
+          // Open dead letters wait for an operator; closed ones only record how they ended.
+          new Horizon(
+              "dead_letters",
+              "resolved_at_ms",
+              "status = 'closed'",
+              Settings.DEAD_LETTERS_KEEP_CLOSED),
+          new Horizon("causal_command_counts", "day_utc", null, s -> CAP_DAYS_KEPT, true));
+
+  private final Database database;
+  private final Settings settings;
+
+  Retention(Database database, Settings settings) {
+    this.database = database;
+    this.settings = settings;
+  }
+
+  /** Purges every table of {@link #HORIZONS} up to its horizon before {@code now}. */
+  List<BatchedPurge.Result> purge(Instant now) {
+    int batch = settings.get(Settings.PROCESSED_EVENTS_PURGE_MAX);
+    List<BatchedPurge.Result> results = new ArrayList<>();
+    for (Horizon h : HORIZONS) {
+      Object before = h.before(now, settings);
+      BatchedPurge.Result r;
+      try {
+        r = BatchedPurge.run(database, h.table(), h.where(), h.timeColumn(), batch, before);
+      } catch (RuntimeException e) { // the next tick goes on from where this one stopped
+        log.warn("purge of {} failed: {}", h.table(), e.toString());
+        continue;
+      }
+      if (r.deleted() > 0) {
+        log.info(
+            "deleted {} {} rows before {} in {} batches",
+            r.deleted(),
+            h.table(),
+            h.dayColumn() ? before : Instant.ofEpochMilli((Long) before),
+            r.batches());
+      }
+      results.add(r);
+    }
+    return results;
+  }
+}
