@@ -174,8 +174,8 @@ public final class QueueConsumer<T> implements AutoCloseable {
       throw new QueueException(queue, "cannot create or bind the consumer: " + e.getMessage(), e);
     }
     long every = runtime.timings().extendEvery().toMillis();
-    // One tick for every batch held: cheaper than a timer per batch at thousands of batches a
-    // second.
+    // One tick for every message held: cheaper than a timer per message at thousands of messages
+    // a second.
     extender.scheduleAtFixedRate(this::extendHolds, every, every, TimeUnit.MILLISECONDS);
     batches.forEach(worker -> workers.execute(() -> work(worker)));
     try {
