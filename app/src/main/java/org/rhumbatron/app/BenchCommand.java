@@ -23,7 +23,8 @@ import picocli.CommandLine.Option;
       BenchCommand.Router.class,
       BenchCommand.Commands.class,
       BenchCommand.Lifecycle.class,
-      BenchCommand.Soak.class
+      BenchCommand.Soak.class,
+      BenchCommand.Webhook.class
     })
 final class BenchCommand implements Runnable {
 
@@ -317,6 +318,80 @@ final class BenchCommand implements Runnable {
                       Duration.ofSeconds(keepSeconds),
                       Duration.ofSeconds(seconds),
                       Duration.ofSeconds(sampleSeconds))
+                  .run());
+    }
+  }
+
+  @Command(
+      name = "webhook",
+      mixinStandardHelpOptions = true,
+      description =
+          "The wake path to Agents outside core, through a core of its own with the webhook"
+              + " runtime and a local HTTP server as the Agents: rounds that wake --agents at once,"
+              + " --slow of them answering after --slow-answer-ms, report task.ready to the webhook"
+              + " call of the others and of the slow ones; then one Task at a time (light load)."
+              + " On a --nats server, only while its COMMANDS and event streams hold no messages"
+              + " or consumers (no core).")
+  static final class Webhook implements Callable<Integer> {
+    @picocli.CommandLine.Mixin Common common = new Common();
+
+    @Option(
+        names = "--agents",
+        defaultValue = "20",
+        description = "Agents woken at once per round (a multiple of 5).")
+    int agents;
+
+    @Option(
+        names = "--slow",
+        defaultValue = "2",
+        description = "Of them, Agents that answer their webhook after --slow-answer-ms.")
+    int slow;
+
+    @Option(
+        names = "--slow-answer-ms",
+        defaultValue = "8000",
+        description = "How long a slow Agent takes to answer (the webhook timeout is 10 s).")
+    long slowAnswerMs;
+
+    @Option(names = "--rounds", defaultValue = "3", description = "Rounds of --agents wakes.")
+    int rounds;
+
+    @Option(
+        names = "--light-wakes",
+        defaultValue = "30",
+        description = "Tasks made ready one at a time for the light-load figure.")
+    int lightWakes;
+
+    @Override
+    public Integer call() throws Exception {
+      require(this, rounds >= 1, "--rounds must be at least 1, was " + rounds);
+      require(
+          this,
+          agents >= 5 && agents % 5 == 0,
+          "--agents must be a positive multiple of 5, was " + agents);
+      require(
+          this,
+          slow >= 0 && slow <= agents / 5,
+          "--slow must be between 0 and --agents / 5, was " + slow);
+      require(
+          this,
+          slowAnswerMs >= 0 && slowAnswerMs < 10_000,
+          "--slow-answer-ms must be in 0..9999 (inside the webhook timeout), was " + slowAnswerMs);
+      require(this, lightWakes >= 1, "--light-wakes must be at least 1, was " + lightWakes);
+      boolean ownServer = common.nats == null;
+      return common.run(
+          "webhook",
+          (url, db) ->
+              new WebhookBench(
+                      url,
+                      common.data,
+                      db,
+                      agents,
+                      slow,
+                      Duration.ofMillis(slowAnswerMs),
+                      rounds,
+                      lightWakes,
+                      ownServer)
                   .run());
     }
   }

@@ -643,7 +643,7 @@ final class LifecycleBench {
   }
 
   /** The server holds no queue or router state of another core: streams empty, no consumers. */
-  private static void refuseBusyServer(JetStreamManagement jsm) throws Exception {
+  static void refuseBusyServer(JetStreamManagement jsm) throws Exception {
     List<String> kept = new ArrayList<>();
     List<String> existing = jsm.getStreamNames();
     List<String> streams = new ArrayList<>(List.of(Queue.STREAM_NAME));
@@ -675,7 +675,7 @@ final class LifecycleBench {
   }
 
   /** Purges COMMANDS and the 8 event streams and deletes their consumers. */
-  private static void clear(JetStreamManagement jsm) throws IOException, JetStreamApiException {
+  static void clear(JetStreamManagement jsm) throws IOException, JetStreamApiException {
     List<String> streams = new ArrayList<>(List.of(Queue.STREAM_NAME));
     for (int s = 0; s < EventStreams.STREAM_COUNT; s++) {
       streams.add(EventStreams.streamName(s));

@@ -15,6 +15,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -359,6 +362,91 @@ abstract class IntegrationContract {
     assertThat(f.outbox("project.created")).isEqualTo(1);
     assertThat(f.outbox("task.assigned")).isEqualTo(2);
     assertThat(f.commandsOn(Queue.AGENT_WAKEUPS)).isEqualTo(2);
+  }
+
+  /**
+   * Two change.dispatch and a change.settle of one Change in one batch run at once (all three are
+   * in their handlers together: the barrier) and leave what the same three leave handled one after
+   * the other on a twin Change: no Task readied or assigned twice, no update lost.
+   */
+  @Test
+  void commandsOfOneChangeHandledAtOnceLeaveWhatTheyLeaveOneAfterTheOther() throws Exception {
+    f.project("p1");
+    WorkGraph graph =
+        WorkGraph.of(task("a"), task("b"), task("c"), task("d", "a"), task("e", "b", "c"));
+    String serial = f.lifecycle.createChange("p1", "serial", graph).get().change().changeId();
+    String together = f.lifecycle.createChange("p1", "together", graph).get().change().changeId();
+    for (Command c : oneChangesCommands(serial)) {
+      assertThat(consumer.handle(c, delivery(1))).isInstanceOf(Outcome.Ack.class);
+    }
+    long serialWakes = f.commandsOn(Queue.AGENT_WAKEUPS);
+    assertThat(serialWakes).isEqualTo(3);
+
+    List<Command> batch = oneChangesCommands(together);
+    for (Command c : batch) {
+      f.commands.send(c).get();
+    }
+    CyclicBarrier allIn = new CyclicBarrier(batch.size());
+    List<Outcome> outcomes = new CopyOnWriteArrayList<>();
+    runOnQueue(
+        (command, delivery) -> {
+          allIn.await(10, TimeUnit.SECONDS); // throws unless all three run at once
+          Outcome o = consumer.handle(command, delivery);
+          outcomes.add(o);
+          return o;
+        });
+    await().atMost(Duration.ofSeconds(20)).until(() -> outcomes.size() == batch.size());
+    await().atMost(Duration.ofSeconds(5)).until(() -> f.commandsOn(Queue.INTEGRATION) == 0);
+    assertThat(outcomes).allSatisfy(o -> assertThat(o).isInstanceOf(Outcome.Ack.class));
+    assertThat(changeState(together)).isEqualTo(changeState(serial));
+    assertThat(
+            f.count(
+                "SELECT COUNT(*) FROM tasks WHERE change_id = ? AND state = 'assigned'", together))
+        .isEqualTo(3);
+    assertThat(f.commandsOn(Queue.AGENT_WAKEUPS)).isEqualTo(2 * serialWakes);
+  }
+
+  /** change.dispatch twice (two causes) and change.settle of {@code changeId}. */
+  private List<Command> oneChangesCommands(String changeId) {
+    List<Command> out = new ArrayList<>();
+    for (String cause : List.of("first", "second")) {
+      out.add(
+          Command.builder()
+              .commandId("cmd_" + cause + "_" + changeId + "_dispatch")
+              .commandType(CommandType.CHANGE_DISPATCH)
+              .projectId("p1")
+              .changeId(changeId)
+              .createdAt(f.clock.instant())
+              .payload(JsonNodeFactory.instance.objectNode())
+              .build());
+    }
+    out.add(command(CommandType.CHANGE_SETTLE, "p1", changeId, null));
+    return out;
+  }
+
+  /**
+   * A Change's Tasks (key, state, attempts, whether an Agent holds it) and the count of each Event
+   * type it wrote, without its ids, so that twin Changes compare.
+   */
+  private String changeState(String changeId) {
+    EnvelopeCodec codec = new EnvelopeCodec();
+    Map<String, Long> events = new java.util.TreeMap<>();
+    f
+        .database
+        .read(tx -> tx.query("SELECT payload FROM outbox", rs -> codec.decodeEvent(rs.getBytes(1))))
+        .stream()
+        .filter(e -> changeId.equals(e.changeId()))
+        .forEach(e -> events.merge(e.eventType().wireName(), 1L, Long::sum));
+    return f.database.read(
+            tx ->
+                tx.query(
+                    "SELECT SUBSTR(task_id, LENGTH(change_id) + 2) || ':' || state || ':' ||"
+                        + " attempts || ':' || CASE WHEN agent_id IS NULL THEN 'free' ELSE"
+                        + " 'held' END FROM tasks WHERE change_id = ? ORDER BY task_id",
+                    rs -> rs.getString(1),
+                    changeId))
+        + " "
+        + events;
   }
 
   /** Runs candidate.create for a verifying Change of p1 and returns its Candidate. */

@@ -3,6 +3,7 @@ package org.rhumbatron.platform.queue;
 import io.nats.client.JetStreamApiException;
 import io.nats.client.JetStreamSubscription;
 import io.nats.client.Message;
+import io.nats.client.PullRequestOptions;
 import io.nats.client.PullSubscribeOptions;
 import io.nats.client.api.AckPolicy;
 import io.nats.client.api.ConsumerConfiguration;
@@ -18,7 +19,10 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.LongAdder;
@@ -32,8 +36,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A running durable consumer {@code q-<queue>}: {@code concurrency} workers, each fetching a batch
- * of up to {@code batchSize} and handling it in order under a {@link BatchHold}.
+ * A running durable consumer {@code q-<queue>}: {@code concurrency} workers, each holding a batch
+ * of up to {@code batchSize} messages. The messages of a batch are independent commands: each runs
+ * its handler at once on a thread of its own and is settled when that handler ends, under its own
+ * {@link MessageHold} (ack extension, hold limit). A worker pulls for the places its settled
+ * messages freed, so a slow handler holds only its own message; at most {@code batchSize x
+ * concurrency} messages are in the handlers at once, as with that many batches in flight.
  *
  * <p>Per message: a body that does not decode goes to the dead-letter queue at once (never retried;
  * logged and terminated on a queue without one). A handler's {@link Outcome.Ack} acks, an {@link
@@ -56,7 +64,13 @@ public final class QueueConsumer<T> implements AutoCloseable {
    */
   static final int UNSETTLED_ALLOWANCE = 3;
 
+  /** How long a pull stays open on the server; its messages are handled as they arrive. */
   private static final Duration FETCH_WAIT = Duration.ofMillis(250);
+
+  /** How much longer than the pull a worker waits for the server's end of it. */
+  private static final Duration PULL_END_MARGIN = Duration.ofSeconds(1);
+
+  private static final Duration IDLE_HANDLER_THREAD = Duration.ofSeconds(60);
   private static final Duration DEAD_LETTER_SEND_TIMEOUT = Duration.ofSeconds(10);
   private static final Duration FETCH_ERROR_PAUSE = Duration.ofMillis(500);
   private static final Duration CLOSE_WAIT = Duration.ofSeconds(5);
@@ -70,9 +84,11 @@ public final class QueueConsumer<T> implements AutoCloseable {
   private final ExecutorService workers;
   private final ScheduledExecutorService extender;
   private final List<JetStreamSubscription> subscriptions = new ArrayList<>();
-  private final Set<BatchHold> holds = ConcurrentHashMap.newKeySet();
+  private final ThreadPoolExecutor handlers;
+  private final Set<MessageHold> holds = ConcurrentHashMap.newKeySet();
+  private final List<Worker> batches = new ArrayList<>();
   private final LongAdder retries = new LongAdder();
-  private volatile boolean running = true;
+  private volatile boolean open = true;
 
   private QueueConsumer(
       QueueRuntime runtime,
@@ -89,6 +105,16 @@ public final class QueueConsumer<T> implements AutoCloseable {
     this.listener = listener == null ? QueueListener.none() : listener;
     String name = config.queue().durableName();
     this.workers = Executors.newFixedThreadPool(config.concurrency(), DaemonThreads.named(name));
+    int places = config.batchSize() * config.concurrency();
+    this.handlers =
+        new ThreadPoolExecutor(
+            places,
+            places,
+            IDLE_HANDLER_THREAD.toMillis(),
+            TimeUnit.MILLISECONDS,
+            new LinkedBlockingQueue<>(),
+            DaemonThreads.named(name + "-handle"));
+    this.handlers.allowCoreThreadTimeOut(true); // an idle queue keeps no threads
     this.extender =
         Executors.newSingleThreadScheduledExecutor(DaemonThreads.named(name + "-extend"));
   }
@@ -142,15 +168,16 @@ public final class QueueConsumer<T> implements AutoCloseable {
                     queue.subject(),
                     PullSubscribeOptions.bind(Queue.STREAM_NAME, queue.durableName()));
         subscriptions.add(sub);
+        batches.add(new Worker(sub, config.batchSize()));
       }
     } catch (IOException | JetStreamApiException e) {
       throw new QueueException(queue, "cannot create or bind the consumer: " + e.getMessage(), e);
     }
     long every = runtime.timings().extendEvery().toMillis();
-    // One tick for every batch held: cheaper than a timer per batch at thousands of batches a
-    // second.
+    // One tick for every message held: cheaper than a timer per message at thousands of messages
+    // a second.
     extender.scheduleAtFixedRate(this::extendHolds, every, every, TimeUnit.MILLISECONDS);
-    subscriptions.forEach(sub -> workers.execute(() -> work(sub)));
+    batches.forEach(worker -> workers.execute(() -> work(worker)));
     try {
       runtime.handlerRuns().purgeExpired(queue);
     } catch (RuntimeException e) { // the rows wait for the next start
@@ -176,43 +203,79 @@ public final class QueueConsumer<T> implements AutoCloseable {
     return retries.sum();
   }
 
-  private void work(JetStreamSubscription sub) {
-    while (running) {
-      List<Message> batch;
+  /**
+   * One worker: keeps up to {@code batchSize} messages of its subscription in its handlers and
+   * pulls for the free ones, so a slow handler holds only its own message's place.
+   */
+  private void work(Worker worker) {
+    while (open) {
+      int free = worker.awaitFree();
+      if (free == 0) {
+        return; // closing
+      }
       try {
-        batch = sub.fetch(config.batchSize(), FETCH_WAIT);
+        pullAndStart(worker, free);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
       } catch (RuntimeException e) {
-        if (!running) {
+        if (!open) {
           return;
         }
         log.warn("fetch from {} failed: {}", config.queue().durableName(), e.toString());
         if (!pause(FETCH_ERROR_PAUSE)) {
           return;
         }
-        continue;
-      }
-      if (!batch.isEmpty()) {
-        handleBatch(batch);
       }
     }
   }
 
-  private void handleBatch(List<Message> batch) {
-    BatchHold hold = new BatchHold(batch, runtime.timings());
+  /**
+   * Pulls up to {@code free} messages and starts each one's handler as soon as it arrives: the pull
+   * stays open until it has them all or the server ends it ({@link #FETCH_WAIT}), but no message
+   * waits for the rest of its batch.
+   */
+  private void pullAndStart(Worker worker, int free) throws InterruptedException {
+    JetStreamSubscription sub = worker.subscription;
+    sub.pull(PullRequestOptions.builder(free).expiresIn(FETCH_WAIT).build());
+    long deadline = System.nanoTime() + FETCH_WAIT.plus(PULL_END_MARGIN).toNanos();
+    for (int got = 0; got < free && open; got++) {
+      long left = deadline - System.nanoTime();
+      if (left <= 0) {
+        return;
+      }
+      // null: the server ended the pull (its expiry), or the margin ran out
+      Message m = sub.nextMessage(Duration.ofNanos(left));
+      if (m == null) {
+        return;
+      }
+      start(worker, m);
+    }
+  }
+
+  /** Hands {@code m} to a handler thread under its own hold; settled when its handler ends. */
+  private void start(Worker worker, Message m) {
+    MessageHold hold = new MessageHold(m, runtime.timings());
+    worker.taken();
     holds.add(hold);
     try {
-      for (Message m : batch) {
-        if (hold.expired() || !running) {
-          return; // the rest comes back after the ack wait
-        }
-        try {
-          handleOne(m, hold);
-        } catch (RuntimeException e) { // a bug here must not stop the worker
-          log.error("queue {}: unexpected error, message left for redelivery", config.queue(), e);
-        }
+      handlers.execute(() -> run(worker, hold));
+    } catch (RejectedExecutionException closing) { // comes back after the ack wait
+      holds.remove(hold);
+      worker.done();
+    }
+  }
+
+  private void run(Worker worker, MessageHold hold) {
+    try {
+      if (open && !hold.expired()) { // else it comes back after the ack wait
+        handleOne(hold);
       }
+    } catch (RuntimeException e) { // a bug here must not stop the consumer
+      log.error("queue {}: unexpected error, message left for redelivery", config.queue(), e);
     } finally {
       holds.remove(hold);
+      worker.done();
     }
   }
 
@@ -224,7 +287,8 @@ public final class QueueConsumer<T> implements AutoCloseable {
     }
   }
 
-  private void handleOne(Message m, BatchHold hold) {
+  private void handleOne(MessageHold hold) {
+    Message m = hold.message();
     Delivery delivery = delivery(m);
     byte[] body = m.getData() == null ? new byte[0] : m.getData();
     T message;
@@ -280,7 +344,7 @@ public final class QueueConsumer<T> implements AutoCloseable {
       } else {
         Duration delay = retry.delay() != null ? retry.delay() : config.retryDelay();
         retries.increment();
-        hold.settle(m, () -> m.nakWithDelay(delay));
+        hold.settle(() -> m.nakWithDelay(delay));
       }
       return;
     }
@@ -293,14 +357,14 @@ public final class QueueConsumer<T> implements AutoCloseable {
   }
 
   private void giveUp(
-      Message m, BatchHold hold, Delivery delivery, T message, byte[] body, String reason) {
+      Message m, MessageHold hold, Delivery delivery, T message, byte[] body, String reason) {
     String original = new String(body, StandardCharsets.UTF_8);
     QueueFailure<T> failure =
         new QueueFailure<>(delivery, message, original, reason, config.hasDeadLetterQueue());
     if (config.hasDeadLetterQueue()) {
       if (!sendToDeadLetter(delivery, original, reason)) {
         retries.increment();
-        hold.settle(m, () -> m.nakWithDelay(config.retryDelay()));
+        hold.settle(() -> m.nakWithDelay(config.retryDelay()));
         return;
       }
       settleForGood(m, hold, delivery, m::term);
@@ -354,8 +418,8 @@ public final class QueueConsumer<T> implements AutoCloseable {
   }
 
   /** Acks or terms {@code m} and forgets its handler runs (only a redelivery recorded any). */
-  private void settleForGood(Message m, BatchHold hold, Delivery delivery, Runnable action) {
-    hold.settle(m, action);
+  private void settleForGood(Message m, MessageHold hold, Delivery delivery, Runnable action) {
+    hold.settle(action);
     if (delivery.serverDeliveredCount() <= 1) {
       return;
     }
@@ -437,18 +501,66 @@ public final class QueueConsumer<T> implements AutoCloseable {
     }
   }
 
+  /**
+   * A worker's places: messages handed to handlers and not yet done, at most {@code batchSize}
+   * before it pulls again.
+   */
+  private final class Worker {
+    final JetStreamSubscription subscription;
+    private final int batchSize;
+    private int held;
+
+    Worker(JetStreamSubscription subscription, int batchSize) {
+      this.subscription = subscription;
+      this.batchSize = batchSize;
+    }
+
+    /** Waits for a free place; returns how many are free, or 0 once the consumer closes. */
+    synchronized int awaitFree() {
+      while (open && held >= batchSize) {
+        try {
+          wait();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          return 0;
+        }
+      }
+      return open ? batchSize - held : 0;
+    }
+
+    synchronized void taken() {
+      held++;
+    }
+
+    synchronized void done() {
+      held--;
+      notifyAll();
+    }
+
+    synchronized void wake() {
+      notifyAll();
+    }
+  }
+
   /** Stops fetching, lets running handlers finish (up to 5 s) and unbinds. */
   @Override
   public void close() {
-    running = false;
+    open = false;
+    batches.forEach(Worker::wake);
     workers.shutdown();
+    handlers.shutdown();
+    long deadline = System.nanoTime() + CLOSE_WAIT.toNanos();
     try {
-      if (!workers.awaitTermination(CLOSE_WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
-        workers.shutdownNow();
+      for (ExecutorService pool : List.of(workers, handlers)) {
+        long left = deadline - System.nanoTime();
+        if (!pool.awaitTermination(Math.max(0, left), TimeUnit.NANOSECONDS)) {
+          pool.shutdownNow();
+        }
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       workers.shutdownNow();
+      handlers.shutdownNow();
     }
     for (JetStreamSubscription sub : subscriptions) {
       try {

@@ -8,8 +8,9 @@ import org.rhumbatron.protocol.Queue;
  * One row of the consumers table (the seed's QUEUE_CONSUMERS): how the durable consumer {@code
  * q-<queue>} of one queue runs.
  *
- * @param batchSize messages per fetch, which one worker holds and handles in order
- * @param concurrency workers, each with its own batch
+ * @param batchSize messages one worker holds at most (and fetches at once); each is handled and
+ *     settled on its own
+ * @param concurrency workers, each with its own batch: the batches in flight
  * @param retries redeliveries after the first delivery; the delivery after the last retry that
  *     fails goes to the dead-letter queue
  * @param retryDelay the redelivery delay of a throw, or of a {@code retry} without a delay
