@@ -214,7 +214,7 @@ record DemoSummary(
     if (!run.quiet()) {
       line(b, "note", "core was still busy when the counts were read");
     }
-    line(b, "dashboard", run.dashboard());
+    line(b, "dashboard", run.dashboard() != null ? run.dashboard() : DemoCommand.DASHBOARD_GONE);
     line(b, "data", run.dataDir().toString());
     return b.toString();
   }

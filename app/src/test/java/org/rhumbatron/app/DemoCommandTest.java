@@ -7,16 +7,32 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.nats.client.Connection;
 import io.nats.client.JetStreamManagement;
 import io.nats.client.Nats;
+import java.io.BufferedReader;
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStreamReader;
 import java.io.PrintStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.rhumbatron.platform.db.Database;
@@ -60,7 +76,9 @@ class DemoCommandTest {
     assertThat(summary.path("changes").path("created").asInt()).isEqualTo(4);
     assertThat(summary.path("quiet").asBoolean()).isTrue();
     assertThat(summary.path("approval").asText()).isEqualTo(DemoSummary.OPERATOR);
-    assertThat(summary.path("dashboard").asText()).matches("http://127\\.0\\.0\\.1:\\d+/");
+    assertThat(summary.path("dashboard").isNull())
+        .as("core stopped with the demo: no link to a dead page")
+        .isTrue();
 
     try (Database db = Database.open(dir.resolve("rhumbatron.db").toString())) {
       Map<String, Long> byState = new LinkedHashMap<>();
@@ -127,6 +145,169 @@ class DemoCommandTest {
       }
       assertThat(stored).as("each Event stored once").isEqualTo(summary.path("events").asLong());
     }
+  }
+
+  @Test
+  void withoutDataTheDemoDeletesItsTemporaryDirectoryAndSaysTheDashboardIsGone() throws Exception {
+    Path tmp = Files.createDirectories(data.resolve("tmp"));
+    Demo demo = Demo.start(tmp, "demo", "--changes", "1");
+    assertThat(demo.waitFor()).as("exit code; output: %s", demo.lines).isZero();
+
+    Path dir = demo.dataDir();
+    assertThat(dir).as("the temporary directory it used").startsWithRaw(tmp);
+    assertThat(dir).as("deleted at the end").doesNotExist();
+    try (Stream<Path> left = Files.list(tmp)) {
+      assertThat(left.map(p -> p.getFileName().toString()))
+          .noneMatch(n -> n.startsWith("rhumbatron-demo-"));
+    }
+    String summary = String.join("\n", demo.lines);
+    assertThat(summary).contains("rhumbatron demo summary").contains(DemoCommand.DASHBOARD_GONE);
+  }
+
+  @Test
+  void onPostgresTheDemoRunsInAFreshDatabaseAndDropsIt() throws Exception {
+    Path dir = data.resolve("demo-pg");
+    Set<String> before = demoDatabases();
+    Demo demo =
+        Demo.start(null, "demo", "--db", "postgres", "--changes", "1", "--data", dir.toString());
+    assertThat(demo.waitFor()).as("exit code; output: %s", demo.lines).isZero();
+
+    String name =
+        demo.lines.stream()
+            .map(DATABASE_LINE::matcher)
+            .filter(Matcher::find)
+            .map(m -> m.group(1))
+            .findFirst()
+            .orElseThrow(() -> new AssertionError("no database line in " + demo.lines));
+    assertThat(String.join("\n", demo.lines)).contains("1/1 Changes completed");
+    assertThat(dir.resolve("rhumbatron.db")).as("not SQLite").doesNotExist();
+    assertThat(Files.readString(dir.resolve("core.log"))).contains(name);
+    assertThat(demoDatabases()).as("%s dropped", name).doesNotContain(name).isEqualTo(before);
+  }
+
+  @Test
+  void aDemoThatKeepsRunningPrintsItsOwnTokenAndWritesWithItWork() throws Exception {
+    Path tmp = Files.createDirectories(data.resolve("tmp"));
+    Demo demo = Demo.start(tmp, "demo", "--changes", "1", "--keep-running");
+    try {
+      Matcher running = demo.awaitLine(KEEPS_RUNNING, Duration.ofSeconds(120));
+      String url = running.group(1);
+      String token = running.group(2);
+      assertThat(token).matches("[0-9a-f]{" + 2 * DemoCommand.TOKEN_BYTES + "}");
+      assertThat(demo.lines)
+          .as("the summary links the dashboard that is still up")
+          .anyMatch(l -> l.matches("\\s*dashboard\\s+" + Pattern.quote(url)));
+
+      HttpClient http = HttpClient.newHttpClient();
+      String body = "{\"projectId\":\"tok-p1\",\"tenantId\":\"t\",\"name\":\"tok-p1\"}";
+      HttpResponse<String> withToken =
+          http.send(
+              HttpRequest.newBuilder(URI.create(url + "api/projects"))
+                  .header("Authorization", "Bearer " + token)
+                  .header("Content-Type", "application/json")
+                  .POST(HttpRequest.BodyPublishers.ofString(body))
+                  .build(),
+              HttpResponse.BodyHandlers.ofString());
+      assertThat(withToken.statusCode()).as(withToken.body()).isBetween(200, 299);
+      HttpResponse<String> withoutToken =
+          http.send(
+              HttpRequest.newBuilder(URI.create(url + "api/projects"))
+                  .header("Content-Type", "application/json")
+                  .POST(HttpRequest.BodyPublishers.ofString(body))
+                  .build(),
+              HttpResponse.BodyHandlers.ofString());
+      assertThat(withoutToken.statusCode()).isEqualTo(401);
+    } finally {
+      demo.process.destroy();
+      demo.process.waitFor(60, TimeUnit.SECONDS);
+      demo.process.destroyForcibly();
+    }
+    assertThat(demo.dataDir()).as("kept for the running core").exists();
+  }
+
+  private static final Pattern DATABASE_LINE =
+      Pattern.compile("rhumbatron demo: database (rhumbatron_demo_[0-9a-z_]+) on ");
+  private static final Pattern KEEPS_RUNNING =
+      Pattern.compile(
+          "core keeps running, dashboard (http://127\\.0\\.0\\.1:\\d+/), API token (\\S+);");
+  private static final Pattern DATA_LINE = Pattern.compile("rhumbatron demo: data in (\\S+?),? ");
+
+  /** A demo child process, its stdout and stderr as lines, and its own temporary directory. */
+  private record Demo(Process process, List<String> lines, BlockingQueue<String> fresh) {
+    static Demo start(Path tmp, String... args) throws IOException {
+      List<String> command = new ArrayList<>(CoreProcess.command(args));
+      if (tmp != null) {
+        command.add(1, "-Djava.io.tmpdir=" + tmp);
+      }
+      Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+      Demo demo = new Demo(p, new CopyOnWriteArrayList<>(), new LinkedBlockingQueue<>());
+      Thread reader =
+          new Thread(
+              () -> {
+                try (BufferedReader r =
+                    new BufferedReader(
+                        new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+                  String line;
+                  while ((line = r.readLine()) != null) {
+                    demo.lines.add(line);
+                    demo.fresh.add(line);
+                  }
+                } catch (IOException ignored) {
+                  // the process ended
+                }
+              });
+      reader.setDaemon(true);
+      reader.start();
+      return demo;
+    }
+
+    int waitFor() throws InterruptedException {
+      try {
+        assertThat(process.waitFor(180, TimeUnit.SECONDS)).as("the demo ends").isTrue();
+      } finally {
+        process.destroyForcibly();
+      }
+      return process.exitValue();
+    }
+
+    Matcher awaitLine(Pattern pattern, Duration within) throws InterruptedException {
+      long deadline = System.nanoTime() + within.toNanos();
+      while (true) {
+        String line = fresh.poll(deadline - System.nanoTime(), TimeUnit.NANOSECONDS);
+        if (line == null) {
+          throw new AssertionError("no line like " + pattern + " in " + lines);
+        }
+        Matcher m = pattern.matcher(line);
+        if (m.find()) {
+          return m;
+        }
+      }
+    }
+
+    Path dataDir() {
+      return lines.stream()
+          .map(DATA_LINE::matcher)
+          .filter(Matcher::find)
+          .map(m -> Path.of(m.group(1)))
+          .findFirst()
+          .orElseThrow(() -> new AssertionError("no data line in " + lines));
+    }
+  }
+
+  private static Set<String> demoDatabases() throws Exception {
+    Set<String> names = new TreeSet<>();
+    try (java.sql.Connection c =
+            java.sql.DriverManager.getConnection(
+                "jdbc:postgresql://127.0.0.1:5432/postgres?user=postgres");
+        java.sql.ResultSet rs =
+            c.createStatement()
+                .executeQuery(
+                    "SELECT datname FROM pg_database WHERE datname LIKE 'rhumbatron_demo_%'")) {
+      while (rs.next()) {
+        names.add(rs.getString(1));
+      }
+    }
+    return names;
   }
 
   @Test

@@ -120,12 +120,13 @@ final class CheckCluster implements AutoCloseable {
             .resolve("$G")
             .resolve("streams")
             .resolve(EventStreams.streamName(stream));
-    List<Long> cut =
-        Files.isDirectory(streamDir)
-            ? NatsStoreDamage.cutLastMessages(streamDir, messages)
-            : List.of();
-    startNats();
-    return cut;
+    try {
+      return Files.isDirectory(streamDir)
+          ? NatsStoreDamage.cutLastMessages(streamDir, messages)
+          : List.of();
+    } finally {
+      startNats(); // also when the cut failed: the run goes on or closes a server that runs
+    }
   }
 
   synchronized void startCore() throws IOException {

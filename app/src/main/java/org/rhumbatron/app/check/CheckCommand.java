@@ -16,15 +16,27 @@ import picocli.CommandLine.Option;
 /**
  * {@code rhumbatron check}: the demo's workload against a core and a {@code nats-server} that the
  * check starts itself, a seeded schedule of faults, then the history checked. Exit 0 when every
- * count that must be 0 is 0, 1 when one is not (the report names the ids).
+ * count that must be 0 is 0, 1 when one is not (the report names the ids), 3 when the check failed
+ * itself (no verdict; the report names the error and the seed).
  */
 @Command(
     name = "check",
     mixinStandardHelpOptions = true,
     description =
         "Run the workload under a seeded schedule of faults, let it settle, then check the"
-            + " history: events lost or doubled, effects doubled, Changes stuck, poison kept.")
+            + " history: events lost or doubled, effects doubled, Changes stuck, poison kept.",
+    exitCodeListHeading = "Exit codes:%n",
+    exitCodeList = {
+      "0:every count that must be 0 is 0",
+      "1:a count that must be 0 is not (violations found)",
+      "2:bad usage",
+      "3:the check failed itself (internal error, no verdict; repeat with its seed)"
+    })
 public final class CheckCommand implements Callable<Integer> {
+  static final int PASSED = 0;
+  static final int VIOLATIONS = 1;
+  static final int INTERNAL_ERROR = 3;
+
   @Option(
       names = "--seed",
       description = "Seed of the schedule and the workload. Default: the current time.")
@@ -34,7 +46,9 @@ public final class CheckCommand implements Callable<Integer> {
       names = "--duration",
       defaultValue = "3m",
       converter = PositiveDuration.class,
-      description = "How long faults are injected (30s, 5m, 30m). Default: ${DEFAULT-VALUE}")
+      description =
+          "How long faults are injected (30s, 5m, 30m): the whole fault phase; kinds that do"
+              + " not fit are dropped and named. Default: ${DEFAULT-VALUE}")
   Duration duration;
 
   @Option(
@@ -87,6 +101,8 @@ public final class CheckCommand implements Callable<Integer> {
     }
     CheckDatabase database = CheckDatabase.of(db);
     List<FaultPlan.Kind> kinds = kinds(faults, database);
+    List<FaultPlan.Kind> dropped =
+        FaultPlan.plan(s, duration, kinds, CheckWorkload.streams(CheckRun.runId(s))).dropped();
     System.err.println(
         "rhumbatron check: seed "
             + s
@@ -96,11 +112,34 @@ public final class CheckCommand implements Callable<Integer> {
             + String.join(",", kinds.stream().map(k -> k.wire).toList())
             + ", data in "
             + dir);
+    if (!dropped.isEmpty()) {
+      System.err.println(
+          "rhumbatron check: "
+              + String.join(",", dropped.stream().map(k -> k.wire).toList())
+              + " do not fit in "
+              + duration
+              + " and are dropped (a longer --duration fits them)");
+    }
     CheckReport report = new CheckRun(dir, database, s, duration, kinds, poison, clock).run();
     System.out.println(json ? report.toJson() : report.toTable());
+    if (report.internalError() != null) {
+      System.err.println(
+          "rhumbatron check: internal error, no verdict: "
+              + report.internalError()
+              + "; its files are in "
+              + dir);
+    }
     System.err.println(
         "rhumbatron check: repeat with --seed " + s + " --duration " + duration + " --db " + db);
-    return report.passed() ? 0 : 1;
+    return exitCode(report);
+  }
+
+  /** 0 passed, 1 violations found, 3 the check failed itself. */
+  static int exitCode(CheckReport report) {
+    if (report.internalError() != null) {
+      return INTERNAL_ERROR;
+    }
+    return report.passed() ? PASSED : VIOLATIONS;
   }
 
   static List<FaultPlan.Kind> kinds(List<String> names, CheckDatabase database) {

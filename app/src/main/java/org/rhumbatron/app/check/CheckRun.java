@@ -79,8 +79,30 @@ final class CheckRun {
     return all;
   }
 
-  CheckReport run() throws Exception {
-    String runId = Long.toString(seed, 36);
+  /**
+   * The check's result, always: an error of the check itself (not a violation) ends the run with a
+   * report that names it and the seed, after the processes, the tmpfs and the database were closed
+   * as on a normal end.
+   */
+  CheckReport run() {
+    CheckReport faults = new CheckReport();
+    faults.seed(seed);
+    try {
+      return execute(faults);
+    } catch (Exception | Error e) {
+      log.error("the check failed itself (seed {})", seed, e);
+      faults.internalError(e);
+      return faults;
+    }
+  }
+
+  /** The run's id in its Projects', requests' and poison's names. */
+  static String runId(long seed) {
+    return Long.toString(seed, 36);
+  }
+
+  private CheckReport execute(CheckReport faults) throws Exception {
+    String runId = runId(seed);
     String token = "check-" + runId;
     Path config = dir.resolve("core.properties");
     Files.createDirectories(dir);
@@ -96,14 +118,15 @@ final class CheckRun {
             "integration.conflict-review-delay=5s",
             "agents.simulated.step-delay=20ms",
             ""));
-    List<FaultPlan.Fault> plan = FaultPlan.plan(seed, duration, kinds);
+    FaultPlan.Plan schedule = FaultPlan.plan(seed, duration, kinds, CheckWorkload.streams(runId));
+    schedule.dropped().forEach(k -> faults.dropped(k.wire));
+    List<FaultPlan.Fault> plan = schedule.faults();
     List<Poison.Sent> poison = new ArrayList<>();
     Set<String> poisonCut = new HashSet<>();
     long poisonFaults = plan.stream().filter(f -> f.kind() == FaultPlan.Kind.POISON).count();
     Poison poisoner = new Poison(runId, seed);
     try (CheckDatabase db = database;
         CheckCluster cluster = new CheckCluster(dir, db.start(dir), config, token)) {
-      CheckReport faults = new CheckReport();
       boolean downAtStart =
           plan.stream().anyMatch(f -> f.kind() == FaultPlan.Kind.NATS_DOWN_AT_START);
       if (downAtStart) {
@@ -121,10 +144,20 @@ final class CheckRun {
             workload.projects().stream().map(EventStreams::streamIndex).distinct().toList();
       }
       Thread driver = new Thread(workload::run, "check-workload");
+      driver.setDaemon(true); // a check that failed itself does not wait for it
       driver.start();
       long start = clock.millis();
+      Set<String> skipped = new HashSet<>();
       for (FaultPlan.Fault f : plan) {
         if (f.kind() == FaultPlan.Kind.NATS_DOWN_AT_START) {
+          continue;
+        }
+        // Faults run late when the ones before took longer than planned (a restart, a wait for a
+        // create): one that would end past --duration is dropped. Poison takes no time and
+        // --poison is a count, so it always goes out.
+        if (f.kind() != FaultPlan.Kind.POISON
+            && clock.millis() - start + f.lastsMillis() > duration.toMillis()) {
+          skipped.add(f.kind().wire);
           continue;
         }
         long wait = start + f.atMillis() - clock.millis();
@@ -140,6 +173,10 @@ final class CheckRun {
         inject(cluster, workload, f, poisoner, poison, poisonCut, share);
         faults.fault(f.kind().wire, 1);
       }
+      skipped.stream()
+          .filter(k -> !faults.faults().containsKey(k))
+          .sorted()
+          .forEach(faults::dropped);
       workload.stop();
       driver.join();
       if (workload.failure() != null) {
@@ -159,7 +196,7 @@ final class CheckRun {
                         cluster.crashes(),
                         cluster.coreLogs(),
                         cluster.archiveRoot()));
-        faults.faults().forEach(report::fault);
+        report.takeRunFrom(faults);
         return report;
       }
     }

@@ -15,6 +15,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.rhumbatron.app.LifecycleWorkload;
 import org.rhumbatron.lifecycle.ChangeInfo;
 import org.rhumbatron.lifecycle.WorkGraph;
+import org.rhumbatron.protocol.EventStreams;
 
 /**
  * The demo's workload through the HTTP API only: Projects with live apps, then Changes of {@link
@@ -80,9 +81,22 @@ final class CheckWorkload {
     return List.copyOf(projects);
   }
 
-  void provision() throws InterruptedException {
+  /** The ids of the Projects a run provisions, known before it starts. */
+  static List<String> projectIds(String runId) {
+    List<String> ids = new ArrayList<>();
     for (int p = 0; p < PROJECTS; p++) {
-      String id = "chk-" + runId + "-p" + p;
+      ids.add("chk-" + runId + "-p" + p);
+    }
+    return ids;
+  }
+
+  /** The event streams of {@link #projectIds}, each once. */
+  static List<Integer> streams(String runId) {
+    return projectIds(runId).stream().map(EventStreams::streamIndex).distinct().toList();
+  }
+
+  void provision() throws InterruptedException {
+    for (String id : projectIds(runId)) {
       projects.add(id);
       ObjectNode body =
           JSON.createObjectNode()

@@ -11,6 +11,9 @@ import java.util.Random;
  * A seeded schedule of faults over a run: one fault at a time, each healed before the next, every
  * kind asked for at least once (shuffled), then kinds drawn at random until the run's time is used.
  * Lengths follow the issue (a pause 10 to 60 s, a cut link for minutes) and shrink on short runs.
+ * Every fault ends within the duration: a kind that does not fit is dropped and named, so {@code
+ * --duration} is the whole fault phase, as its help says. A fault that hits one event stream hits
+ * one that the workload's Projects use: an unused stream has nothing to lose.
  */
 final class FaultPlan {
   enum Kind {
@@ -47,8 +50,14 @@ final class FaultPlan {
     }
   }
 
-  /** One fault: when it starts (from the run's start), how long it lasts, which stream it hits. */
+  /**
+   * One fault: when it starts (from the run's start), how long it lasts, which stream it hits (-1
+   * for a fault that hits none).
+   */
   record Fault(Kind kind, long atMillis, long lastsMillis, int stream) {}
+
+  /** The faults in order, and the kinds asked for that did not fit in the duration. */
+  record Plan(List<Fault> faults, List<Kind> dropped) {}
 
   static final Duration FIRST_AFTER = Duration.ofSeconds(10);
   static final Duration GAP_MIN = Duration.ofSeconds(5);
@@ -56,26 +65,51 @@ final class FaultPlan {
 
   private FaultPlan() {}
 
-  static List<Fault> plan(long seed, Duration duration, List<Kind> kinds) {
+  /**
+   * The schedule for {@code seed}: {@code streams} are the event streams the workload's Projects
+   * use (see {@link org.rhumbatron.protocol.EventStreams#streamIndex}), not empty.
+   */
+  static Plan plan(long seed, Duration duration, List<Kind> kinds, List<Integer> streams) {
+    if (streams.isEmpty()) {
+      throw new IllegalArgumentException("a plan needs the workload's event streams");
+    }
     Random random = new Random(seed);
     long total = duration.toMillis();
     List<Kind> first = new ArrayList<>(kinds);
     first.remove(Kind.NATS_DOWN_AT_START);
     Collections.shuffle(first, random);
     List<Fault> out = new ArrayList<>();
+    List<Kind> dropped = new ArrayList<>();
     if (kinds.contains(Kind.NATS_DOWN_AT_START)) {
+      // Before the workload starts, so not part of the fault phase.
       out.add(new Fault(Kind.NATS_DOWN_AT_START, 0, between(random, 5_000, 15_000), -1));
     }
     long at = FIRST_AFTER.toMillis();
-    int i = 0;
-    while (!first.isEmpty() && (i < first.size() || at < total)) {
-      Kind kind = i < first.size() ? first.get(i) : first.get(random.nextInt(first.size()));
-      long lasts = length(kind, random, total);
-      out.add(new Fault(kind, at, lasts, random.nextInt(8)));
-      at += lasts + between(random, GAP_MIN.toMillis(), GAP_MAX.toMillis());
-      i++;
+    for (Kind kind : first) {
+      Fault f = fault(kind, at, random, total, streams);
+      if (f.atMillis() + f.lastsMillis() > total) {
+        dropped.add(kind);
+        continue;
+      }
+      out.add(f);
+      at += f.lastsMillis() + between(random, GAP_MIN.toMillis(), GAP_MAX.toMillis());
     }
-    return out;
+    List<Kind> planned = first.stream().filter(k -> !dropped.contains(k)).toList();
+    while (!planned.isEmpty() && at < total) {
+      Fault f = fault(planned.get(random.nextInt(planned.size())), at, random, total, streams);
+      if (f.atMillis() + f.lastsMillis() > total) {
+        break;
+      }
+      out.add(f);
+      at += f.lastsMillis() + between(random, GAP_MIN.toMillis(), GAP_MAX.toMillis());
+    }
+    return new Plan(List.copyOf(out), List.copyOf(dropped));
+  }
+
+  private static Fault fault(Kind kind, long at, Random random, long total, List<Integer> streams) {
+    long lasts = length(kind, random, total);
+    int stream = kind == Kind.LOST_TAIL ? streams.get(random.nextInt(streams.size())) : -1;
+    return new Fault(kind, at, lasts, stream);
   }
 
   /** How long a fault of {@code kind} lasts: the issue's ranges, at most a sixth of the run. */
