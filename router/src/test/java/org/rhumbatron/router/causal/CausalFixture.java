@@ -11,7 +11,9 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Function;
 import org.rhumbatron.lifecycle.ChangeInfo;
 import org.rhumbatron.lifecycle.LifecycleFixture;
+import org.rhumbatron.lifecycle.LifecycleIds;
 import org.rhumbatron.lifecycle.TaskInfo;
+import org.rhumbatron.lifecycle.TaskRef;
 import org.rhumbatron.lifecycle.WorkGraph;
 import org.rhumbatron.lifecycle.WorkGraph.TaskSpec;
 import org.rhumbatron.platform.metrics.MetricsBinding;
@@ -60,6 +62,15 @@ final class CausalFixture implements AutoCloseable {
     for (ChangeInfo c : List.of(changeA, changeB)) {
       f.lifecycle.tasks(c.changeId()).forEach(t -> tasks.put(t.key(), t));
     }
+    // Each Agent got its Task: the dispatcher's wake was handled (agent.woken), as the wake
+    // consumer does; until then the router holds overlap wakes back.
+    for (TaskInfo t : tasks.values()) {
+      f.lifecycle.agentWoken(ref(t), LifecycleIds.readyWake(t.taskId(), t.attempt())).get();
+    }
+  }
+
+  static TaskRef ref(TaskInfo t) {
+    return new TaskRef(t.projectId(), t.changeId(), t.taskId(), t.agentId(), t.attempt());
   }
 
   private static TaskSpec task(String key, String scope) {
