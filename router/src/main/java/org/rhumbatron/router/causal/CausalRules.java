@@ -23,6 +23,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
 import org.rhumbatron.lifecycle.ActiveScopes;
 import org.rhumbatron.lifecycle.Lifecycle;
+import org.rhumbatron.lifecycle.LifecycleIds;
 import org.rhumbatron.lifecycle.ModelRouted;
 import org.rhumbatron.platform.concurrent.DaemonThreads;
 import org.rhumbatron.platform.config.Settings;
@@ -229,6 +230,7 @@ public final class CausalRules implements CausalBatchRouter {
     }
     Held held = held(tx, out);
     Set<String> dropped = new HashSet<>(held.stale());
+    dropped.addAll(proposed(tx, overlapWakes));
     dropped.addAll(
         pending.heldBack(
             tx,
@@ -302,6 +304,37 @@ public final class CausalRules implements CausalBatchRouter {
       }
     }
     return new Held(stale, assignedAt);
+  }
+
+  /**
+   * The overlap wakes among {@code wakes} whose Task attempt already proposed its changeset: an
+   * attempt proposes one (its id derives from the Task and attempt), so nothing a wake tells the
+   * Agent changes it; overlapping changesets are the integration's to compose.
+   */
+  private static Set<String> proposed(Tx tx, List<Command> wakes) throws SQLException {
+    if (wakes.isEmpty()) {
+      return Set.of();
+    }
+    Map<String, List<String>> byChangeset = new HashMap<>();
+    for (Command w : wakes) {
+      byChangeset
+          .computeIfAbsent(
+              LifecycleIds.changesetId(w.taskId(), w.payload().path("attempt").asInt()),
+              k -> new ArrayList<>())
+          .add(w.commandId());
+    }
+    List<Object> ids = new ArrayList<>(byChangeset.keySet());
+    Set<String> out = new HashSet<>();
+    for (String id :
+        tx.query(
+            "SELECT changeset_id FROM changesets WHERE changeset_id IN ("
+                + String.join(", ", java.util.Collections.nCopies(ids.size(), "?"))
+                + ")",
+            rs -> rs.getString(1),
+            ids.toArray())) {
+      out.addAll(byChangeset.get(id));
+    }
+    return out;
   }
 
   private static String heldKey(String taskId, String agentId, int attempt) {

@@ -139,6 +139,18 @@ abstract class StaleWakeContract {
   }
 
   @Test
+  void anAttemptThatProposedItsChangesetIsNotWokenByAnOverlap() throws Exception {
+    TaskInfo api = c.tasks.get("api");
+    c.f.lifecycle.startTask(CausalFixture.ref(api)).get();
+    c.f.lifecycle.proposeChangeset(CausalFixture.ref(api)).get();
+    Event onUi = c.resourceEvent(EventType.CHANGESET_PROPOSED, "path:src/ui/", "other");
+    assertThat(routed(onApi(EventType.INTENT_DECLARED)))
+        .as("its one changeset is proposed: a wake changes nothing it delivers")
+        .isEmpty();
+    assertThat(routed(onUi)).containsExactly("agent.wake ui");
+  }
+
+  @Test
   void canonicalAdvancedStillWakesEveryActiveAgent() throws Exception {
     assertThat(routed(onApi(EventType.INTENT_DECLARED))).containsExactly("agent.wake api");
     Event advanced =
