@@ -43,6 +43,8 @@ class ViewAgreementTest {
       item(db, "change", "c1", "completed");
       item(db, "task", "c1:t1", "completed");
       item(db, "agent", "agt-1", "idle");
+      // A well-formed Event of a Project no one created (poison) reaches only the view.
+      item(db, "task", "chg_unknown:t01", "completed");
 
       CheckReport agrees = new CheckReport();
       ViewAgreement.check(db, agrees);

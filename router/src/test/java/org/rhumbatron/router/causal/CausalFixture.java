@@ -2,6 +2,7 @@ package org.rhumbatron.router.causal;
 
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -16,6 +17,7 @@ import org.rhumbatron.lifecycle.TaskInfo;
 import org.rhumbatron.lifecycle.TaskRef;
 import org.rhumbatron.lifecycle.WorkGraph;
 import org.rhumbatron.lifecycle.WorkGraph.TaskSpec;
+import org.rhumbatron.platform.config.Settings;
 import org.rhumbatron.platform.metrics.MetricsBinding;
 import org.rhumbatron.platform.metrics.PlatformMetrics;
 import org.rhumbatron.protocol.Command;
@@ -83,6 +85,11 @@ final class CausalFixture implements AutoCloseable {
   }
 
   CausalRules rules(PrefixOverlapJudge judge, CommandCap cap) {
+    return rules(judge, cap, Settings.WAKE_PENDING_WINDOW.defaultValue());
+  }
+
+  /** {@code pendingWindow}: zero sends every overlap wake, also while an earlier one waits. */
+  CausalRules rules(PrefixOverlapJudge judge, CommandCap cap, Duration pendingWindow) {
     return new CausalRules(
         c -> {
           sent.add(c);
@@ -91,7 +98,8 @@ final class CausalFixture implements AutoCloseable {
         f.clock,
         f.lifecycle,
         judge,
-        cap);
+        cap,
+        pendingWindow);
   }
 
   /** A resource Event by the Agent of {@code byTask} (a key of {@link #tasks}) on {@code key}. */
