@@ -31,6 +31,34 @@ import org.slf4j.LoggerFactory;
 public final class WakeConsumer implements QueueHandler<Command> {
   public static final String FALSE_WAKEUP = "false_wakeup";
 
+  /** A dispatcher's wake of a Task its Agent already runs: a repeat, not a false wakeup. */
+  public static final String REPEAT_WAKEUP = "repeat_wakeup";
+
+  /** Why a wake is stale: the {@code reason} label of its {@code false_wakeup} point. */
+  public enum StaleReason {
+    /** The Task's Change is no longer open. */
+    CHANGE_ENDED,
+    /** The Task completed. */
+    TASK_COMPLETED,
+    /** The Task's attempt failed (failed or blocked). */
+    TASK_FAILED,
+    /** The Task is in another state an Agent does not hold (pending, ready, ...). */
+    TASK_NOT_HELD,
+    /** The Task's current attempt is another Agent's. */
+    REASSIGNED,
+    /** The same Agent holds a later attempt. */
+    OTHER_ATTEMPT,
+    /** The Task changed between the check and the {@code agent.woken} write. */
+    MOVED;
+
+    public String label() {
+      return name().toLowerCase(java.util.Locale.ROOT);
+    }
+  }
+
+  /** A stale wake's reason and its words for the log. */
+  private record Stale(StaleReason reason, String detail) {}
+
   private static final Logger log = LoggerFactory.getLogger(WakeConsumer.class);
   private static final Duration STEP_TIMEOUT = Duration.ofSeconds(30);
 
@@ -64,10 +92,13 @@ public final class WakeConsumer implements QueueHandler<Command> {
     }
     TaskRef ref =
         new TaskRef(task.get().projectId(), task.get().changeId(), wake.taskId(), agentId, attempt);
-    String stale = staleBecause(task.get(), ref);
+    Stale stale = staleBecause(task.get(), ref);
     boolean causal = wake.payload().hasNonNull("eventId");
+    // What sent the wake: "ready" (the dispatcher) or the causal Event's type.
+    String source = wake.payload().path("reason").asText("unknown");
     if (stale == null && "running".equals(task.get().state()) && !causal) {
       log.debug("wake {} is a duplicate: {} runs {} already", wake.commandId(), agentId, ref);
+      metrics.record(REPEAT_WAKEUP, 1, Map.of("source", source, "commandId", wake.commandId()));
       return Outcome.ack();
     }
     if (stale == null) {
@@ -89,40 +120,53 @@ public final class WakeConsumer implements QueueHandler<Command> {
         if (!(e.getCause() instanceof TaskNotHeldException moved)) {
           throw e;
         }
-        stale = moved.getMessage(); // it changed between the check and the write
+        // it changed between the check and the write
+        stale = new Stale(StaleReason.MOVED, moved.getMessage());
       }
     }
     metrics.record(
         FALSE_WAKEUP,
         1,
         Map.of(
-            "reason", stale,
+            "reason", stale.reason().label(),
+            "source", source,
+            "detail", stale.detail(),
             "commandId", wake.commandId(),
             "taskId", wake.taskId()));
-    log.info("stale wake {}: {}", wake.commandId(), stale);
+    log.info("stale wake {}: {}", wake.commandId(), stale.detail());
     return Outcome.ack();
   }
 
   /** Why the wake is stale, or null when the Agent still holds the Task for this attempt. */
-  private String staleBecause(TaskInfo task, TaskRef ref) {
+  private Stale staleBecause(TaskInfo task, TaskRef ref) {
     Optional<ChangeInfo> change = lifecycle.change(task.changeId());
     if (change.isEmpty() || !"open".equals(change.get().state())) {
-      return "change " + task.changeId() + " is " + change.map(ChangeInfo::state).orElse("gone");
+      return new Stale(
+          StaleReason.CHANGE_ENDED,
+          "change " + task.changeId() + " is " + change.map(ChangeInfo::state).orElse("gone"));
     }
     if (!ref.agentId().equals(task.agentId()) || ref.attempt() != task.attempt()) {
-      return "task "
-          + task.taskId()
-          + " attempt "
-          + task.attempt()
-          + " is "
-          + (task.agentId() == null ? "unassigned" : "assigned to " + task.agentId())
-          + ", not to "
-          + ref.agentId()
-          + " for attempt "
-          + ref.attempt();
+      StaleReason reason =
+          ref.agentId().equals(task.agentId()) ? StaleReason.OTHER_ATTEMPT : StaleReason.REASSIGNED;
+      return new Stale(
+          reason,
+          "task "
+              + task.taskId()
+              + " attempt "
+              + task.attempt()
+              + " is "
+              + (task.agentId() == null ? "unassigned" : "assigned to " + task.agentId())
+              + ", not to "
+              + ref.agentId()
+              + " for attempt "
+              + ref.attempt());
     }
     if (!task.held()) {
-      return "task " + task.taskId() + " is " + task.state();
+      StaleReason reason =
+          task.completed()
+              ? StaleReason.TASK_COMPLETED
+              : task.failed() ? StaleReason.TASK_FAILED : StaleReason.TASK_NOT_HELD;
+      return new Stale(reason, "task " + task.taskId() + " is " + task.state());
     }
     return null;
   }

@@ -104,7 +104,7 @@ abstract class WakeConsumerContract {
                         "SELECT labels FROM platform_metrics WHERE name = 'false_wakeup'",
                         rs -> rs.getString(1))
                     .orElseThrow());
-    assertThat(labels).contains("is cancelled");
+    assertThat(labels).contains("is cancelled").contains("\"reason\":\"change_ended\"");
   }
 
   @Test

@@ -22,10 +22,11 @@ import org.rhumbatron.protocol.Queue;
 
 /**
  * What a demo run did, read from the database and the streams once core is quiet: Changes by end
- * state, Events (outbox rows), Commands (messages the COMMANDS stream stored), dead letters,
- * wakeups ({@code agent.woken}) and false wakeups ({@code false_wakeup} points), and
- * publish-to-applied latency: an outbox row's commit ({@code created_at_ms}) to the projector's
- * claim ({@code processed_events.processed_at_ms}).
+ * state, Events (outbox rows), Commands (messages the COMMANDS stream stored), dead letters, wakes:
+ * those that reached an Agent ({@code agent.woken}) and the stale ones ({@code false_wakeup} points
+ * by their reason, and repeats: {@code repeat_wakeup} points), and publish-to-applied latency: an
+ * outbox row's commit ({@code created_at_ms}) to the projector's claim ({@code
+ * processed_events.processed_at_ms}).
  */
 record DemoSummary(
     Run run,
@@ -33,9 +34,12 @@ record DemoSummary(
     long events,
     long commands,
     long deadLetters,
-    long wakeups,
-    long falseWakeups,
+    long wakesReached,
+    Map<String, Long> staleWakes,
     long[] publishToAppliedMillis) {
+
+  /** The reason label of a repeat in {@link #staleWakes}. */
+  static final String REPEAT = "repeat";
 
   static final String OPERATOR = "operator: Lifecycle.approveChange";
   static final String AUTO_APPROVE = "changes.auto-approve";
@@ -104,11 +108,22 @@ record DemoSummary(
                 new long[] {
                   tx.queryLong("SELECT COUNT(*) FROM outbox"),
                   tx.queryLong("SELECT COUNT(*) FROM dead_letters"),
-                  tx.queryLong("SELECT COUNT(*) FROM outbox WHERE event_type = 'agent.woken'"),
-                  tx.queryLong(
-                      "SELECT COUNT(*) FROM platform_metrics WHERE name = ?",
-                      WakeConsumer.FALSE_WAKEUP)
+                  tx.queryLong("SELECT COUNT(*) FROM outbox WHERE event_type = 'agent.woken'")
                 });
+    Map<String, Long> stale = new java.util.TreeMap<>();
+    db.read(
+        tx ->
+            tx.query(
+                "SELECT name, labels FROM platform_metrics WHERE name IN (?, ?)",
+                rs -> {
+                  String reason =
+                      WakeConsumer.FALSE_WAKEUP.equals(rs.getString(1))
+                          ? reasonOf(rs.getString(2))
+                          : REPEAT;
+                  return stale.merge(reason, 1L, Long::sum);
+                },
+                WakeConsumer.FALSE_WAKEUP,
+                WakeConsumer.REPEAT_WAKEUP));
     List<Long> latencies =
         db.read(
             tx ->
@@ -126,8 +141,25 @@ record DemoSummary(
         Streams.read(jsm).commandsSince(before),
         counts[1],
         counts[2],
-        counts[3],
+        stale,
         sorted);
+  }
+
+  private static String reasonOf(String labels) {
+    try {
+      return JSON.readTree(labels == null ? "{}" : labels).path("reason").asText("unknown");
+    } catch (IOException e) {
+      return "unknown";
+    }
+  }
+
+  long staleWakeCount() {
+    return staleWakes.values().stream().mapToLong(Long::longValue).sum();
+  }
+
+  /** Every wake the wake consumer ended: the ones that reached an Agent and the stale ones. */
+  long wakes() {
+    return wakesReached + staleWakeCount();
   }
 
   long ended() {
@@ -158,8 +190,12 @@ record DemoSummary(
     out.put("events", events);
     out.put("commands", commands);
     out.put("dead_letters", deadLetters);
-    out.put("wakeups", wakeups);
-    out.put("false_wakeups", falseWakeups);
+    ObjectNode wakes = out.putObject("wakes");
+    wakes.put("total", wakes());
+    wakes.put("reached_agent", wakesReached);
+    wakes.put("stale", staleWakeCount());
+    ObjectNode byReason = wakes.putObject("stale_by_reason");
+    staleWakes.forEach(byReason::put);
     ObjectNode latency = out.putObject("publish_to_applied_ms");
     latency.put("samples", publishToAppliedMillis.length);
     latency.put("p50", percentile(50));
@@ -202,7 +238,20 @@ record DemoSummary(
     line(b, "Events", Long.toString(events));
     line(b, "Commands", Long.toString(commands));
     line(b, "dead letters", Long.toString(deadLetters));
-    line(b, "wakeups", wakeups + " (false wakeups: " + falseWakeups + ")");
+    b.append(
+        "  wakes "
+            + wakes()
+            + ": "
+            + wakesReached
+            + " reached an Agent, "
+            + staleWakeCount()
+            + " stale"
+            + (staleWakes.isEmpty()
+                ? ""
+                : staleWakes.entrySet().stream()
+                    .map(e -> e.getValue() + " " + e.getKey())
+                    .collect(Collectors.joining(", ", " (", ")")))
+            + "\n");
     line(
         b,
         "publish-to-applied",

@@ -187,7 +187,8 @@ final class NatsSide {
                 new CommandCap(
                     settings.get(Settings.COMMANDS_PER_CHANGE_PER_DAY),
                     clock,
-                    new PlatformMetrics(database, clock, MetricsBinding.METRICS))),
+                    new PlatformMetrics(database, clock, MetricsBinding.METRICS)),
+                settings.get(Settings.WAKE_PENDING_WINDOW)),
             new AuditArchiver(bucket, codec),
             new AnalyticsProjector(
                 database,

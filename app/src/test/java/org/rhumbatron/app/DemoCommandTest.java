@@ -103,10 +103,20 @@ class DemoCommandTest {
           .isEqualTo(count(db, "SELECT COUNT(*) FROM dead_letters"));
       long wakeups = count(db, "SELECT COUNT(*) FROM outbox WHERE event_type = 'agent.woken'");
       assertThat(wakeups).isPositive();
-      assertThat(summary.path("wakeups").asLong()).isEqualTo(wakeups);
-      assertThat(summary.path("false_wakeups").asLong())
-          .isEqualTo(
-              count(db, "SELECT COUNT(*) FROM platform_metrics WHERE name = 'false_wakeup'"));
+      JsonNode wakes = summary.path("wakes");
+      assertThat(wakes.path("reached_agent").asLong()).isEqualTo(wakeups);
+      long stale =
+          count(
+              db,
+              "SELECT COUNT(*) FROM platform_metrics"
+                  + " WHERE name IN ('false_wakeup', 'repeat_wakeup')");
+      assertThat(wakes.path("stale").asLong()).isEqualTo(stale);
+      assertThat(wakes.path("total").asLong()).isEqualTo(wakeups + stale);
+      long byReason = 0;
+      for (JsonNode n : wakes.path("stale_by_reason")) {
+        byReason += n.asLong();
+      }
+      assertThat(byReason).isEqualTo(stale);
       assertThat(summary.path("approvals").path("promoted").asLong())
           .as("every promotion is the operator's approval")
           .isEqualTo(count(db, "SELECT COUNT(*) FROM promotions"))

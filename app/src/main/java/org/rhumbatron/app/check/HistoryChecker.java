@@ -205,6 +205,7 @@ public final class HistoryChecker {
     checkArchive(report, run.archiveRoot(), firstStored, poisonMarkers, floors);
     checkEffects(report, events);
     checkChanges(report, run.changesByRequest());
+    ViewAgreement.check(db, report);
     checkPoison(report, run, floors);
     run.crashes().forEach(c -> report.violation(CORE_CRASHES, c));
     report.total("commands", commandsStored());

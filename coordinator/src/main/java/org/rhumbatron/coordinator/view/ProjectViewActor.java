@@ -3,6 +3,7 @@ package org.rhumbatron.coordinator.view;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import org.rhumbatron.coordinator.actor.Actor;
 import org.rhumbatron.coordinator.actor.ActorContext;
@@ -19,21 +20,28 @@ import org.rhumbatron.protocol.EventType;
 public final class ProjectViewActor extends Actor {
   public static final String ACTOR_CLASS = "project-view";
 
+  // An item keeps the state of its newest Event by stream sequence: an older Event applied later (a
+  // redelivery) changes nothing. Without a sequence on either side, the last applied wins.
   private static final String UPSERT_ITEM =
       "INSERT INTO project_view_items"
-          + " (project_id, kind, item_id, state, change_id, last_event_id, updated_at_ms)"
-          + " VALUES (?, ?, ?, ?, ?, ?, ?)"
+          + " (project_id, kind, item_id, state, change_id, last_event_id, updated_at_ms,"
+          + " stream_seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
           + " ON CONFLICT (project_id, kind, item_id) DO UPDATE SET state = excluded.state,"
           + " change_id = COALESCE(excluded.change_id, project_view_items.change_id),"
-          + " last_event_id = excluded.last_event_id, updated_at_ms = excluded.updated_at_ms";
+          + " last_event_id = excluded.last_event_id, updated_at_ms = excluded.updated_at_ms,"
+          + " stream_seq = excluded.stream_seq"
+          + " WHERE excluded.stream_seq IS NULL OR project_view_items.stream_seq IS NULL"
+          + " OR excluded.stream_seq >= project_view_items.stream_seq";
 
   private static final String UPSERT_VIEW =
       "INSERT INTO project_views (project_id, events_applied, canonical_generation, last_event_id,"
           + " last_event_type, last_event_at_ms, updated_at_ms) VALUES (?, ?, ?, ?, ?, ?, ?)"
           + " ON CONFLICT (project_id) DO UPDATE SET"
           + " events_applied = project_views.events_applied + excluded.events_applied,"
-          + " canonical_generation = COALESCE(excluded.canonical_generation,"
-          + " project_views.canonical_generation),"
+          + " canonical_generation = CASE WHEN project_views.canonical_generation IS NULL"
+          + " OR excluded.canonical_generation > project_views.canonical_generation"
+          + " THEN COALESCE(excluded.canonical_generation, project_views.canonical_generation)"
+          + " ELSE project_views.canonical_generation END,"
           + " last_event_id = excluded.last_event_id, last_event_type = excluded.last_event_type,"
           + " last_event_at_ms = excluded.last_event_at_ms, updated_at_ms = excluded.updated_at_ms";
 
@@ -62,9 +70,12 @@ public final class ProjectViewActor extends Actor {
    * The seed's {@code applyDelta}: claims {@code events} (all of this project, in stream order)
    * with {@code claim} and applies the fresh ones, in one transaction on this actor's lane. Returns
    * how many were fresh. Fails with {@link ProjectionException} when one cannot be applied; then
-   * nothing of the delta (claims included) is written.
+   * nothing of the delta (claims included) is written. {@code streamSeqs}: each Event's sequence on
+   * its stream (the project's events are all on one), by event id; an item keeps the state of its
+   * Event with the highest one, whatever order the Events are applied in.
    */
-  public CompletableFuture<Integer> applyDelta(List<Event> events, Claim claim) {
+  public CompletableFuture<Integer> applyDelta(
+      List<Event> events, Map<String, Long> streamSeqs, Claim claim) {
     for (Event e : events) {
       if (!e.projectId().equals(projectId())) {
         throw new IllegalArgumentException(
@@ -82,13 +93,14 @@ public final class ProjectViewActor extends Actor {
           List<Object[]> items = new ArrayList<>();
           for (Event e : fresh) {
             for (var item : List.of(ViewItem.of(e), ViewItem.agentOf(e))) {
-              item.ifPresent(i -> items.add(itemRow(i, e.eventId(), now)));
+              item.ifPresent(
+                  i -> items.add(itemRow(i, e.eventId(), streamSeqs.get(e.eventId()), now)));
             }
             if (e.canonicalGeneration() != null && e.eventType() == EventType.CANONICAL_ADVANCED) {
               generation = e.canonicalGeneration();
             }
           }
-          tx.updateBatch(UPSERT_ITEM, items); // in event order: the last event of an item wins
+          tx.updateBatch(UPSERT_ITEM, items);
           Event last = fresh.get(fresh.size() - 1);
           tx.update(
               UPSERT_VIEW,
@@ -103,9 +115,16 @@ public final class ProjectViewActor extends Actor {
         });
   }
 
-  private Object[] itemRow(ViewItem item, String eventId, long now) {
+  private Object[] itemRow(ViewItem item, String eventId, Long streamSeq, long now) {
     return new Object[] {
-      projectId(), item.kind(), item.itemId(), item.state(), item.changeId(), eventId, now
+      projectId(),
+      item.kind(),
+      item.itemId(),
+      item.state(),
+      item.changeId(),
+      eventId,
+      now,
+      streamSeq
     };
   }
 }

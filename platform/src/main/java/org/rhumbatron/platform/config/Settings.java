@@ -154,6 +154,10 @@ public final class Settings {
       register(environmentVariableName("causal.clef-flash-api-key-env", "ANTHROPIC_API_KEY"));
   public static final Setting<Integer> COMMANDS_PER_CHANGE_PER_DAY =
       register(positiveInt("causal.commands-per-change-per-day", 1_000));
+  // How long an overlap wake not yet handled holds back the next overlap wake of its Task attempt:
+  // the agent-wakeups queue's ack wait, past which the wake is in a retry. 0 sends every wake.
+  public static final Setting<Duration> WAKE_PENDING_WINDOW =
+      register(nonNegativeDuration("causal.wake-pending-window", Duration.ofSeconds(30)));
   public static final Setting<Integer> AGENTS_PER_CHANGE =
       register(positiveInt("changes.agents-per-change", 8));
 

@@ -23,8 +23,10 @@ import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
 import org.rhumbatron.lifecycle.ActiveScopes;
 import org.rhumbatron.lifecycle.Lifecycle;
+import org.rhumbatron.lifecycle.LifecycleIds;
 import org.rhumbatron.lifecycle.ModelRouted;
 import org.rhumbatron.platform.concurrent.DaemonThreads;
+import org.rhumbatron.platform.config.Settings;
 import org.rhumbatron.platform.db.Tx;
 import org.rhumbatron.protocol.Command;
 import org.rhumbatron.protocol.CommandType;
@@ -53,6 +55,12 @@ import org.rhumbatron.protocol.StableIds;
  * batch that overlap one Agent's scopes would otherwise spend the Change's cap on wakes the Agent
  * handles as one.
  *
+ * <p>A wake goes out only to a Task its Agent still holds, for that attempt, in an open Change,
+ * read in the claiming transaction (the overlaps were found before it): the wake consumer would
+ * find any other stale. An overlap wake of a Task attempt whose earlier wake still waits in the
+ * queue is held back ({@link PendingWakes}): the Agent handles that one after this Event, so it
+ * sees it.
+ *
  * <p>Command ids derive from the Event, so a redelivered batch sends nothing the queue keeps twice.
  * The commands go out inside the claiming transaction and the batch waits for their acks: a send
  * that fails rolls the claims back, and the redelivery sends the same ids again. Every command
@@ -68,12 +76,14 @@ public final class CausalRules implements CausalBatchRouter {
   private final Lifecycle lifecycle;
   private final PrefixOverlapJudge judge;
   private final CommandCap cap;
+  private final PendingWakes pending;
   private final ExecutorService questions =
       Executors.newFixedThreadPool(QUESTIONS_AT_ONCE, DaemonThreads.named("clef-flash"));
 
   /**
    * {@code commands}: core's {@code commands.send}; {@code lifecycle}: where active scopes are read
-   * and Clef-flash decisions recorded; {@code judge}: Clef-flash.
+   * and Clef-flash decisions recorded; {@code judge}: Clef-flash; with the default {@code
+   * causal.wake-pending-window}.
    */
   public CausalRules(
       Function<Command, CompletableFuture<?>> commands,
@@ -81,11 +91,26 @@ public final class CausalRules implements CausalBatchRouter {
       Lifecycle lifecycle,
       PrefixOverlapJudge judge,
       CommandCap cap) {
+    this(commands, clock, lifecycle, judge, cap, Settings.WAKE_PENDING_WINDOW.defaultValue());
+  }
+
+  /**
+   * As above; {@code pendingWindow}: how long a sent overlap wake not yet handled holds back the
+   * next overlap wake of its Task attempt (zero: never).
+   */
+  public CausalRules(
+      Function<Command, CompletableFuture<?>> commands,
+      Clock clock,
+      Lifecycle lifecycle,
+      PrefixOverlapJudge judge,
+      CommandCap cap,
+      Duration pendingWindow) {
     this.commands = commands;
     this.clock = clock;
     this.lifecycle = lifecycle;
     this.judge = judge;
     this.cap = cap;
+    this.pending = new PendingWakes(clock, pendingWindow);
   }
 
   /**
@@ -173,6 +198,7 @@ public final class CausalRules implements CausalBatchRouter {
       throws SQLException {
     List<Command> out = new ArrayList<>();
     Set<String> woken = new HashSet<>();
+    List<Command> overlapWakes = new ArrayList<>();
     for (Event e : fresh) {
       out.addAll(route(e));
       if (e.eventType() == EventType.CANONICAL_ADVANCED) {
@@ -194,6 +220,7 @@ public final class CausalRules implements CausalBatchRouter {
           Command wake = overlapWake(e, w);
           if (woken.add(wokenKey(wake))) {
             out.add(wake);
+            overlapWakes.add(wake);
           }
         }
       }
@@ -201,10 +228,25 @@ public final class CausalRules implements CausalBatchRouter {
     if (out.isEmpty()) {
       return;
     }
+    Held held = held(tx, out);
+    Set<String> dropped = new HashSet<>(held.stale());
+    dropped.addAll(proposed(tx, overlapWakes));
+    dropped.addAll(
+        pending.heldBack(
+            tx,
+            overlapWakes.stream().filter(w -> !dropped.contains(w.commandId())).toList(),
+            held.assignedAt()));
+    if (!dropped.isEmpty()) {
+      out.removeIf(c -> dropped.contains(c.commandId()));
+    }
     List<CompletableFuture<?>> sends = new ArrayList<>();
-    for (Command c : cap.admit(tx, out)) {
+    List<Command> admitted = cap.admit(tx, out);
+    for (Command c : admitted) {
       sends.add(commands.apply(c));
     }
+    Set<String> overlapIds = new HashSet<>();
+    overlapWakes.forEach(w -> overlapIds.add(w.commandId()));
+    pending.sent(admitted.stream().filter(c -> overlapIds.contains(c.commandId())).toList());
     if (sends.isEmpty()) {
       return;
     }
@@ -219,6 +261,84 @@ public final class CausalRules implements CausalBatchRouter {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted while sending causal commands", e);
     }
+  }
+
+  /** The Task attempts a batch's wakes are for, as the claiming transaction reads them. */
+  private record Held(Set<String> stale, Map<String, Long> assignedAt) {}
+
+  /**
+   * Which wakes among {@code out} are stale: their Task its Agent no longer holds for the wake's
+   * attempt, or its Change is not open (the wake consumer's relevance check, read now); and when
+   * each held Task attempt that is assigned, not running yet, was handed out.
+   */
+  private static Held held(Tx tx, List<Command> out) throws SQLException {
+    List<Command> wakes =
+        out.stream().filter(c -> c.commandType() == CommandType.AGENT_WAKE).toList();
+    if (wakes.isEmpty()) {
+      return new Held(Set.of(), Map.of());
+    }
+    List<Object> taskIds =
+        new ArrayList<>(new LinkedHashSet<>(wakes.stream().map(Command::taskId).toList()));
+    Map<String, Long> assignedAt = new HashMap<>();
+    Set<String> held = new HashSet<>();
+    tx.query(
+        "SELECT t.task_id, t.agent_id, t.attempts, t.state, t.updated_at_ms FROM tasks t"
+            + " JOIN changes c ON c.change_id = t.change_id"
+            + " WHERE t.state IN ('assigned', 'running') AND c.state = 'open'"
+            + " AND t.task_id IN ("
+            + String.join(", ", java.util.Collections.nCopies(taskIds.size(), "?"))
+            + ")",
+        rs -> {
+          held.add(heldKey(rs.getString(1), rs.getString(2), rs.getInt(3)));
+          if ("assigned".equals(rs.getString(4))) {
+            assignedAt.put(PendingWakes.key(rs.getString(1), rs.getInt(3)), rs.getLong(5));
+          }
+          return null;
+        },
+        taskIds.toArray());
+    Set<String> stale = new HashSet<>();
+    for (Command w : wakes) {
+      String agent = w.payload().path("agentId").asText();
+      if (!held.contains(heldKey(w.taskId(), agent, w.payload().path("attempt").asInt()))) {
+        stale.add(w.commandId());
+      }
+    }
+    return new Held(stale, assignedAt);
+  }
+
+  /**
+   * The overlap wakes among {@code wakes} whose Task attempt already proposed its changeset: an
+   * attempt proposes one (its id derives from the Task and attempt), so nothing a wake tells the
+   * Agent changes it; overlapping changesets are the integration's to compose.
+   */
+  private static Set<String> proposed(Tx tx, List<Command> wakes) throws SQLException {
+    if (wakes.isEmpty()) {
+      return Set.of();
+    }
+    Map<String, List<String>> byChangeset = new HashMap<>();
+    for (Command w : wakes) {
+      byChangeset
+          .computeIfAbsent(
+              LifecycleIds.changesetId(w.taskId(), w.payload().path("attempt").asInt()),
+              k -> new ArrayList<>())
+          .add(w.commandId());
+    }
+    List<Object> ids = new ArrayList<>(byChangeset.keySet());
+    Set<String> out = new HashSet<>();
+    for (String id :
+        tx.query(
+            "SELECT changeset_id FROM changesets WHERE changeset_id IN ("
+                + String.join(", ", java.util.Collections.nCopies(ids.size(), "?"))
+                + ")",
+            rs -> rs.getString(1),
+            ids.toArray())) {
+      out.addAll(byChangeset.get(id));
+    }
+    return out;
+  }
+
+  private static String heldKey(String taskId, String agentId, int attempt) {
+    return taskId + "#" + agentId + "#" + attempt;
   }
 
   /** One wake per Task attempt and batch: a second would only wake the same Agent again. */

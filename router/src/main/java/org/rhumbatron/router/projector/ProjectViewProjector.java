@@ -112,15 +112,17 @@ public final class ProjectViewProjector implements SubscriptionHandler {
   private CompletableFuture<Integer> applyDelta(
       int streamIndex, String projectId, List<EventRecord> records) {
     Map<String, EventRecord> byId = new HashMap<>();
+    Map<String, Long> streamSeqs = new HashMap<>();
     List<Event> events = new ArrayList<>(records.size());
     for (EventRecord r : records) {
       byId.put(r.event().eventId(), r);
+      streamSeqs.put(r.event().eventId(), r.streamSequence());
       events.add(r.event());
     }
     try {
       return f.views()
           .apply(projectId)
-          .applyDelta(events, (tx, all) -> claimWithFeed(tx, streamIndex, all, byId));
+          .applyDelta(events, streamSeqs, (tx, all) -> claimWithFeed(tx, streamIndex, all, byId));
     } catch (RuntimeException e) {
       return CompletableFuture.failedFuture(e);
     }

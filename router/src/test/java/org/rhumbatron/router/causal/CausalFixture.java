@@ -2,6 +2,7 @@ package org.rhumbatron.router.causal;
 
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -11,9 +12,12 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Function;
 import org.rhumbatron.lifecycle.ChangeInfo;
 import org.rhumbatron.lifecycle.LifecycleFixture;
+import org.rhumbatron.lifecycle.LifecycleIds;
 import org.rhumbatron.lifecycle.TaskInfo;
+import org.rhumbatron.lifecycle.TaskRef;
 import org.rhumbatron.lifecycle.WorkGraph;
 import org.rhumbatron.lifecycle.WorkGraph.TaskSpec;
+import org.rhumbatron.platform.config.Settings;
 import org.rhumbatron.platform.metrics.MetricsBinding;
 import org.rhumbatron.platform.metrics.PlatformMetrics;
 import org.rhumbatron.protocol.Command;
@@ -60,6 +64,15 @@ final class CausalFixture implements AutoCloseable {
     for (ChangeInfo c : List.of(changeA, changeB)) {
       f.lifecycle.tasks(c.changeId()).forEach(t -> tasks.put(t.key(), t));
     }
+    // Each Agent got its Task: the dispatcher's wake was handled (agent.woken), as the wake
+    // consumer does; until then the router holds overlap wakes back.
+    for (TaskInfo t : tasks.values()) {
+      f.lifecycle.agentWoken(ref(t), LifecycleIds.readyWake(t.taskId(), t.attempt())).get();
+    }
+  }
+
+  static TaskRef ref(TaskInfo t) {
+    return new TaskRef(t.projectId(), t.changeId(), t.taskId(), t.agentId(), t.attempt());
   }
 
   private static TaskSpec task(String key, String scope) {
@@ -72,6 +85,11 @@ final class CausalFixture implements AutoCloseable {
   }
 
   CausalRules rules(PrefixOverlapJudge judge, CommandCap cap) {
+    return rules(judge, cap, Settings.WAKE_PENDING_WINDOW.defaultValue());
+  }
+
+  /** {@code pendingWindow}: zero sends every overlap wake, also while an earlier one waits. */
+  CausalRules rules(PrefixOverlapJudge judge, CommandCap cap, Duration pendingWindow) {
     return new CausalRules(
         c -> {
           sent.add(c);
@@ -80,7 +98,8 @@ final class CausalFixture implements AutoCloseable {
         f.clock,
         f.lifecycle,
         judge,
-        cap);
+        cap,
+        pendingWindow);
   }
 
   /** A resource Event by the Agent of {@code byTask} (a key of {@link #tasks}) on {@code key}. */
