@@ -262,6 +262,90 @@ abstract class IntegrationContract {
     assertThat(f.count("SELECT COUNT(*) FROM changes WHERE state = 'open'")).isZero();
   }
 
+  /** A Change of {@code projectId} still open while its Project ends (made in a race with it). */
+  private String openChangeOfAnEndedProject(String projectId, String status) throws Exception {
+    f.project(projectId);
+    String c =
+        f.lifecycle
+            .createChange(projectId, "r1", WorkGraph.of(task("a")))
+            .get()
+            .change()
+            .changeId();
+    f.database.inTransaction(
+        tx -> tx.update("UPDATE projects SET status = ? WHERE project_id = ?", status, projectId));
+    return c;
+  }
+
+  private void aQueuedCommandOfAnEndedProjectIsRefusedAndEndsItsChange(String status)
+      throws Exception {
+    String c = openChangeOfAnEndedProject("p-end", status);
+    String reason = "project_" + status;
+    for (CommandType type :
+        List.of(
+            CommandType.CHANGE_DISPATCH,
+            CommandType.CANDIDATE_CREATE,
+            CommandType.VERIFICATION_START,
+            CommandType.RELEASE_START,
+            CommandType.CHANGE_SETTLE)) {
+      Command cmd = command(type, "p-end", c, null);
+      assertThat(consumer.handle(cmd, delivery(1)))
+          .as(type.wireName())
+          .isEqualTo(
+              Outcome.refuse(
+                  type.wireName()
+                      + " "
+                      + cmd.commandId()
+                      + ": project p-end is "
+                      + status
+                      + " ("
+                      + reason
+                      + ")"));
+    }
+    assertThat(f.lifecycle.change(c).orElseThrow().state()).isEqualTo("cancelled");
+    assertThat(f.lifecycle.change(c).orElseThrow().reason()).isEqualTo(reason);
+    assertThat(f.lifecycle.task(c + ":a").orElseThrow().state()).isEqualTo("cancelled");
+    assertThat(f.outbox("change.cancelled")).isEqualTo(1);
+    assertThat(f.outbox("task.ready")).as("nothing dispatched").isZero();
+    assertThat(f.count("SELECT COUNT(*) FROM candidates")).as("nothing composed").isZero();
+    assertThat(
+            consumer.handle(command(CommandType.APP_PROVISION, "p-end", null, null), delivery(1)))
+        .isInstanceOf(Outcome.Refuse.class);
+    assertThat(f.lifecycle.project("p-end").orElseThrow().hasLiveApp()).isFalse();
+  }
+
+  @Test
+  void aQueuedCommandOfADeletedProjectIsRefusedWithTheReasonAndEndsItsChange() throws Exception {
+    aQueuedCommandOfAnEndedProjectIsRefusedAndEndsItsChange("deleted");
+  }
+
+  @Test
+  void aQueuedCommandOfAnArchivedProjectIsRefusedWithTheReasonAndEndsItsChange() throws Exception {
+    aQueuedCommandOfAnEndedProjectIsRefusedAndEndsItsChange("archived");
+  }
+
+  @Test
+  void onTheQueueADeletedProjectsCommandIsAcknowledgedWithoutADeadLetter() throws Exception {
+    List<Outcome> outcomes = new java.util.concurrent.CopyOnWriteArrayList<>();
+    runOnQueue(
+        (command, delivery) -> {
+          Outcome o = consumer.handle(command, delivery);
+          outcomes.add(o);
+          return o;
+        });
+    f.project("p-del");
+    String c =
+        f.lifecycle.createChange("p-del", "r1", WorkGraph.of(task("a"))).get().change().changeId();
+    assertThat(f.lifecycle.deleteProject("p-del").get()).isTrue();
+    assertThat(f.lifecycle.change(c).orElseThrow().reason()).isEqualTo("project_deleted");
+    f.commands.send(command(CommandType.CHANGE_DISPATCH, "p-del", c, null)).get();
+    await().atMost(Duration.ofSeconds(20)).until(() -> !outcomes.isEmpty());
+    assertThat(outcomes.get(0)).isInstanceOf(Outcome.Refuse.class);
+    await().atMost(Duration.ofSeconds(20)).until(() -> f.commandsOn(Queue.INTEGRATION) == 0);
+    assertThat(f.commandsOn(Queue.DEAD_LETTER)).isZero();
+    assertThat(outcomes).hasSize(1); // acknowledged: not delivered again
+    assertThat(f.outbox("task.ready")).isZero();
+  }
+
   @Test
   void badInputIsRejectedWithAReasonThatNamesIt() throws Exception {
     ObjectNode noTenant = JsonNodeFactory.instance.objectNode().put("name", "P");
