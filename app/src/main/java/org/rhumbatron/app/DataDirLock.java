@@ -91,6 +91,16 @@ final class DataDirLock implements AutoCloseable {
     return new DataDirLock(file, channel, lock);
   }
 
+  /**
+   * Refuses {@code dataDir} when a running core holds it, before a caller writes there (the demo's
+   * log); the core it starts takes the lock itself.
+   *
+   * @throws InUseException when a running core holds it
+   */
+  static void refuseIfHeld(Path dataDir) throws IOException {
+    acquire(dataDir).close();
+  }
+
   /** The pid written in the lock file, or empty. */
   private static String holder(FileChannel channel) throws IOException {
     ByteBuffer buf = ByteBuffer.allocate(64);

@@ -87,6 +87,7 @@ final class DemoCommand implements Callable<Integer> {
       throw new IllegalArgumentException("--changes must be 1 or more, got " + changes);
     }
     Path dir = data != null ? data : Files.createTempDirectory("rhumbatron-demo-");
+    DataDirLock.refuseIfHeld(dir); // a running core's directory is in use, not "used before"
     DemoRun.refuseUsedDataDir(dir);
     Files.createDirectories(dir);
     // The demo's workload needs NATS at once: a --nats that does not answer is an error.

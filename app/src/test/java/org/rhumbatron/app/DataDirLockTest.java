@@ -5,9 +5,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -40,6 +43,32 @@ class DataDirLockTest {
     first.close();
     try (DataDirLock second = DataDirLock.acquire(dir)) {
       assertThat(pidInFile()).isEqualTo(pid);
+    }
+  }
+
+  /** The one line {@code rhumbatron ARGS} prints on stderr; its exit code is 2. */
+  private static String refusal(String... args) {
+    StringWriter err = new StringWriter();
+    int code = Main.run(Map.of(), new PrintWriter(new StringWriter()), new PrintWriter(err), args);
+    assertThat(code).as(err.toString()).isEqualTo(2);
+    return err.toString().strip();
+  }
+
+  @Test
+  void coreAndDemoOnADirectoryInUseAreRefusedInOneLineNamingItAndThePid() throws Exception {
+    String expected =
+        "rhumbatron: data directory "
+            + dir.toAbsolutePath().normalize()
+            + " is in use by another core (pid "
+            + ProcessHandle.current().pid()
+            + "): stop that core or give another --data";
+    try (DataDirLock held = DataDirLock.acquire(dir)) {
+      assertThat(refusal("core", "--data", dir.toString(), "--http", "0")).isEqualTo(expected);
+      assertThat(refusal("demo", "--data", dir.toString(), "--changes", "1")).isEqualTo(expected);
+    }
+    // Nothing of either was started or written there.
+    try (var files = Files.list(dir)) {
+      assertThat(files.map(f -> f.getFileName().toString())).containsExactly("core.lock");
     }
   }
 
