@@ -45,28 +45,7 @@ abstract class ProjectEndContract {
 
   /** A Change of two Tasks run to verifying, its Candidate verified: awaiting approval. */
   private String awaitingApproval(String request) throws Exception {
-    String c =
-        lifecycle
-            .createChange(
-                "p1",
-                request,
-                WorkGraph.of(
-                    new TaskSpec("a", null, List.of(), List.of("path:src/" + request + "/a")),
-                    new TaskSpec("b", null, List.of("a"), List.of())))
-            .get()
-            .change()
-            .changeId();
-    for (int round = 0; ; round++) {
-      Dispatched d = lifecycle.dispatch(c, "cmd_" + request + "_" + round).get();
-      if (d.verification()) {
-        break;
-      }
-      for (Wake w : d.wakes()) {
-        lifecycle.startTask(w.task()).get();
-        lifecycle.proposeChangeset(w.task()).get();
-        lifecycle.completeTask(w.task()).get();
-      }
-    }
+    String c = f.verifying("p1", request);
     Composition comp = lifecycle.composeCandidate(c, "cmd_cc_" + c, false).get();
     lifecycle.recordVerdict(comp.candidateId(), true, null, "cmd_v_" + c).get();
     assertThat(lifecycle.change(c).orElseThrow().state()).isEqualTo("awaiting_approval");
