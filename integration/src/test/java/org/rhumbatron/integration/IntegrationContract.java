@@ -746,4 +746,48 @@ abstract class IntegrationContract {
     withFailing.handle(recover, delivery(2));
     assertThat(f.outbox("release.completed")).isEqualTo(1);
   }
+
+  @Test
+  void aReleaseUnderWayWhenItsProjectIsDeletedDoesNotGoLive() throws Exception {
+    f.project("p1");
+    f.lifecycle.setLiveApp("p1", true, "cmd_app").get();
+    String c =
+        f.lifecycle.createChange("p1", "r1", WorkGraph.of(task("a"))).get().change().changeId();
+    completeAll(c);
+    String cand = composeCandidate(c);
+    f.lifecycle.recordVerdict(cand, true, null, "cmd_v").get();
+    f.lifecycle.approveChange(c).get();
+    // The deploy's first try fails, and the Project is deleted before the next one.
+    java.util.concurrent.atomic.AtomicInteger tries =
+        new java.util.concurrent.atomic.AtomicInteger();
+    WorkflowEngine engine =
+        new WorkflowEngine(f.database, f.clock, Runnable::run, 3, Duration.ZERO);
+    Workflows.register(
+        engine,
+        f.lifecycle,
+        new SimulatedVerifier(f.settings),
+        (project, release) -> {
+          if (tries.incrementAndGet() == 1) {
+            f.lifecycle.deleteProject(project).get();
+            throw new IllegalStateException("deploy target unreachable");
+          }
+        },
+        f.commands,
+        f.clock,
+        false);
+    new IntegrationConsumer(
+            f.lifecycle,
+            engine,
+            f.commands,
+            new DeadLetterOperator(f.database, f.commands, new EnvelopeCodec(), f.clock),
+            f.database,
+            f.clock,
+            f.settings)
+        .handle(f.lifecycle.releaseStart("p1", c, "rel_p1_1"), delivery(1));
+    await().atMost(Duration.ofSeconds(10)).until(() -> f.outbox("release.failed") == 1);
+    assertThat(tries).hasValue(1);
+    assertThat(f.outbox("release.completed")).isZero();
+    assertThat(f.count("SELECT COUNT(*) FROM releases WHERE state = 'failed'")).isEqualTo(1);
+    assertThat(f.lifecycle.change(c).orElseThrow().state()).isEqualTo("cancelled");
+  }
 }
