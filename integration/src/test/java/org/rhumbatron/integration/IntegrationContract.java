@@ -640,8 +640,8 @@ abstract class IntegrationContract {
         .isEqualTo(Outcome.reject("verification.start cmd_nokey: payload lacks candidateId"));
   }
 
-  @Test
-  void approvalWithALiveAppReleasesThroughTheReleaseWorkflowAndCompletes() throws Exception {
+  /** p1 with a live app and a Change whose Candidate is verified: awaiting approval. */
+  private String verifiedWithALiveApp() throws Exception {
     f.project("p1");
     f.lifecycle.setLiveApp("p1", true, "cmd_app").get();
     String c =
@@ -649,6 +649,24 @@ abstract class IntegrationContract {
     completeAll(c);
     String cand = composeCandidate(c);
     f.lifecycle.recordVerdict(cand, true, null, "cmd_v").get();
+    return c;
+  }
+
+  /** An integration consumer whose Workflows run on {@code engine}. */
+  private IntegrationConsumer consumerOn(WorkflowEngine engine) {
+    return new IntegrationConsumer(
+        f.lifecycle,
+        engine,
+        f.commands,
+        new DeadLetterOperator(f.database, f.commands, new EnvelopeCodec(), f.clock),
+        f.database,
+        f.clock,
+        f.settings);
+  }
+
+  @Test
+  void approvalWithALiveAppReleasesThroughTheReleaseWorkflowAndCompletes() throws Exception {
+    String c = verifiedWithALiveApp();
     var approval = f.lifecycle.approveChange(c).get();
     assertThat(approval.releaseId()).isEqualTo("rel_p1_1");
     assertThat(f.commandsOn(Queue.RELEASE)).isEqualTo(1);
@@ -697,13 +715,7 @@ abstract class IntegrationContract {
 
   @Test
   void releaseRecoverRunsAFailedReleaseWorkflowAgainAndTheChangeCompletes() throws Exception {
-    f.project("p1");
-    f.lifecycle.setLiveApp("p1", true, "cmd_app").get();
-    String c =
-        f.lifecycle.createChange("p1", "r1", WorkGraph.of(task("a"))).get().change().changeId();
-    completeAll(c);
-    String cand = composeCandidate(c);
-    f.lifecycle.recordVerdict(cand, true, null, "cmd_v").get();
+    String c = verifiedWithALiveApp();
     f.lifecycle.approveChange(c).get();
     // A release engine whose release step always fails (3 tries, then the instance fails).
     java.util.concurrent.atomic.AtomicBoolean broken =
@@ -722,15 +734,7 @@ abstract class IntegrationContract {
         f.commands,
         f.clock,
         false);
-    IntegrationConsumer withFailing =
-        new IntegrationConsumer(
-            f.lifecycle,
-            failing,
-            f.commands,
-            new DeadLetterOperator(f.database, f.commands, new EnvelopeCodec(), f.clock),
-            f.database,
-            f.clock,
-            f.settings);
+    IntegrationConsumer withFailing = consumerOn(failing);
     withFailing.handle(f.lifecycle.releaseStart("p1", c, "rel_p1_1"), delivery(1));
     await().atMost(Duration.ofSeconds(10)).until(() -> f.outbox("release.failed") == 1);
     assertThat(f.lifecycle.change(c).orElseThrow().state()).isEqualTo("releasing");
@@ -749,13 +753,7 @@ abstract class IntegrationContract {
 
   @Test
   void aReleaseUnderWayWhenItsProjectIsDeletedDoesNotGoLive() throws Exception {
-    f.project("p1");
-    f.lifecycle.setLiveApp("p1", true, "cmd_app").get();
-    String c =
-        f.lifecycle.createChange("p1", "r1", WorkGraph.of(task("a"))).get().change().changeId();
-    completeAll(c);
-    String cand = composeCandidate(c);
-    f.lifecycle.recordVerdict(cand, true, null, "cmd_v").get();
+    String c = verifiedWithALiveApp();
     f.lifecycle.approveChange(c).get();
     // The deploy's first try fails, and the Project is deleted before the next one.
     java.util.concurrent.atomic.AtomicInteger tries =
@@ -775,15 +773,7 @@ abstract class IntegrationContract {
         f.commands,
         f.clock,
         false);
-    new IntegrationConsumer(
-            f.lifecycle,
-            engine,
-            f.commands,
-            new DeadLetterOperator(f.database, f.commands, new EnvelopeCodec(), f.clock),
-            f.database,
-            f.clock,
-            f.settings)
-        .handle(f.lifecycle.releaseStart("p1", c, "rel_p1_1"), delivery(1));
+    consumerOn(engine).handle(f.lifecycle.releaseStart("p1", c, "rel_p1_1"), delivery(1));
     await().atMost(Duration.ofSeconds(10)).until(() -> f.outbox("release.failed") == 1);
     assertThat(tries).hasValue(1);
     assertThat(f.outbox("release.completed")).isZero();
