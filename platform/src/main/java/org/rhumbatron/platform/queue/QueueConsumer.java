@@ -36,16 +36,15 @@ import org.slf4j.LoggerFactory;
  * of up to {@code batchSize} and handling it in order under a {@link BatchHold}.
  *
  * <p>Per message: a body that does not decode goes to the dead-letter queue at once (never retried;
- * logged and terminated on a queue without one). A handler's {@link Outcome.Ack} acks, as does an
- * {@link Outcome.Refuse} (its reason logged); an {@link Outcome.Reject} goes to the dead-letter
- * queue at once; a {@link Outcome.Retry} or a throw naks with the delay (never a plain nak), until
- * the handler run after the last retry: that one goes to the dead-letter queue and is terminated. A
- * run that ends unsettled (core killed, an ack lost) counts too; {@link #UNSETTLED_ALLOWANCE} more
- * such runs reach the handler before the message goes to the dead-letter queue unhandled. Runs, not
- * the server's deliveries, are counted ({@link HandlerRuns}): the server also counts deliveries
- * that never reached core, e.g. over a stalled link. The server's max_deliver is unlimited on
- * purpose: a message the server stops delivering stays in the work-queue stream unsettled and never
- * reaches the dead-letter queue.
+ * logged and terminated on a queue without one). A handler's {@link Outcome.Ack} acks, an {@link
+ * Outcome.Reject} goes to the dead-letter queue at once; a {@link Outcome.Retry} or a throw naks
+ * with the delay (never a plain nak), until the handler run after the last retry: that one goes to
+ * the dead-letter queue and is terminated. A run that ends unsettled (core killed, an ack lost)
+ * counts too; {@link #UNSETTLED_ALLOWANCE} more such runs reach the handler before the message goes
+ * to the dead-letter queue unhandled. Runs, not the server's deliveries, are counted ({@link
+ * HandlerRuns}): the server also counts deliveries that never reached core, e.g. over a stalled
+ * link. The server's max_deliver is unlimited on purpose: a message the server stops delivering
+ * stays in the work-queue stream unsettled and never reaches the dead-letter queue.
  */
 public final class QueueConsumer<T> implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(QueueConsumer.class);
