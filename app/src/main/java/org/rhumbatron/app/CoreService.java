@@ -31,6 +31,7 @@ final class CoreService implements AutoCloseable {
   private static final Duration ALARM_TICK = Duration.ofMillis(250);
   private static final Duration UNLOAD_IDLE_AFTER = Duration.ofMinutes(10);
 
+  private final DataDirLock dataLock;
   private final PrivateNatsServer privateNats;
   private final Database database;
   private final ClefFlash clefFlash;
@@ -44,6 +45,7 @@ final class CoreService implements AutoCloseable {
   private final AtomicBoolean closing = new AtomicBoolean();
 
   private CoreService(
+      DataDirLock dataLock,
       PrivateNatsServer privateNats,
       Database database,
       Coordinator coordinator,
@@ -54,6 +56,7 @@ final class CoreService implements AutoCloseable {
       ClefFlash clefFlash,
       HttpServer http) {
     this.clefFlash = clefFlash;
+    this.dataLock = dataLock;
     this.privateNats = privateNats;
     this.database = database;
     this.coordinator = coordinator;
@@ -86,6 +89,8 @@ final class CoreService implements AutoCloseable {
       java.util.function.Consumer<CoreService> started)
       throws IOException, InterruptedException {
     Files.createDirectories(config.dataDir());
+    // Before anything opens the directory's NATS store or SQLite file.
+    DataDirLock dataLock = DataDirLock.acquire(config.dataDir());
     PrivateNatsServer privateNats = null;
     Connection nats = null;
     Database database = null;
@@ -207,6 +212,7 @@ final class CoreService implements AutoCloseable {
       }
       CoreService service =
           new CoreService(
+              dataLock,
               privateNats,
               database,
               coordinator,
@@ -247,7 +253,8 @@ final class CoreService implements AutoCloseable {
           coordinator,
           database,
           natsSide == null || natsSide.connection() == null ? nats : natsSide.connection(),
-          privateNats);
+          privateNats,
+          dataLock);
       throw e;
     }
   }
@@ -319,7 +326,8 @@ final class CoreService implements AutoCloseable {
         coordinator,
         database,
         natsSide.connection(),
-        privateNats);
+        privateNats,
+        dataLock); // last: the directory is free once its nats-server and database are closed
     log.info("core stopped");
     closed.countDown();
   }

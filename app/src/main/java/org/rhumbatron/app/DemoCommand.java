@@ -129,6 +129,7 @@ final class DemoCommand implements Callable<Integer> {
     checkDb(db);
     boolean temporary = data == null;
     Path dir = temporary ? Files.createTempDirectory("rhumbatron-demo-") : data;
+    DataDirLock.refuseIfHeld(dir); // a running core's directory is in use, not "used before"
     DemoRun.refuseUsedDataDir(dir);
     Files.createDirectories(dir);
     // The demo's workload needs NATS at once: a --nats that does not answer is an error.

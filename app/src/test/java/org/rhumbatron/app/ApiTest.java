@@ -175,6 +175,53 @@ class ApiTest {
     return ids;
   }
 
+  /**
+   * Issue 30: a Change awaiting approval and a running 20-Task one, then the Project is deleted (or
+   * archived): both end cancelled with the reason, the approval is refused and the canonical
+   * generation stays at 0.
+   */
+  private void changesEndWithTheirProject(String projectId, boolean archive) throws Exception {
+    provision(projectId);
+    String waiting = createChange(projectId, "req-wait", 2);
+    awaitChangeState(waiting, "awaiting_approval");
+    String running = createChange(projectId, "req-run", 20);
+    Answer ended =
+        archive
+            ? api.post("/api/projects/" + projectId + "/archive", "")
+            : api.delete("/api/projects/" + projectId);
+    assertThat(ended.status()).as(ended.text()).isEqualTo(200);
+    String reason = archive ? "project_archived" : "project_deleted";
+    for (String changeId : List.of(waiting, running)) {
+      Answer read = api.get("/api/changes/" + changeId);
+      assertThat(read.body().path("state").asText()).as(read.text()).isEqualTo("cancelled");
+      assertThat(read.body().path("reason").asText()).isEqualTo(reason);
+      read.body()
+          .path("tasks")
+          .forEach(
+              t ->
+                  assertThat(t.path("state").asText())
+                      .as(t.toString())
+                      .isIn("completed", "cancelled"));
+    }
+    Answer approve = api.post("/api/changes/" + waiting + "/approve", "");
+    assertThat(approve.status()).as(approve.text()).isEqualTo(409);
+    assertThat(approve.text()).contains("is cancelled");
+    JsonNode project = api.get("/api/projects/" + projectId).body();
+    project = project.has("project") ? project.path("project") : project;
+    assertThat(project.path("canonicalGeneration").asLong()).as(project.toString()).isZero();
+    assertThat(project.path("status").asText()).isEqualTo(archive ? "archived" : "deleted");
+  }
+
+  @Test
+  void deletingAProjectEndsItsChangesAndItsApprovalIsRefused() throws Exception {
+    changesEndWithTheirProject("p-deleted", false);
+  }
+
+  @Test
+  void archivingAProjectEndsItsChangesAndItsApprovalIsRefused() throws Exception {
+    changesEndWithTheirProject("p-archived", true);
+  }
+
   @Test
   void aChangeIsCreatedReadListedApprovedAndItsFeedPaged() throws Exception {
     provision("p-chg");

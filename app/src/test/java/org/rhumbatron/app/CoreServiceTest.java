@@ -1,6 +1,7 @@
 package org.rhumbatron.app;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.nats.client.Connection;
@@ -54,6 +55,27 @@ class CoreServiceTest {
     }
     // Closing core stops its private server.
     assertThat(PortProbe.accepts(URI.create(url.replace("nats://", "tcp://")))).isFalse();
+  }
+
+  @Test
+  void aSecondCoreOnTheSameDataDirectoryIsRefusedUntilTheFirstStops() throws Exception {
+    String url;
+    try (CoreService core = CoreService.start(CoreOptions.config(null, data, 0, Map.of()))) {
+      url = core.natsUrl();
+      assertThatThrownBy(() -> CoreService.start(CoreOptions.config(null, data, 0, Map.of())))
+          .hasMessage(
+              "data directory "
+                  + data.toAbsolutePath().normalize()
+                  + " is in use by another core (pid "
+                  + ProcessHandle.current().pid()
+                  + "): stop that core or give another --data");
+      // The refused core started nothing: the first one's server still answers alone.
+      assertThat(healthz(core.httpPort())).contains("\"nats\":\"connected\"");
+    }
+    assertThat(PortProbe.accepts(URI.create(url.replace("nats://", "tcp://")))).isFalse();
+    try (CoreService again = CoreService.start(CoreOptions.config(null, data, 0, Map.of()))) {
+      assertThat(healthz(again.httpPort())).contains("\"nats\":\"connected\"");
+    }
   }
 
   @Test

@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
@@ -52,9 +53,10 @@ import org.slf4j.LoggerFactory;
  * that compose throws, the waits have spent the message's retries, so a fresh {@code
  * candidate.create} that composes at once takes over, once: {@code <command id>_composes}). A
  * request that can never succeed (a payload without a field its handler needs, an unknown or ended
- * Project or Change) is rejected: dead-lettered at once with the reason naming it. A command type
- * whose handler belongs to a later issue throws, so it is retried and dead-lettered, never acked
- * unhandled.
+ * Project or Change) is rejected: dead-lettered at once with the reason naming it. A command of an
+ * archived or deleted Project is refused ({@link Outcome#refuse}): acknowledged with its reason, no
+ * dead letter, its Change ended with the Project. A command type whose handler belongs to a later
+ * issue throws, so it is retried and dead-lettered, never acked unhandled.
  */
 public final class IntegrationConsumer implements QueueHandler<Command> {
   private static final Logger log = LoggerFactory.getLogger(IntegrationConsumer.class);
@@ -132,6 +134,10 @@ public final class IntegrationConsumer implements QueueHandler<Command> {
     }
     Result result;
     try {
+      String refused = refusedBecause(command);
+      if (refused != null) {
+        return Outcome.refuse(refused);
+      }
       result = handler.handle(command, delivery);
     } catch (LifecycleException e) {
       if (e.permanent()) {
@@ -160,6 +166,35 @@ public final class IntegrationConsumer implements QueueHandler<Command> {
   }
 
   // Projects and apps ----------------------------------------------------------------------------
+
+  /**
+   * Why a command of an archived or deleted Project is not carried out, or null: nothing of such a
+   * Project is dispatched, composed, verified, promoted or released. A Change it names that is
+   * still open (created in a race with the delete) ends here, as the delete ends the others.
+   */
+  private String refusedBecause(Command c) throws Exception {
+    boolean projectWork = c.changeId() != null || c.commandType() == CommandType.APP_PROVISION;
+    if (!projectWork || c.projectId() == null) {
+      return null;
+    }
+    Optional<ProjectInfo> project = lifecycle.project(c.projectId());
+    if (project.isEmpty() || "active".equals(project.get().status())) {
+      return null;
+    }
+    if (c.changeId() != null) {
+      await(lifecycle.endProjectChanges(c.projectId(), c.commandId()));
+    }
+    return c.commandType().wireName()
+        + " "
+        + c.commandId()
+        + ": project "
+        + c.projectId()
+        + " is "
+        + project.get().status()
+        + " ("
+        + Lifecycle.projectEndReason(project.get().status())
+        + ")";
+  }
 
   private Result provisionProject(Command c) throws Exception {
     String tenantId = text(c, "tenantId");
@@ -201,7 +236,7 @@ public final class IntegrationConsumer implements QueueHandler<Command> {
           changeId,
           "cancelled",
           EventType.CHANGE_CANCELLED,
-          "project " + c.projectId() + " is " + project.status(),
+          Lifecycle.projectEndReason(project.status()),
           c.commandId());
     }
     return open.size() > rowsPerDelivery ? Result.MORE_WORK : Result.DONE;

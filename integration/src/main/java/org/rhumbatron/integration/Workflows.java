@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import org.rhumbatron.lifecycle.Lifecycle;
+import org.rhumbatron.lifecycle.ProjectInfo;
 import org.rhumbatron.lifecycle.workflow.Step;
 import org.rhumbatron.lifecycle.workflow.WorkflowDefinition;
 import org.rhumbatron.lifecycle.workflow.WorkflowEngine;
@@ -184,7 +185,16 @@ public final class Workflows {
                 new Step(
                     "release",
                     ctx -> {
-                      releaser.release(ctx.input().path("projectId").asText(), ctx.instanceId());
+                      String projectId = ctx.input().path("projectId").asText();
+                      // A Project archived or deleted since release.start (or between tries)
+                      // does not go live: the release fails with the reason.
+                      String status =
+                          lifecycle.project(projectId).map(ProjectInfo::status).orElse("gone");
+                      if (!"active".equals(status)) {
+                        throw new IllegalStateException(
+                            "project " + projectId + " is " + status + ": nothing is released");
+                      }
+                      releaser.release(projectId, ctx.instanceId());
                       return null;
                     }),
                 new Step(

@@ -244,7 +244,10 @@ abstract class IntegrationContract {
     for (int i = 0; i < 45; i++) {
       f.lifecycle.createChange("p-big", "r" + i, WorkGraph.of(task("a"))).get();
     }
-    f.lifecycle.archiveProject("p-big").get();
+    // Archived without the archive's own end of its Changes (as if it stopped half way): the
+    // cleanup's bound is what ends them.
+    f.database.inTransaction(
+        tx -> tx.update("UPDATE projects SET status = 'archived' WHERE project_id = 'p-big'"));
     Command cleanup = command(CommandType.PROJECT_CLEANUP, "p-big", null, null);
     for (int n = 1; n <= 3; n++) {
       Outcome o = consumer.handle(cleanup, delivery(n));
@@ -260,6 +263,90 @@ abstract class IntegrationContract {
     // The next sweep's cleanup takes the rest and is done.
     assertThat(consumer.handle(cleanup, delivery(1))).isInstanceOf(Outcome.Ack.class);
     assertThat(f.count("SELECT COUNT(*) FROM changes WHERE state = 'open'")).isZero();
+  }
+
+  /** A Change of {@code projectId} still open while its Project ends (made in a race with it). */
+  private String openChangeOfAnEndedProject(String projectId, String status) throws Exception {
+    f.project(projectId);
+    String c =
+        f.lifecycle
+            .createChange(projectId, "r1", WorkGraph.of(task("a")))
+            .get()
+            .change()
+            .changeId();
+    f.database.inTransaction(
+        tx -> tx.update("UPDATE projects SET status = ? WHERE project_id = ?", status, projectId));
+    return c;
+  }
+
+  private void aQueuedCommandOfAnEndedProjectIsRefusedAndEndsItsChange(String status)
+      throws Exception {
+    String c = openChangeOfAnEndedProject("p-end", status);
+    String reason = "project_" + status;
+    for (CommandType type :
+        List.of(
+            CommandType.CHANGE_DISPATCH,
+            CommandType.CANDIDATE_CREATE,
+            CommandType.VERIFICATION_START,
+            CommandType.RELEASE_START,
+            CommandType.CHANGE_SETTLE)) {
+      Command cmd = command(type, "p-end", c, null);
+      assertThat(consumer.handle(cmd, delivery(1)))
+          .as(type.wireName())
+          .isEqualTo(
+              Outcome.refuse(
+                  type.wireName()
+                      + " "
+                      + cmd.commandId()
+                      + ": project p-end is "
+                      + status
+                      + " ("
+                      + reason
+                      + ")"));
+    }
+    assertThat(f.lifecycle.change(c).orElseThrow().state()).isEqualTo("cancelled");
+    assertThat(f.lifecycle.change(c).orElseThrow().reason()).isEqualTo(reason);
+    assertThat(f.lifecycle.task(c + ":a").orElseThrow().state()).isEqualTo("cancelled");
+    assertThat(f.outbox("change.cancelled")).isEqualTo(1);
+    assertThat(f.outbox("task.ready")).as("nothing dispatched").isZero();
+    assertThat(f.count("SELECT COUNT(*) FROM candidates")).as("nothing composed").isZero();
+    assertThat(
+            consumer.handle(command(CommandType.APP_PROVISION, "p-end", null, null), delivery(1)))
+        .isInstanceOf(Outcome.Refuse.class);
+    assertThat(f.lifecycle.project("p-end").orElseThrow().hasLiveApp()).isFalse();
+  }
+
+  @Test
+  void aQueuedCommandOfADeletedProjectIsRefusedWithTheReasonAndEndsItsChange() throws Exception {
+    aQueuedCommandOfAnEndedProjectIsRefusedAndEndsItsChange("deleted");
+  }
+
+  @Test
+  void aQueuedCommandOfAnArchivedProjectIsRefusedWithTheReasonAndEndsItsChange() throws Exception {
+    aQueuedCommandOfAnEndedProjectIsRefusedAndEndsItsChange("archived");
+  }
+
+  @Test
+  void onTheQueueADeletedProjectsCommandIsAcknowledgedWithoutADeadLetter() throws Exception {
+    List<Outcome> outcomes = new java.util.concurrent.CopyOnWriteArrayList<>();
+    runOnQueue(
+        (command, delivery) -> {
+          Outcome o = consumer.handle(command, delivery);
+          outcomes.add(o);
+          return o;
+        });
+    f.project("p-del");
+    String c =
+        f.lifecycle.createChange("p-del", "r1", WorkGraph.of(task("a"))).get().change().changeId();
+    assertThat(f.lifecycle.deleteProject("p-del").get()).isTrue();
+    assertThat(f.lifecycle.change(c).orElseThrow().reason()).isEqualTo("project_deleted");
+    f.commands.send(command(CommandType.CHANGE_DISPATCH, "p-del", c, null)).get();
+    await().atMost(Duration.ofSeconds(20)).until(() -> !outcomes.isEmpty());
+    assertThat(outcomes.get(0)).isInstanceOf(Outcome.Refuse.class);
+    await().atMost(Duration.ofSeconds(20)).until(() -> f.commandsOn(Queue.INTEGRATION) == 0);
+    assertThat(f.commandsOn(Queue.DEAD_LETTER)).isZero();
+    assertThat(outcomes).hasSize(1); // acknowledged: not delivered again
+    assertThat(f.outbox("task.ready")).isZero();
   }
 
   @Test
@@ -641,8 +728,8 @@ abstract class IntegrationContract {
         .isEqualTo(Outcome.reject("verification.start cmd_nokey: payload lacks candidateId"));
   }
 
-  @Test
-  void approvalWithALiveAppReleasesThroughTheReleaseWorkflowAndCompletes() throws Exception {
+  /** p1 with a live app and a Change whose Candidate is verified: awaiting approval. */
+  private String verifiedWithALiveApp() throws Exception {
     f.project("p1");
     f.lifecycle.setLiveApp("p1", true, "cmd_app").get();
     String c =
@@ -650,6 +737,24 @@ abstract class IntegrationContract {
     completeAll(c);
     String cand = composeCandidate(c);
     f.lifecycle.recordVerdict(cand, true, null, "cmd_v").get();
+    return c;
+  }
+
+  /** An integration consumer whose Workflows run on {@code engine}. */
+  private IntegrationConsumer consumerOn(WorkflowEngine engine) {
+    return new IntegrationConsumer(
+        f.lifecycle,
+        engine,
+        f.commands,
+        new DeadLetterOperator(f.database, f.commands, new EnvelopeCodec(), f.clock),
+        f.database,
+        f.clock,
+        f.settings);
+  }
+
+  @Test
+  void approvalWithALiveAppReleasesThroughTheReleaseWorkflowAndCompletes() throws Exception {
+    String c = verifiedWithALiveApp();
     var approval = f.lifecycle.approveChange(c).get();
     assertThat(approval.releaseId()).isEqualTo("rel_p1_1");
     assertThat(f.commandsOn(Queue.RELEASE)).isEqualTo(1);
@@ -698,13 +803,7 @@ abstract class IntegrationContract {
 
   @Test
   void releaseRecoverRunsAFailedReleaseWorkflowAgainAndTheChangeCompletes() throws Exception {
-    f.project("p1");
-    f.lifecycle.setLiveApp("p1", true, "cmd_app").get();
-    String c =
-        f.lifecycle.createChange("p1", "r1", WorkGraph.of(task("a"))).get().change().changeId();
-    completeAll(c);
-    String cand = composeCandidate(c);
-    f.lifecycle.recordVerdict(cand, true, null, "cmd_v").get();
+    String c = verifiedWithALiveApp();
     f.lifecycle.approveChange(c).get();
     // A release engine whose release step always fails (3 tries, then the instance fails).
     java.util.concurrent.atomic.AtomicBoolean broken =
@@ -723,15 +822,7 @@ abstract class IntegrationContract {
         f.commands,
         f.clock,
         false);
-    IntegrationConsumer withFailing =
-        new IntegrationConsumer(
-            f.lifecycle,
-            failing,
-            f.commands,
-            new DeadLetterOperator(f.database, f.commands, new EnvelopeCodec(), f.clock),
-            f.database,
-            f.clock,
-            f.settings);
+    IntegrationConsumer withFailing = consumerOn(failing);
     withFailing.handle(f.lifecycle.releaseStart("p1", c, "rel_p1_1"), delivery(1));
     await().atMost(Duration.ofSeconds(10)).until(() -> f.outbox("release.failed") == 1);
     assertThat(f.lifecycle.change(c).orElseThrow().state()).isEqualTo("releasing");
@@ -746,5 +837,35 @@ abstract class IntegrationContract {
     // Recovering a completed release does nothing more.
     withFailing.handle(recover, delivery(2));
     assertThat(f.outbox("release.completed")).isEqualTo(1);
+  }
+
+  @Test
+  void aReleaseUnderWayWhenItsProjectIsDeletedDoesNotGoLive() throws Exception {
+    String c = verifiedWithALiveApp();
+    f.lifecycle.approveChange(c).get();
+    // The deploy's first try fails, and the Project is deleted before the next one.
+    java.util.concurrent.atomic.AtomicInteger tries =
+        new java.util.concurrent.atomic.AtomicInteger();
+    WorkflowEngine engine =
+        new WorkflowEngine(f.database, f.clock, Runnable::run, 3, Duration.ZERO);
+    Workflows.register(
+        engine,
+        f.lifecycle,
+        new SimulatedVerifier(f.settings),
+        (project, release) -> {
+          if (tries.incrementAndGet() == 1) {
+            f.lifecycle.deleteProject(project).get();
+            throw new IllegalStateException("deploy target unreachable");
+          }
+        },
+        f.commands,
+        f.clock,
+        false);
+    consumerOn(engine).handle(f.lifecycle.releaseStart("p1", c, "rel_p1_1"), delivery(1));
+    await().atMost(Duration.ofSeconds(10)).until(() -> f.outbox("release.failed") == 1);
+    assertThat(tries).hasValue(1);
+    assertThat(f.outbox("release.completed")).isZero();
+    assertThat(f.count("SELECT COUNT(*) FROM releases WHERE state = 'failed'")).isEqualTo(1);
+    assertThat(f.lifecycle.change(c).orElseThrow().state()).isEqualTo("cancelled");
   }
 }

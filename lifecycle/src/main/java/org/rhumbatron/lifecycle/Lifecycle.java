@@ -130,16 +130,79 @@ public final class Lifecycle {
         command(oneOff(), CommandType.APP_REMOVE, projectId, ChangeLedger.payload()));
   }
 
-  /** active → archived: the Project takes no new Change; true when this call archived it. */
+  /**
+   * active → archived: the Project takes no new Change, and its open Changes end {@code cancelled}
+   * ({@code project_archived}); true when this call archived it. The future completes once they
+   * ended; a repeat ends any that an interrupted call left open.
+   */
   public CompletableFuture<Boolean> archiveProject(String projectId) {
     return onProjectShard(
-        projectId, (tx, out, shard) -> projects.archive(tx, out, shard.writerId(), projectId));
+            projectId, (tx, out, shard) -> projects.archive(tx, out, shard.writerId(), projectId))
+        .thenCompose(changed -> endProjectChanges(projectId, null).thenApply(ended -> changed));
   }
 
-  /** → deleted; true when this call deleted it. */
+  /** → deleted, its open Changes ended as by {@link #archiveProject}; true when it deleted it. */
   public CompletableFuture<Boolean> deleteProject(String projectId) {
     return onProjectShard(
-        projectId, (tx, out, shard) -> projects.delete(tx, out, shard.writerId(), projectId));
+            projectId, (tx, out, shard) -> projects.delete(tx, out, shard.writerId(), projectId))
+        .thenCompose(changed -> endProjectChanges(projectId, null).thenApply(ended -> changed));
+  }
+
+  /** Why a Change of an archived or deleted Project ended: {@code project_<status>}. */
+  public static String projectEndReason(String status) {
+    return "project_" + status;
+  }
+
+  /**
+   * Ends every open Change of an archived or deleted Project {@code cancelled} with {@link
+   * #projectEndReason}, through {@link #endChange} (its Tasks cancelled, Agents stopped, claims
+   * released); the number this call ended. Nothing for an active Project.
+   */
+  public CompletableFuture<Integer> endProjectChanges(String projectId, String causedBy) {
+    Optional<ProjectInfo> project;
+    List<String> open;
+    try {
+      project = project(projectId);
+      if (project.isEmpty() || "active".equals(project.get().status())) {
+        return CompletableFuture.completedFuture(0);
+      }
+      open =
+          database.read(
+              tx ->
+                  tx.query(
+                      "SELECT change_id FROM changes WHERE project_id = ? AND state IN ("
+                          + String.join(
+                              ", ",
+                              ChangeInfo.OPEN_STATES.stream().map(st -> "'" + st + "'").toList())
+                          + ") ORDER BY created_at_ms, change_id",
+                      rs -> rs.getString(1),
+                      projectId));
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+    String reason = projectEndReason(project.get().status());
+    List<CompletableFuture<Boolean>> ends =
+        open.stream().map(id -> endProjectChange(id, reason, causedBy)).toList();
+    return CompletableFuture.allOf(ends.toArray(CompletableFuture[]::new))
+        .thenApply(v -> (int) ends.stream().filter(CompletableFuture::join).count());
+  }
+
+  /** Ends one Change of an ended Project; false when it had ended meanwhile in another way. */
+  private CompletableFuture<Boolean> endProjectChange(
+      String changeId, String reason, String causedBy) {
+    return endChange(changeId, "cancelled", EventType.CHANGE_CANCELLED, reason, causedBy)
+        .exceptionallyCompose(
+            e ->
+                unwrap(e) instanceof LifecycleException le && le.permanent()
+                    ? CompletableFuture.completedFuture(false)
+                    : CompletableFuture.failedFuture(e));
+  }
+
+  private static Throwable unwrap(Throwable e) {
+    while (e instanceof java.util.concurrent.CompletionException && e.getCause() != null) {
+      e = e.getCause();
+    }
+    return e;
   }
 
   // Projects (handlers) --------------------------------------------------------------------------
@@ -462,6 +525,18 @@ public final class Lifecycle {
         .decidePromotion(candidateId, base, changeId, cause)
         .thenCompose(
             decision -> {
+              if (decision.promotion() == ProjectRootActor.Promotion.PROJECT_NOT_ACTIVE) {
+                // Archived or deleted after the checks above: the Change ends with the Project.
+                return endProjectChanges(change.projectId(), cause)
+                    .thenCompose(
+                        ended ->
+                            CompletableFuture.<Approval>failedFuture(
+                                LifecycleException.projectNotActive(
+                                    change.projectId(),
+                                    project(change.projectId())
+                                        .map(ProjectInfo::status)
+                                        .orElse("gone"))));
+              }
               if (decision.promotion() == ProjectRootActor.Promotion.STALE_BASE) {
                 return onChangeShard(
                         changeId,

@@ -60,6 +60,36 @@ public final class LifecycleFixture implements AutoCloseable {
     lifecycle.createProject(projectId, "tenant-1", "Project " + projectId).get();
   }
 
+  /**
+   * A Change of two Tasks ({@code b} after {@code a}, which has a scope) run by its Agents until
+   * its work graph completed: verifying, its Candidate not composed yet.
+   */
+  public String verifying(String projectId, String request) throws Exception {
+    String c =
+        lifecycle
+            .createChange(
+                projectId,
+                request,
+                WorkGraph.of(
+                    new WorkGraph.TaskSpec(
+                        "a", null, List.of(), List.of("path:src/" + request + "/a")),
+                    new WorkGraph.TaskSpec("b", null, List.of("a"), List.of())))
+            .get()
+            .change()
+            .changeId();
+    for (int round = 0; ; round++) {
+      Dispatched d = lifecycle.dispatch(c, "cmd_" + request + "_" + round).get();
+      if (d.verification()) {
+        return c;
+      }
+      for (Wake w : d.wakes()) {
+        lifecycle.startTask(w.task()).get();
+        lifecycle.proposeChangeset(w.task()).get();
+        lifecycle.completeTask(w.task()).get();
+      }
+    }
+  }
+
   public long count(String sql, Object... args) {
     return database.read(tx -> tx.queryLong(sql, args));
   }

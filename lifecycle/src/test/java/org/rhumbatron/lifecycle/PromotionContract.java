@@ -36,31 +36,9 @@ abstract class PromotionContract {
     f.close();
   }
 
-  /** A Change of two Tasks run to verifying by its Agents, with its Candidate composed. */
+  /** A Change of two Tasks run to verifying by its Agents. */
   private String composed(String request) throws Exception {
-    String c =
-        lifecycle
-            .createChange(
-                "p1",
-                request,
-                WorkGraph.of(
-                    new TaskSpec("a", null, List.of(), List.of("path:src/" + request + "/a")),
-                    new TaskSpec("b", null, List.of("a"), List.of())))
-            .get()
-            .change()
-            .changeId();
-    for (int round = 0; ; round++) {
-      Dispatched d = lifecycle.dispatch(c, "cmd_" + request + "_" + round).get();
-      if (d.verification()) {
-        break;
-      }
-      for (Wake w : d.wakes()) {
-        lifecycle.startTask(w.task()).get();
-        lifecycle.proposeChangeset(w.task()).get();
-        lifecycle.completeTask(w.task()).get();
-      }
-    }
-    return c;
+    return f.verifying("p1", request);
   }
 
   private String candidateOf(String changeId) throws Exception {

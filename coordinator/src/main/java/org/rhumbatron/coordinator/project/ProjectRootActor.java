@@ -104,7 +104,9 @@ public final class ProjectRootActor extends OutboxActor {
     /** This Candidate was promoted before (a repeat): nothing written. */
     ALREADY_PROMOTED,
     /** The project is not at the Candidate's base generation any more: nothing written. */
-    STALE_BASE
+    STALE_BASE,
+    /** The project is archived or deleted: nothing of it is promoted, nothing written. */
+    PROJECT_NOT_ACTIVE
   }
 
   /** The decision and the generation it leaves the project at. */
@@ -114,7 +116,8 @@ public final class ProjectRootActor extends OutboxActor {
    * The seed's {@code decidePromotion(candidateId, expectedGeneration)}: promotes the Candidate
    * when the project is at {@code expectedGeneration} (generation + 1, {@code artifact.promoted}
    * and {@code canonical.advanced}, and a {@code promotions} row); a Candidate promoted before is
-   * {@code already_promoted}, one on an older base {@code stale_base}.
+   * {@code already_promoted}, one on an older base {@code stale_base}. An archived or deleted
+   * project's generation never advances: {@code project_not_active}.
    */
   public CompletableFuture<PromotionDecision> decidePromotion(
       String candidateId, long expectedGeneration, String changeId, String causedBy) {
@@ -130,23 +133,36 @@ public final class ProjectRootActor extends OutboxActor {
           }
           String[] project =
               tx.queryFirst(
-                      "SELECT tenant_id, canonical_generation FROM projects WHERE project_id = ?",
-                      rs -> new String[] {rs.getString(1), Long.toString(rs.getLong(2))},
+                      "SELECT tenant_id, canonical_generation, status FROM projects"
+                          + " WHERE project_id = ?",
+                      rs ->
+                          new String[] {
+                            rs.getString(1), Long.toString(rs.getLong(2)), rs.getString(3)
+                          },
                       projectId())
                   .orElseThrow(() -> new IllegalStateException("no project " + projectId()));
           long current = Long.parseLong(project[1]);
+          if (!"active".equals(project[2])) {
+            return new PromotionDecision(Promotion.PROJECT_NOT_ACTIVE, current);
+          }
           if (current != expectedGeneration) {
             return new PromotionDecision(Promotion.STALE_BASE, current);
           }
           long generation = current + 1;
           long now = clock().millis();
-          tx.update(
-              "UPDATE projects SET canonical_generation = ?, updated_at_ms = ?"
-                  + " WHERE project_id = ? AND canonical_generation = ?",
-              generation,
-              now,
-              projectId(),
-              current);
+          // The status is set by the project's shard, not here: a delete that commits between
+          // the read and this update leaves the row unchanged (PostgreSQL re-checks the WHERE).
+          int updated =
+              tx.update(
+                  "UPDATE projects SET canonical_generation = ?, updated_at_ms = ?"
+                      + " WHERE project_id = ? AND canonical_generation = ? AND status = 'active'",
+                  generation,
+                  now,
+                  projectId(),
+                  current);
+          if (updated == 0) {
+            return new PromotionDecision(Promotion.PROJECT_NOT_ACTIVE, current);
+          }
           tx.update(
               "INSERT INTO promotions (candidate_id, project_id, change_id, generation,"
                   + " promoted_at_ms) VALUES (?, ?, ?, ?, ?)",

@@ -348,6 +348,10 @@ public final class QueueConsumer<T> implements AutoCloseable {
       }
       return;
     }
+    if (outcome instanceof Outcome.Refuse refuse) {
+      log.info(
+          "refused {} on {}: {}", delivery.messageId(), config.queue().wireName(), refuse.reason());
+    }
     settleForGood(m, hold, delivery, m::ack);
     try {
       listener.succeeded(message, delivery);

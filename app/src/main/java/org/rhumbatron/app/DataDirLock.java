@@ -1,0 +1,127 @@
+package org.rhumbatron.app;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One core per data directory: an OS lock on {@code core.lock} in {@code --data}, with the holder's
+ * pid written in it. The OS drops the lock when its process dies, so a lock file left by a killed
+ * core is taken over; a live one refuses the second core with one line naming the directory and the
+ * pid. The file stays after {@link #close} (emptied): deleting it could let a third core lock a
+ * fresh file while a second holds the deleted one.
+ */
+final class DataDirLock implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(DataDirLock.class);
+  static final String FILE_NAME = "core.lock";
+
+  /** Another live process holds the data directory. */
+  static final class InUseException extends IllegalStateException {
+    InUseException(String message) {
+      super(message);
+    }
+  }
+
+  private final Path file;
+  private final FileChannel channel;
+  private final FileLock lock;
+
+  private DataDirLock(Path file, FileChannel channel, FileLock lock) {
+    this.file = file;
+    this.channel = channel;
+    this.lock = lock;
+  }
+
+  /**
+   * Locks {@code dataDir} (created if missing) for this process.
+   *
+   * @throws InUseException when a running core holds it
+   */
+  static DataDirLock acquire(Path dataDir) throws IOException {
+    Files.createDirectories(dataDir);
+    Path file = dataDir.resolve(FILE_NAME);
+    FileChannel channel =
+        FileChannel.open(
+            file, StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE);
+    FileLock lock;
+    try {
+      lock = channel.tryLock();
+    } catch (OverlappingFileLockException e) {
+      lock = null; // a core of this same JVM holds it
+    } catch (IOException | RuntimeException e) {
+      channel.close();
+      throw e;
+    }
+    String previous;
+    try {
+      previous = holder(channel);
+    } catch (IOException e) {
+      previous = "";
+    }
+    if (lock == null) {
+      channel.close();
+      throw new InUseException(
+          "data directory "
+              + dataDir.toAbsolutePath().normalize()
+              + " is in use by another core (pid "
+              + (previous.isEmpty() ? "unknown" : previous)
+              + "): stop that core or give another --data");
+    }
+    try {
+      long pid = ProcessHandle.current().pid();
+      channel.truncate(0);
+      channel.write(ByteBuffer.wrap((pid + "\n").getBytes(StandardCharsets.US_ASCII)), 0);
+      channel.force(true);
+      if (!previous.isEmpty() && !previous.equals(Long.toString(pid))) {
+        log.info("took over {} from pid {}, which no longer holds it", file, previous);
+      }
+    } catch (IOException | RuntimeException e) {
+      lock.release();
+      channel.close();
+      throw e;
+    }
+    return new DataDirLock(file, channel, lock);
+  }
+
+  /**
+   * Refuses {@code dataDir} when a running core holds it, before a caller writes there (the demo's
+   * log); the core it starts takes the lock itself.
+   *
+   * @throws InUseException when a running core holds it
+   */
+  static void refuseIfHeld(Path dataDir) throws IOException {
+    acquire(dataDir).close();
+  }
+
+  /** The pid written in the lock file, or empty. */
+  private static String holder(FileChannel channel) throws IOException {
+    ByteBuffer buf = ByteBuffer.allocate(64);
+    channel.read(buf, 0);
+    return new String(buf.array(), 0, buf.position(), StandardCharsets.US_ASCII).trim();
+  }
+
+  Path file() {
+    return file;
+  }
+
+  @Override
+  public void close() throws IOException {
+    if (!channel.isOpen()) {
+      return;
+    }
+    try {
+      channel.truncate(0);
+      lock.release();
+    } finally {
+      channel.close();
+    }
+  }
+}
