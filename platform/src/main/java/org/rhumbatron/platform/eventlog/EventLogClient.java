@@ -9,10 +9,15 @@ import io.nats.client.PullRequestOptions;
 import io.nats.client.PullSubscribeOptions;
 import io.nats.client.api.AckPolicy;
 import io.nats.client.api.ConsumerConfiguration;
+import io.nats.client.api.ConsumerInfo;
 import io.nats.client.api.DeliverPolicy;
+import io.nats.client.api.MessageInfo;
+import io.nats.client.api.StreamState;
 import java.io.IOException;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -159,6 +164,81 @@ public final class EventLogClient {
               + e.getMessage(),
           e);
     }
+  }
+
+  /**
+   * Where a consumer of a stream stands.
+   *
+   * @param unread records not yet acked: never delivered ({@code num_pending}) plus delivered and
+   *     not yet acked
+   * @param oldestUnreadAt the time of the oldest of them (its Event's timestamp; the server's store
+   *     time when it does not decode), or null when none is unread
+   * @param made whether the durable consumer exists (one not made yet has the whole stream unread)
+   */
+  public record Backlog(long unread, Instant oldestUnreadAt, boolean made) {
+    public static final Backlog NONE = new Backlog(0, null, true);
+  }
+
+  /**
+   * Each subscription's {@link Backlog} on {@code streamIndex}: one consumer listing, plus one
+   * message read per consumer that is behind (the first record above its ack floor, which no ack
+   * has settled yet).
+   *
+   * @throws EventLogException when the server cannot be asked
+   */
+  public Map<Subscription, Backlog> backlogs(int streamIndex) {
+    String stream = EventStreams.streamName(streamIndex);
+    try {
+      Map<String, ConsumerInfo> byName = new java.util.HashMap<>();
+      for (ConsumerInfo c : jsm.getConsumers(stream)) {
+        byName.put(c.getName(), c);
+      }
+      StreamState state = null;
+      Map<Subscription, Backlog> out = new EnumMap<>(Subscription.class);
+      for (Subscription s : Subscription.values()) {
+        ConsumerInfo c = byName.get(s.durableName());
+        long unread;
+        long from;
+        if (c != null) {
+          unread = c.getNumPending() + c.getNumAckPending();
+          from = c.getAckFloor().getStreamSequence() + 1;
+        } else {
+          state = state == null ? jsm.getStreamInfo(stream).getStreamState() : state;
+          unread = state.getMsgCount();
+          from = state.getFirstSequence();
+        }
+        Instant oldest = unread == 0 ? null : timeOfFirstFrom(streamIndex, from);
+        out.put(s, new Backlog(oldest == null ? 0 : unread, oldest, c != null));
+      }
+      return out;
+    } catch (IOException | JetStreamApiException e) {
+      throw new EventLogException(
+          "cannot read the consumers of " + stream + ": " + e.getMessage(), e);
+    }
+  }
+
+  /** The time of the first message at or after {@code seq}, or null when there is none. */
+  private Instant timeOfFirstFrom(int streamIndex, long seq) throws IOException {
+    MessageInfo m;
+    try {
+      m =
+          jsm.getNextMessage(
+              EventStreams.streamName(streamIndex), seq, EventStreams.streamSubject(streamIndex));
+    } catch (JetStreamApiException none) {
+      return null; // acked meanwhile, or the stream dropped it
+    }
+    if (m.getData() != null && m.getData().length > 0) {
+      Event known = decoded[streamIndex].get(m.getSeq(), m.getData());
+      if (known != null) {
+        return known.timestamp();
+      }
+      try {
+        return codec.decodeEvent(m.getData()).timestamp();
+      } catch (EnvelopeException malformed) {
+        // the server's store time below
+      }
+    }
+    return m.getTime().toInstant();
   }
 
   /** Adds the record of {@code m}; a filler (see {@link Headers#FILLER}) is acked and skipped. */
