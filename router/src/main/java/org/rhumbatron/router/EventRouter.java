@@ -62,7 +62,10 @@ public final class EventRouter implements StreamNudges, AutoCloseable {
   // The server redelivers a nacked record only once its delay is over.
   private static final long RETRY_SLACK_MILLIS = 200;
 
-  /** The router's parts; the archiver and analytics are the sweep's own batches. */
+  /**
+   * The router's parts; the archiver and analytics are read by the sweep and the catch-up, which
+   * reads the consumers' backlogs of a stream through {@code backlogs}.
+   */
   public record Parts(
       SubscriptionRun run,
       ProjectViewProjector.Factory projector,
@@ -126,6 +129,8 @@ public final class EventRouter implements StreamNudges, AutoCloseable {
   private final AtomicBoolean[] nudgePending = new AtomicBoolean[EventStreams.STREAM_COUNT];
   private final AtomicLong nudgeRuns = new AtomicLong();
   private final AtomicBoolean[] catchUpQueued = new AtomicBoolean[EventStreams.STREAM_COUNT];
+  // Whether the stream's last catch-up turn gave way to a nudge; read and written on its lane.
+  private final boolean[] gaveWay = new boolean[EventStreams.STREAM_COUNT];
   private final AtomicLong catchUpBatches = new AtomicLong();
   private final ConsumerLags lags;
   private final int fullBatch;
@@ -344,27 +349,38 @@ public final class EventRouter implements StreamNudges, AutoCloseable {
   /**
    * Up to {@code router.catch-up-batches} batches of the archiver and of the analytics, each a
    * consume as the sweep runs it (one archive object per batch, the analytics point cap per batch).
-   * Stops at once when a nudge is queued. Returns whether either may have more: a fetch came back
-   * full, or a nudge cut the turn short.
+   * Gives way before its next batch when a nudge is queued. A turn after one that gave way first
+   * reads as many batches of each as a nudge run reads ({@code router.consumes-per-run}): under a
+   * nudge after every publish, the lane then alternates nudge runs and catch-up turns of the same
+   * size, and the catch-up keeps the nudges' pace instead of starving. Returns whether either may
+   * have more: a fetch came back full, or the turn gave way.
    */
   private boolean readBehind(int streamIndex) {
+    int firstYielding = gaveWay[streamIndex] ? consumesPerRun : 0;
+    gaveWay[streamIndex] = false;
     boolean archiverMore = true;
     boolean analyticsMore = true;
     for (int i = 0; i < batchesPerTurn && (archiverMore || analyticsMore); i++) {
       if (archiverMore) {
-        if (nudgePending[streamIndex].get()) {
+        if (i >= firstYielding && giveWay(streamIndex)) {
           return true;
         }
         archiverMore = catchUpBatch(streamIndex, parts.auditArchiver());
       }
       if (analyticsMore) {
-        if (nudgePending[streamIndex].get()) {
+        if (i >= firstYielding && giveWay(streamIndex)) {
           return true;
         }
         analyticsMore = catchUpBatch(streamIndex, parts.analyticsProjector());
       }
     }
     return archiverMore || analyticsMore;
+  }
+
+  /** Whether a nudge is queued, so the catch-up gives way to it. */
+  private boolean giveWay(int streamIndex) {
+    gaveWay[streamIndex] = nudgePending[streamIndex].get();
+    return gaveWay[streamIndex];
   }
 
   /** One consume; whether its fetch came back full. */

@@ -195,6 +195,55 @@ abstract class CatchUpContract {
   }
 
   /**
+   * Nudges without a pause do not starve the catch-up: it gives way to one nudge, then reads as
+   * much as a nudge run does before it gives way again. Here every nudge run publishes an Event and
+   * queues the next nudge, as a busy stream's publisher does, so a nudge is always queued.
+   */
+  @Test
+  void nudgesWithoutAPauseDoNotStarveTheCatchUp() throws Exception {
+    fixture(Map.of(), archiver -> archiver);
+    int stream = 7;
+    String project = RouterEvents.projectsOnStream(stream, 1, "p-busy").get(0);
+    List<Event> events = new ArrayList<>();
+    for (int c = 0; events.size() < 1_000; c++) {
+      events.addAll(RouterEvents.changeWithTasks(project, "c-busy-" + c, 4));
+    }
+    f.publish(events);
+    java.util.concurrent.atomic.AtomicBoolean busy =
+        new java.util.concurrent.atomic.AtomicBoolean(true);
+    java.util.concurrent.atomic.AtomicInteger more =
+        new java.util.concurrent.atomic.AtomicInteger();
+    f.causalRules =
+        (tx, fresh) -> {
+          if (busy.get()) {
+            try {
+              f.publish(
+                  List.of(
+                      RouterEvents.event(
+                          project,
+                          "c-more-" + more.incrementAndGet(),
+                          null,
+                          EventType.CHANGE_CREATED,
+                          null)));
+            } catch (Exception e) {
+              throw new IllegalStateException(e);
+            }
+            f.router.nudge(stream);
+          }
+        };
+    f.router.nudge(stream);
+    f.router.catchUp(stream);
+    try {
+      await()
+          .atMost(BOUND)
+          .until(() -> archived().containsAll(events.stream().map(Event::eventId).toList()));
+    } finally {
+      busy.set(false);
+    }
+    assertThat(more.get()).as("the nudges ran meanwhile").isGreaterThan(5);
+  }
+
+  /**
    * A quiet stream's few Events wait for {@code router.catch-up-after} (the archive stays in
    * batches, not an object per Event), and the age of its oldest unread Event is the metric.
    */
