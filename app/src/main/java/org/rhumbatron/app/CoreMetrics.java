@@ -152,7 +152,7 @@ final class CoreMetrics implements AutoCloseable {
         int stream = i;
         Gauge.builder("rhumbatron.consumer.oldest.unread.age", router, x -> age(x.get(), stream, s))
             .description(
-                "Seconds since the oldest Event the consumer has not acknowledged was written"
+                "Seconds since the oldest Event the consumer has not acknowledged was stored"
                     + " (0 when none), as core last sampled it")
             .tags("stream", EventStreams.streamName(i), "consumer", s.durableName())
             .baseUnit("seconds")

@@ -250,12 +250,18 @@ abstract class CatchUpContract {
   @Test
   void aQuietStreamIsReadOnceItsOldestUnreadEventIsCatchUpAfterOld() throws Exception {
     fixture(Map.of("router.catch-up-check-every", "100ms"), archiver -> archiver);
-    Instant written = Instant.parse("2026-12-02T10:00:00Z");
-    f.clock.set(written.plusSeconds(10));
     int stream = 1;
     String project = RouterEvents.projectsOnStream(stream, 1, "p-quiet").get(0);
     List<Event> events = RouterEvents.changeWithTasks(project, "c-quiet", 2);
     f.publish(events);
+    // The age counts from when the server stored the Event: what the stream's max age drops by.
+    Instant written =
+        f.connection
+            .jetStreamManagement()
+            .getMessage(EventStreams.streamName(stream), 1)
+            .getTime()
+            .toInstant();
+    f.clock.set(written.plusSeconds(10));
     f.router.startCatchUp();
 
     await()

@@ -11,7 +11,6 @@ import io.nats.client.api.AckPolicy;
 import io.nats.client.api.ConsumerConfiguration;
 import io.nats.client.api.ConsumerInfo;
 import io.nats.client.api.DeliverPolicy;
-import io.nats.client.api.MessageInfo;
 import io.nats.client.api.StreamState;
 import java.io.IOException;
 import java.time.Duration;
@@ -171,8 +170,9 @@ public final class EventLogClient {
    *
    * @param unread records not yet acked: never delivered ({@code num_pending}) plus delivered and
    *     not yet acked
-   * @param oldestUnreadAt the time of the oldest of them (its Event's timestamp; the server's store
-   *     time when it does not decode), or null when none is unread
+   * @param oldestUnreadAt when the server stored the oldest of them (the clock the stream's max age
+   *     drops it by; an Event's own timestamp is the writer's word, and poison lies), or null when
+   *     none is unread
    * @param made whether the durable consumer exists (one not made yet has the whole stream unread)
    */
   public record Backlog(long unread, Instant oldestUnreadAt, boolean made) {
@@ -217,28 +217,16 @@ public final class EventLogClient {
     }
   }
 
-  /** The time of the first message at or after {@code seq}, or null when there is none. */
+  /** When the server stored the first message at or after {@code seq}, or null when none is. */
   private Instant timeOfFirstFrom(int streamIndex, long seq) throws IOException {
-    MessageInfo m;
     try {
-      m =
-          jsm.getNextMessage(
-              EventStreams.streamName(streamIndex), seq, EventStreams.streamSubject(streamIndex));
+      return jsm.getNextMessage(
+              EventStreams.streamName(streamIndex), seq, EventStreams.streamSubject(streamIndex))
+          .getTime()
+          .toInstant();
     } catch (JetStreamApiException none) {
       return null; // acked meanwhile, or the stream dropped it
     }
-    if (m.getData() != null && m.getData().length > 0) {
-      Event known = decoded[streamIndex].get(m.getSeq(), m.getData());
-      if (known != null) {
-        return known.timestamp();
-      }
-      try {
-        return codec.decodeEvent(m.getData()).timestamp();
-      } catch (EnvelopeException malformed) {
-        // the server's store time below
-      }
-    }
-    return m.getTime().toInstant();
   }
 
   /** Adds the record of {@code m}; a filler (see {@link Headers#FILLER}) is acked and skipped. */

@@ -74,7 +74,7 @@ public final class ConsumerLags {
   }
 
   /**
-   * Seconds since the oldest Event {@code subscription} has not read on the stream was written, as
+   * Seconds since the oldest Event {@code subscription} has not read was stored on the stream, as
    * of now (0 when it has read everything), or NaN before the stream's first sample.
    */
   public double oldestUnreadAgeSeconds(int streamIndex, Subscription subscription) {
