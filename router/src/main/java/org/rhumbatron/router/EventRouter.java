@@ -136,6 +136,7 @@ public final class EventRouter implements StreamNudges, AutoCloseable {
   private final int fullBatch;
   private final int batchesPerTurn;
   private volatile boolean closed;
+  private volatile boolean catchingUp;
   private final ScheduledExecutorService ticker =
       Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("router-sweep"));
   // Its own thread: a slow or unanswered JetStream request must not hold the minute ticks.
@@ -161,13 +162,24 @@ public final class EventRouter implements StreamNudges, AutoCloseable {
     parts.run().onRetryLater(stream -> retryLater(stream, retryAfter));
   }
 
-  /** A nudge of {@code streamIndex} once its nacked records are due again. */
+  /**
+   * A nudge of {@code streamIndex} once its nacked records are due again, and a catch-up turn when
+   * the catch-up runs (the failed records may be the archiver's or the analytics').
+   */
   private void retryLater(int streamIndex, long afterMillis) {
     if (closed) {
       return;
     }
     try {
-      ticker.schedule(() -> nudge(streamIndex), afterMillis, TimeUnit.MILLISECONDS);
+      ticker.schedule(
+          () -> {
+            nudge(streamIndex);
+            if (catchingUp) {
+              catchUp(streamIndex);
+            }
+          },
+          afterMillis,
+          TimeUnit.MILLISECONDS);
     } catch (RejectedExecutionException stopping) {
       // Core is stopping: the next start catches up.
     }
@@ -294,6 +306,7 @@ public final class EventRouter implements StreamNudges, AutoCloseable {
    */
   public void startCatchUp() {
     long every = settings.get(Settings.ROUTER_CATCH_UP_CHECK_EVERY).toMillis();
+    catchingUp = true;
     watcher.scheduleWithFixedDelay(this::sampleAll, 0, every, TimeUnit.MILLISECONDS);
   }
 
