@@ -336,15 +336,8 @@ class CoreMetricsTest {
 
   @Test
   void theArchiversLagGrowsWithEventsAndFallsAtItsSweep() throws Exception {
-    // A project on a stream that the minute ticks of the next minutes do not sweep.
     long minute = Instant.now().getEpochSecond() / 60;
-    String project = null;
-    for (int i = 0; project == null; i++) {
-      int stream = EventStreams.streamIndex("p-lag-" + i);
-      if ((stream - minute % 8 + 8) % 8 >= 3) {
-        project = "p-lag-" + i;
-      }
-    }
+    String project = offTheSweep("p-lag-", minute);
     int stream = EventStreams.streamIndex(project);
     String[] archiver = {"stream", EventStreams.streamName(stream), "consumer", "audit-archiver"};
     // The catch-up would read a few Events an hour later: only the sweep reads them here.
@@ -367,14 +360,7 @@ class CoreMetricsTest {
    */
   @Test
   void theArchiversOldestUnreadAgeRisesThenTheCatchUpReadsIt() throws Exception {
-    long minute = Instant.now().getEpochSecond() / 60;
-    String project = null;
-    for (int i = 0; project == null; i++) {
-      int stream = EventStreams.streamIndex("p-age-" + i);
-      if ((stream - minute % 8 + 8) % 8 >= 3) {
-        project = "p-age-" + i;
-      }
-    }
+    String project = offTheSweep("p-age-", Instant.now().getEpochSecond() / 60);
     String[] archiver = {
       "stream",
       EventStreams.streamName(EventStreams.streamIndex(project)),
@@ -397,6 +383,16 @@ class CoreMetricsTest {
                   .build(),
               HttpResponse.BodyHandlers.ofString());
       assertThat(streams.body()).contains("\"oldestUnreadAgeSeconds\":0.0");
+    }
+  }
+
+  /** A project on a stream that the minute ticks of the next minutes do not sweep. */
+  private static String offTheSweep(String prefix, long minute) {
+    for (int i = 0; ; i++) {
+      int stream = EventStreams.streamIndex(prefix + i);
+      if ((stream - minute % 8 + 8) % 8 >= 3) {
+        return prefix + i;
+      }
     }
   }
 

@@ -74,17 +74,7 @@ class HistoryCheckerTest {
                 PROJECT,
                 PROJECT);
             for (Event e : List.of(first, second, lost)) {
-              tx.update(
-                  "INSERT INTO outbox (actor_class, actor_id, project_id, event_id, event_type,"
-                      + " stream_index, subject, payload, state, next_attempt_at_ms,"
-                      + " created_at_ms) VALUES ('change', 'chg_stuck', ?, ?, ?, ?, ?, ?,"
-                      + " 'published', 0, 0)",
-                  PROJECT,
-                  e.eventId(),
-                  e.eventType().wireName(),
-                  EventStreams.streamIndex(PROJECT),
-                  EventStreams.streamSubject(EventStreams.streamIndex(PROJECT)),
-                  codec.encodeEvent(e));
+              published(tx, e);
               for (Subscription s : HistoryChecker.CLAIMING) {
                 tx.update(
                     "INSERT INTO processed_events (consumer, event_id, processed_at_ms)"
@@ -142,17 +132,7 @@ class HistoryCheckerTest {
       db.inTransaction(
           tx -> {
             for (Event e : events) {
-              tx.update(
-                  "INSERT INTO outbox (actor_class, actor_id, project_id, event_id, event_type,"
-                      + " stream_index, subject, payload, state, next_attempt_at_ms,"
-                      + " created_at_ms) VALUES ('change', 'chg_stuck', ?, ?, ?, ?, ?, ?,"
-                      + " 'published', 0, 0)",
-                  PROJECT,
-                  e.eventId(),
-                  e.eventType().wireName(),
-                  EventStreams.streamIndex(PROJECT),
-                  EventStreams.streamSubject(EventStreams.streamIndex(PROJECT)),
-                  codec.encodeEvent(e));
+              published(tx, e);
               for (Subscription s : HistoryChecker.CLAIMING) {
                 if (s != Subscription.ANALYTICS_PROJECTOR || !e.eventId().equals(LOST)) {
                   tx.update(
@@ -193,6 +173,21 @@ class HistoryCheckerTest {
       assertThat(report.count(HistoryChecker.APPLIED_NEVER + "project-view-projector")).isZero();
       assertThat(report.totals().keySet()).noneMatch(k -> k.startsWith("behind."));
     }
+  }
+
+  /** The outbox row of {@code e}, published. */
+  private void published(org.rhumbatron.platform.db.Tx tx, Event e) throws java.sql.SQLException {
+    tx.update(
+        "INSERT INTO outbox (actor_class, actor_id, project_id, event_id, event_type,"
+            + " stream_index, subject, payload, state, next_attempt_at_ms,"
+            + " created_at_ms) VALUES ('change', 'chg_stuck', ?, ?, ?, ?, ?, ?,"
+            + " 'published', 0, 0)",
+        PROJECT,
+        e.eventId(),
+        e.eventType().wireName(),
+        EventStreams.streamIndex(PROJECT),
+        EventStreams.streamSubject(EventStreams.streamIndex(PROJECT)),
+        codec.encodeEvent(e));
   }
 
   private static Event completed(String id) {
