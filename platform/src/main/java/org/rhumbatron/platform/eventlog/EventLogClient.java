@@ -17,6 +17,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.EnumMap;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -172,11 +173,10 @@ public final class EventLogClient {
    *     not yet acked
    * @param oldestUnreadAt when the server stored the oldest of them (the clock the stream's max age
    *     drops it by; an Event's own timestamp is the writer's word, and poison lies), or null when
-   *     none is unread
-   * @param made whether the durable consumer exists (one not made yet has the whole stream unread)
+   *     none is unread (a consumer not made yet has the whole stream unread)
    */
-  public record Backlog(long unread, Instant oldestUnreadAt, boolean made) {
-    public static final Backlog NONE = new Backlog(0, null, true);
+  public record Backlog(long unread, Instant oldestUnreadAt) {
+    public static final Backlog NONE = new Backlog(0, null);
   }
 
   /**
@@ -189,7 +189,7 @@ public final class EventLogClient {
   public Map<Subscription, Backlog> backlogs(int streamIndex) {
     String stream = EventStreams.streamName(streamIndex);
     try {
-      Map<String, ConsumerInfo> byName = new java.util.HashMap<>();
+      Map<String, ConsumerInfo> byName = new HashMap<>();
       for (ConsumerInfo c : jsm.getConsumers(stream)) {
         byName.put(c.getName(), c);
       }
@@ -208,7 +208,7 @@ public final class EventLogClient {
           from = state.getFirstSequence();
         }
         Instant oldest = unread == 0 ? null : timeOfFirstFrom(streamIndex, from);
-        out.put(s, new Backlog(oldest == null ? 0 : unread, oldest, c != null));
+        out.put(s, new Backlog(oldest == null ? 0 : unread, oldest));
       }
       return out;
     } catch (IOException | JetStreamApiException e) {

@@ -89,16 +89,16 @@ class ConsumerLagsTest {
     assertThat(lags.record(1, few)).isFalse();
     assertThat(lags.record(1, archiverBehind(NOW.minusSeconds(30)))).isTrue();
     Map<Subscription, Backlog> full = none();
-    full.put(Subscription.ANALYTICS_PROJECTOR, new Backlog(100, NOW, true));
+    full.put(Subscription.ANALYTICS_PROJECTOR, new Backlog(100, NOW));
     assertThat(lags.record(1, full)).isTrue();
     Map<Subscription, Backlog> nudged = none();
-    nudged.put(Subscription.CAUSAL_ROUTER, new Backlog(500, NOW.minusSeconds(600), true));
+    nudged.put(Subscription.CAUSAL_ROUTER, new Backlog(500, NOW.minusSeconds(600)));
     assertThat(lags.record(1, nudged)).as("the nudged consumers are not caught up here").isFalse();
   }
 
   private static Map<Subscription, Backlog> archiverBehind(Instant oldest) {
     Map<Subscription, Backlog> b = none();
-    b.put(Subscription.AUDIT_ARCHIVER, new Backlog(7, oldest, true));
+    b.put(Subscription.AUDIT_ARCHIVER, new Backlog(7, oldest));
     return b;
   }
 
