@@ -110,6 +110,11 @@ final class CoreMetrics implements AutoCloseable {
     return router == null ? 0 : router.appliedCount(s);
   }
 
+  /** NaN while core waits for NATS or before the router's first sample of the stream. */
+  private static double age(EventRouter router, int stream, Subscription s) {
+    return router == null ? Double.NaN : router.lags().oldestUnreadAgeSeconds(stream, s);
+  }
+
   /** Binds the JVM meters and core's meters over these parts of a running core. */
   static CoreMetrics bind(
       Supplier<Connection> nats,
@@ -144,6 +149,15 @@ final class CoreMetrics implements AutoCloseable {
           .register(r);
       for (int i = 0; i < EventStreams.STREAM_COUNT; i++) {
         m.lag(EventStreams.streamName(i), s.durableName());
+        int stream = i;
+        Gauge.builder("rhumbatron.consumer.oldest.unread.age", router, x -> age(x.get(), stream, s))
+            .description(
+                "Seconds since the oldest Event the consumer has not acknowledged was stored"
+                    + " (0 when none), as core last sampled it")
+            .tags("stream", EventStreams.streamName(i), "consumer", s.durableName())
+            .baseUnit("seconds")
+            .strongReference(true) // the supplier lambda: nothing else holds it
+            .register(r);
       }
     }
     for (Queue q : Queue.values()) {

@@ -191,12 +191,13 @@ final class CoreService implements AutoCloseable {
           HttpServer.start(
               config.httpPort(),
               new Api(
-                  lifecycle,
-                  queues.deadLetters(),
-                  database,
-                  side::connection,
-                  side::notReady,
-                  config.settings().get(Settings.API_TOKEN)),
+                      lifecycle,
+                      queues.deadLetters(),
+                      database,
+                      side::connection,
+                      side::notReady,
+                      config.settings().get(Settings.API_TOKEN))
+                  .withLags(() -> side.router() == null ? null : side.router().lags()),
               CoreMetrics.bind(
                   side::connection,
                   database,

@@ -336,18 +336,12 @@ class CoreMetricsTest {
 
   @Test
   void theArchiversLagGrowsWithEventsAndFallsAtItsSweep() throws Exception {
-    // A project on a stream that the minute ticks of the next minutes do not sweep.
     long minute = Instant.now().getEpochSecond() / 60;
-    String project = null;
-    for (int i = 0; project == null; i++) {
-      int stream = EventStreams.streamIndex("p-lag-" + i);
-      if ((stream - minute % 8 + 8) % 8 >= 3) {
-        project = "p-lag-" + i;
-      }
-    }
+    String project = offTheSweep("p-lag-", minute);
     int stream = EventStreams.streamIndex(project);
     String[] archiver = {"stream", EventStreams.streamName(stream), "consumer", "audit-archiver"};
-    try (CoreService core = start(Map.of())) {
+    // The catch-up would read a few Events an hour later: only the sweep reads them here.
+    try (CoreService core = start(Map.of("router.catch-up-after", "1h"))) {
       Lifecycle lifecycle = core.lifecycle();
       LifecycleContract.provision(lifecycle, project);
       core.router().sweepTick(sweepOf(stream, minute));
@@ -357,6 +351,48 @@ class CoreMetricsTest {
       await().atMost(WAIT).until(() -> value(core, "rhumbatron_consumer_lag", archiver) >= 5);
       core.router().sweepTick(sweepOf(stream, minute));
       await().atMost(WAIT).until(() -> value(core, "rhumbatron_consumer_lag", archiver) == 0);
+    }
+  }
+
+  /**
+   * The age of the archiver's oldest unread Event rises while it waits and falls to 0 when the
+   * catch-up reads it, with no sweep tick of its stream; {@code /api/streams} shows the same age.
+   */
+  @Test
+  void theArchiversOldestUnreadAgeRisesThenTheCatchUpReadsIt() throws Exception {
+    String project = offTheSweep("p-age-", Instant.now().getEpochSecond() / 60);
+    String[] archiver = {
+      "stream",
+      EventStreams.streamName(EventStreams.streamIndex(project)),
+      "consumer",
+      "audit-archiver"
+    };
+    String age = "rhumbatron_consumer_oldest_unread_age_seconds";
+    try (CoreService core =
+        start(Map.of("router.catch-up-check-every", "200ms", "router.catch-up-after", "4s"))) {
+      LifecycleContract.provision(core.lifecycle(), project);
+      await().atMost(WAIT).until(() -> value(core, age, archiver) >= 1);
+      await().atMost(WAIT).until(() -> value(core, age, archiver) == 0);
+      // The consumer listing behind consumer_lag is cached for 2 s.
+      await().atMost(WAIT).until(() -> value(core, "rhumbatron_consumer_lag", archiver) == 0);
+      assertThat(core.router().catchUpBatches()).isPositive();
+      HttpResponse<String> streams =
+          HTTP.send(
+              HttpRequest.newBuilder(
+                      URI.create("http://127.0.0.1:" + core.httpPort() + "/api/streams"))
+                  .build(),
+              HttpResponse.BodyHandlers.ofString());
+      assertThat(streams.body()).contains("\"oldestUnreadAgeSeconds\":0.0");
+    }
+  }
+
+  /** A project on a stream that the minute ticks of the next minutes do not sweep. */
+  private static String offTheSweep(String prefix, long minute) {
+    for (int i = 0; ; i++) {
+      int stream = EventStreams.streamIndex(prefix + i);
+      if ((stream - minute % 8 + 8) % 8 >= 3) {
+        return prefix + i;
+      }
     }
   }
 

@@ -222,6 +222,27 @@ class DashboardTest {
     awaitFocus(dispatch, 1, "command change.dispatch");
   }
 
+  /**
+   * Each stream's row of oldest-unread ages: a number per consumer core sampled (0 once it has read
+   * everything), so an operator sees how far behind the archiver and analytics are.
+   */
+  @Test
+  void theAgeOfEachConsumersOldestUnreadEventIsShown() throws Exception {
+    provision("p-dash-age");
+    String stream = EventStreams.streamName(EventStreams.streamIndex("p-dash-age"));
+    open("");
+    waitUntil(
+        "the projector's age on " + stream + " is 0",
+        d -> {
+          List<WebElement> rows = d.findElements(By.id("age-" + stream));
+          return !rows.isEmpty() && "0".equals(cell(rows.get(0), "project-view-projector"));
+        });
+    WebElement row = driver.findElement(By.id("age-" + stream));
+    assertThat(cell(row, "audit-archiver")).matches("\\d+|not made yet");
+    assertThat(cell(row, "analytics-projector")).matches("\\d+|not made yet");
+    assertThat(driver.findElements(By.cssSelector("#ages-body tr"))).hasSize(8);
+  }
+
   @Test
   void theOutboxBacklogShowsWhileNatsIsStoppedAndDrainsWhenItReturns() throws Exception {
     provision("p-dash-nats");

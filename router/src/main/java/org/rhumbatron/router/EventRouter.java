@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -14,15 +15,18 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
+import java.util.function.IntFunction;
 import org.rhumbatron.coordinator.outbox.StreamNudges;
 import org.rhumbatron.coordinator.view.ProjectViewActor;
 import org.rhumbatron.platform.concurrent.DaemonThreads;
 import org.rhumbatron.platform.config.Settings;
 import org.rhumbatron.platform.db.Database;
 import org.rhumbatron.platform.eventlog.EventLogClient;
+import org.rhumbatron.platform.eventlog.EventLogClient.Backlog;
 import org.rhumbatron.platform.eventlog.Subscription;
 import org.rhumbatron.protocol.EventStreams;
 import org.rhumbatron.router.archive.ArchiveExpiry;
+import org.rhumbatron.router.catchup.ConsumerLags;
 import org.rhumbatron.router.causal.CausalBatchRouter;
 import org.rhumbatron.router.causal.CausalRouterSubscription;
 import org.rhumbatron.router.claims.EventClaims;
@@ -46,6 +50,11 @@ import org.slf4j.LoggerFactory;
  * nor the release sweep. The daily tick also deletes archive objects past their expiry. Each stream
  * has one lane, so runs of a stream never overlap; nudges coalesce (DESIGN.md 4a): at most one run
  * in flight and one more pending per stream.
+ *
+ * <p>Beyond the seed (DESIGN.md 4a, "The archiver and analytics keep up"): every {@code
+ * router.catch-up-check-every} core samples each stream's consumers ({@link ConsumerLags}), and a
+ * stream whose archiver or analytics is behind gets catch-up turns on its lane: a few more batches
+ * of each, yielding to any nudge queued meanwhile, until a fetch comes back short.
  */
 public final class EventRouter implements StreamNudges, AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(EventRouter.class);
@@ -53,7 +62,10 @@ public final class EventRouter implements StreamNudges, AutoCloseable {
   // The server redelivers a nacked record only once its delay is over.
   private static final long RETRY_SLACK_MILLIS = 200;
 
-  /** The router's parts; the archiver and analytics are the sweep's own batches. */
+  /**
+   * The router's parts; the archiver and analytics are read by the sweep and the catch-up, which
+   * reads the consumers' backlogs of a stream through {@code backlogs}.
+   */
   public record Parts(
       SubscriptionRun run,
       ProjectViewProjector.Factory projector,
@@ -61,7 +73,8 @@ public final class EventRouter implements StreamNudges, AutoCloseable {
       SubscriptionHandler auditArchiver,
       SubscriptionHandler analyticsProjector,
       Maintenance maintenance,
-      ArchiveExpiry archiveExpiry) {}
+      ArchiveExpiry archiveExpiry,
+      IntFunction<Map<Subscription, Backlog>> backlogs) {}
 
   /**
    * The router as core wires it: the projector with its 15-call cap, the causal-router running
@@ -97,7 +110,8 @@ public final class EventRouter implements StreamNudges, AutoCloseable {
             auditArchiver,
             analyticsProjector,
             new Maintenance(database, commands, deadLetters, settings),
-            archiveExpiry);
+            archiveExpiry,
+            eventLog::backlogs);
     return new EventRouter(parts, clock, settings);
   }
 
@@ -114,32 +128,58 @@ public final class EventRouter implements StreamNudges, AutoCloseable {
   private final ExecutorService[] lanes = new ExecutorService[EventStreams.STREAM_COUNT];
   private final AtomicBoolean[] nudgePending = new AtomicBoolean[EventStreams.STREAM_COUNT];
   private final AtomicLong nudgeRuns = new AtomicLong();
+  private final AtomicBoolean[] catchUpQueued = new AtomicBoolean[EventStreams.STREAM_COUNT];
+  // Whether the stream's last catch-up turn gave way to a nudge; read and written on its lane.
+  private final boolean[] gaveWay = new boolean[EventStreams.STREAM_COUNT];
+  private final AtomicLong catchUpBatches = new AtomicLong();
+  private final ConsumerLags lags;
+  private final int fullBatch;
+  private final int batchesPerTurn;
   private volatile boolean closed;
+  private volatile boolean catchingUp;
   private final ScheduledExecutorService ticker =
       Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("router-sweep"));
+  // Its own thread: a slow or unanswered JetStream request must not hold the minute ticks.
+  private final ScheduledExecutorService watcher =
+      Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("router-catch-up"));
 
   public EventRouter(Parts parts, Clock clock, Settings settings) {
     this.parts = parts;
     this.clock = clock;
     this.settings = settings;
     this.consumesPerRun = settings.get(Settings.ROUTER_CONSUMES_PER_RUN);
+    this.lags = new ConsumerLags(clock, settings);
+    this.fullBatch = settings.get(Settings.ROUTER_FETCH_BATCH);
+    this.batchesPerTurn = settings.get(Settings.ROUTER_CATCH_UP_BATCHES);
     for (int i = 0; i < lanes.length; i++) {
       lanes[i] =
           Executors.newSingleThreadExecutor(
               DaemonThreads.named("event-router-" + EventStreams.streamName(i)));
       nudgePending[i] = new AtomicBoolean();
+      catchUpQueued[i] = new AtomicBoolean();
     }
     long retryAfter = settings.get(Settings.ROUTER_NACK_DELAY).toMillis() + RETRY_SLACK_MILLIS;
     parts.run().onRetryLater(stream -> retryLater(stream, retryAfter));
   }
 
-  /** A nudge of {@code streamIndex} once its nacked records are due again. */
+  /**
+   * A nudge of {@code streamIndex} once its nacked records are due again, and a catch-up turn when
+   * the catch-up runs (the failed records may be the archiver's or the analytics').
+   */
   private void retryLater(int streamIndex, long afterMillis) {
     if (closed) {
       return;
     }
     try {
-      ticker.schedule(() -> nudge(streamIndex), afterMillis, TimeUnit.MILLISECONDS);
+      ticker.schedule(
+          () -> {
+            nudge(streamIndex);
+            if (catchingUp) {
+              catchUp(streamIndex);
+            }
+          },
+          afterMillis,
+          TimeUnit.MILLISECONDS);
     } catch (RejectedExecutionException stopping) {
       // Core is stopping: the next start catches up.
     }
@@ -251,9 +291,118 @@ public final class EventRouter implements StreamNudges, AutoCloseable {
     }
   }
 
-  /** Schedules {@link #sweepTick} at the start of each minute of {@code clock}. */
+  /**
+   * Schedules {@link #sweepTick} at the start of each minute of {@code clock}, and the catch-up
+   * ({@link #startCatchUp}).
+   */
   public void startSweeps() {
     scheduleNextTick();
+    startCatchUp();
+  }
+
+  /**
+   * Samples every stream's consumers each {@code router.catch-up-check-every} and queues catch-up
+   * turns for the streams whose archiver or analytics is behind.
+   */
+  public void startCatchUp() {
+    long every = settings.get(Settings.ROUTER_CATCH_UP_CHECK_EVERY).toMillis();
+    catchingUp = true;
+    watcher.scheduleWithFixedDelay(this::sampleAll, 0, every, TimeUnit.MILLISECONDS);
+  }
+
+  /** The sampled lag of every stream's consumers (for /metrics and the dashboard). */
+  public ConsumerLags lags() {
+    return lags;
+  }
+
+  /** How many catch-up batches ran (for the tests and the benchmarks). */
+  public long catchUpBatches() {
+    return catchUpBatches.get();
+  }
+
+  private void sampleAll() {
+    for (int stream = 0; stream < EventStreams.STREAM_COUNT && !closed; stream++) {
+      try {
+        if (lags.record(stream, parts.backlogs().apply(stream))) {
+          catchUp(stream);
+        }
+      } catch (RuntimeException e) {
+        // NATS away: the next sample tries again; the metric keeps its last value meanwhile.
+        log.debug("cannot sample {}: {}", EventStreams.streamName(stream), e.toString());
+      }
+    }
+  }
+
+  /** Queues one catch-up turn of {@code streamIndex} unless one is queued already. */
+  void catchUp(int streamIndex) {
+    if (closed || !catchUpQueued[streamIndex].compareAndSet(false, true)) {
+      return;
+    }
+    try {
+      lanes[streamIndex].execute(
+          () -> {
+            catchUpQueued[streamIndex].set(false);
+            boolean more = false;
+            try {
+              more = readBehind(streamIndex);
+            } catch (RuntimeException e) {
+              log.warn(
+                  "catch-up of {} failed: {}", EventStreams.streamName(streamIndex), e.toString());
+            }
+            if (more) {
+              // Behind the nudges queued meanwhile: they keep priority over the catch-up.
+              catchUp(streamIndex);
+            }
+          });
+    } catch (RejectedExecutionException stopping) {
+      catchUpQueued[streamIndex].set(false);
+    }
+  }
+
+  /**
+   * Up to {@code router.catch-up-batches} batches of the archiver and of the analytics, each a
+   * consume as the sweep runs it (one archive object per batch, the analytics point cap per batch).
+   * Gives way before its next batch when a nudge is queued. A turn after one that gave way first
+   * reads as many batches of each as a nudge run reads ({@code router.consumes-per-run}): under a
+   * nudge after every publish, the lane then alternates nudge runs and catch-up turns of the same
+   * size, and the catch-up keeps the nudges' pace instead of starving. Returns whether either may
+   * have more: a fetch came back full, or the turn gave way.
+   */
+  private boolean readBehind(int streamIndex) {
+    int firstYielding = gaveWay[streamIndex] ? consumesPerRun : 0;
+    gaveWay[streamIndex] = false;
+    boolean archiverMore = true;
+    boolean analyticsMore = true;
+    for (int i = 0; i < batchesPerTurn && (archiverMore || analyticsMore); i++) {
+      if (archiverMore) {
+        if (i >= firstYielding && giveWay(streamIndex)) {
+          return true;
+        }
+        archiverMore = catchUpBatch(streamIndex, parts.auditArchiver());
+      }
+      if (analyticsMore) {
+        if (i >= firstYielding && giveWay(streamIndex)) {
+          return true;
+        }
+        analyticsMore = catchUpBatch(streamIndex, parts.analyticsProjector());
+      }
+    }
+    return archiverMore || analyticsMore;
+  }
+
+  /** Whether a nudge is queued, so the catch-up gives way to it. */
+  private boolean giveWay(int streamIndex) {
+    gaveWay[streamIndex] = nudgePending[streamIndex].get();
+    return gaveWay[streamIndex];
+  }
+
+  /** One consume; whether its fetch came back full. */
+  private boolean catchUpBatch(int streamIndex, SubscriptionHandler handler) {
+    int fetched = parts.run().consume(streamIndex, handler).fetched();
+    if (fetched > 0) {
+      catchUpBatches.incrementAndGet();
+    }
+    return fetched >= fullBatch;
   }
 
   private void scheduleNextTick() {
@@ -291,6 +440,7 @@ public final class EventRouter implements StreamNudges, AutoCloseable {
   public void close() {
     closed = true;
     ticker.shutdownNow();
+    watcher.shutdownNow();
     for (ExecutorService lane : lanes) {
       lane.shutdown();
     }

@@ -59,6 +59,17 @@ final class RouterFixture implements AutoCloseable {
 
   RouterFixture(String natsUrl, String databaseUrl, Path dataDir, Map<String, String> overrides)
       throws Exception {
+    this(natsUrl, databaseUrl, dataDir, overrides, archiver -> archiver);
+  }
+
+  /** With the archiver as {@code archiver} wraps it (a test that watches its batches). */
+  RouterFixture(
+      String natsUrl,
+      String databaseUrl,
+      Path dataDir,
+      Map<String, String> overrides,
+      java.util.function.UnaryOperator<org.rhumbatron.router.run.SubscriptionHandler> archiver)
+      throws Exception {
     settings = Settings.defaults().with(overrides);
     connection = JetStreamConnections.connect(natsUrl, "router-test");
     new JetStreamTopology(connection.jetStreamManagement(), settings).ensure();
@@ -92,7 +103,7 @@ final class RouterFixture implements AutoCloseable {
                 causalRules.routeCausalBatch(tx, fresh);
               }
             },
-            new AuditArchiver(bucket, codec),
+            archiver.apply(new AuditArchiver(bucket, codec)),
             new AnalyticsProjector(
                 database,
                 new EventClaims(clock),

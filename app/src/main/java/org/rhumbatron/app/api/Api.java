@@ -8,6 +8,7 @@ import java.io.InputStream;
 import java.util.function.Supplier;
 import org.rhumbatron.lifecycle.Lifecycle;
 import org.rhumbatron.platform.db.Database;
+import org.rhumbatron.router.catchup.ConsumerLags;
 import org.rhumbatron.router.deadletter.DeadLetterOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -23,6 +24,7 @@ public final class Api {
   private final Supplier<Connection> nats;
   private final NatsGate natsGate;
   private final BearerAuth auth;
+  private Supplier<ConsumerLags> lags = () -> null;
 
   /**
    * @param nats the NATS connection, null before core first connected
@@ -44,6 +46,15 @@ public final class Api {
     this.auth = new BearerAuth(token);
   }
 
+  /**
+   * Where {@code /api/streams} reads the age of each event consumer's oldest unread Event: the
+   * router's samples, null while core has no router.
+   */
+  public Api withLags(Supplier<ConsumerLags> lags) {
+    this.lags = lags;
+    return this;
+  }
+
   /** The server's own limits: a body above {@link JsonBody#MAX_BYTES} is refused with 413. */
   public static void configure(JavalinConfig config) {
     config.http.maxRequestSize = JsonBody.MAX_BYTES;
@@ -61,7 +72,7 @@ public final class Api {
     app.get(
         "/openapi.json", ctx -> ctx.status(200).contentType("application/json").result(openapi));
     ProjectRoutes projects = new ProjectRoutes(lifecycle, natsGate);
-    new OperatorRoutes(database, nats, natsGate).mount(app);
+    new OperatorRoutes(database, nats, natsGate, lags).mount(app);
     projects.mount(app);
     new ChangeRoutes(lifecycle, projects, natsGate, database).mount(app);
     new FeedRoutes(database, projects).mount(app);

@@ -14,23 +14,32 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
 import org.rhumbatron.platform.db.Database;
+import org.rhumbatron.platform.eventlog.Subscription;
 import org.rhumbatron.protocol.EventStreams;
 import org.rhumbatron.protocol.Queue;
+import org.rhumbatron.router.catchup.ConsumerLags;
 
 /**
  * What an operator watches: failed outbox rows, each stream's last sequence with its consumers'
- * pending, ack floor, redelivered and lag, and whether core is alive ({@code /healthz}) and ready
- * ({@code /readyz}: NATS connected and the database answering).
+ * pending, ack floor, redelivered and lag (and, on an event stream, the age of the oldest Event it
+ * has not read), and whether core is alive ({@code /healthz}) and ready ({@code /readyz}: NATS
+ * connected and the database answering).
  */
 final class OperatorRoutes {
   private final Database database;
   private final Supplier<Connection> nats;
   private final NatsGate natsGate;
+  private final Supplier<ConsumerLags> lags;
 
-  OperatorRoutes(Database database, Supplier<Connection> nats, NatsGate natsGate) {
+  OperatorRoutes(
+      Database database,
+      Supplier<Connection> nats,
+      NatsGate natsGate,
+      Supplier<ConsumerLags> lags) {
     this.database = database;
     this.nats = nats;
     this.natsGate = natsGate;
+    this.lags = lags;
   }
 
   void mount(Javalin app) {
@@ -193,13 +202,16 @@ final class OperatorRoutes {
     }
     names.add(Queue.STREAM_NAME);
     List<Object> streams = new ArrayList<>();
-    for (String name : names) {
-      streams.add(stream(jsm, name));
+    ConsumerLags sampled = lags.get();
+    for (int i = 0; i < names.size(); i++) {
+      streams.add(stream(jsm, names.get(i), i < EventStreams.STREAM_COUNT ? i : -1, sampled));
     }
     Json.answer(ctx, 200, Json.object("streams", streams));
   }
 
-  private static Map<String, Object> stream(JetStreamManagement jsm, String name)
+  /** {@code streamIndex} is -1 for the COMMANDS stream; {@code sampled} null without a router. */
+  private static Map<String, Object> stream(
+      JetStreamManagement jsm, String name, int streamIndex, ConsumerLags sampled)
       throws IOException {
     try {
       StreamInfo info = jsm.getStreamInfo(name);
@@ -207,7 +219,7 @@ final class OperatorRoutes {
       consumers.sort(Comparator.comparing(ConsumerInfo::getName));
       List<Object> out = new ArrayList<>();
       for (ConsumerInfo c : consumers) {
-        out.add(
+        Map<String, Object> consumer =
             Json.object(
                 "name", c.getName(),
                 "pending", c.getNumPending(),
@@ -216,7 +228,11 @@ final class OperatorRoutes {
                 "delivered", c.getDelivered().getStreamSequence(),
                 "redelivered", c.getRedelivered(),
                 // Not yet acknowledged: never delivered plus delivered and unacknowledged.
-                "lag", c.getNumPending() + c.getNumAckPending()));
+                "lag", c.getNumPending() + c.getNumAckPending());
+        if (streamIndex >= 0) {
+          consumer.put("oldestUnreadAgeSeconds", ageOf(sampled, streamIndex, c.getName()));
+        }
+        out.add(consumer);
       }
       return Json.object(
           "name", name,
@@ -227,5 +243,19 @@ final class OperatorRoutes {
     } catch (JetStreamApiException e) {
       return Json.object("name", name, "error", e.getMessage());
     }
+  }
+
+  /** The sampled age in seconds, or null when core has none (no router, not sampled yet). */
+  private static Double ageOf(ConsumerLags sampled, int streamIndex, String consumer) {
+    if (sampled == null) {
+      return null;
+    }
+    for (Subscription s : Subscription.values()) {
+      if (s.durableName().equals(consumer)) {
+        double age = sampled.oldestUnreadAgeSeconds(streamIndex, s);
+        return Double.isNaN(age) ? null : age;
+      }
+    }
+    return null;
   }
 }

@@ -57,15 +57,12 @@ public final class HistoryChecker {
           Subscription.ANALYTICS_PROJECTOR);
 
   /**
-   * Consumers only the sweep runs, one batch per tick on one stream a minute: a short run leaves
-   * them behind by design. For these, an Event counts as never applied only at or below the
-   * consumer's ack floor on its stream (the server's word that it is done with it); the rest is
-   * reported as {@code behind.<consumer>}.
+   * Consumers no nudge runs: core reads them on the sweep and whenever they are behind (DESIGN.md
+   * 4a), so the settle waits for them apart, and after it an Event they have not applied is a
+   * violation like any other.
    */
-  static final Set<Subscription> SWEPT =
+  static final Set<Subscription> CAUGHT_UP =
       Set.of(Subscription.ANALYTICS_PROJECTOR, Subscription.AUDIT_ARCHIVER);
-
-  public static final String BEHIND = "behind.";
 
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final Set<EventType> CHANGE_ENDS =
@@ -173,11 +170,9 @@ public final class HistoryChecker {
     }
 
     Set<String> eventIds = published.keySet();
-    AckFloors floors = new AckFloors();
     for (Subscription s : CLAIMING) {
       String name = APPLIED_NEVER + s.durableName();
       report.expect(name);
-      long behind = 0;
       Set<String> claimed =
           new HashSet<>(
               db.read(
@@ -187,26 +182,17 @@ public final class HistoryChecker {
                           rs -> rs.getString(1),
                           s.durableName())));
       for (String id : eventIds) {
-        if (claimed.contains(id)) {
-          continue;
-        }
-        Stored at = firstStored.get(id);
-        if (floors.behind(s, at.stream(), at.seq())) {
-          behind++;
-        } else {
+        if (!claimed.contains(id)) {
           report.violation(name, id);
         }
       }
-      if (SWEPT.contains(s)) {
-        report.total(BEHIND + s.durableName(), behind);
-      }
     }
     checkTwiceInTables(report);
-    checkArchive(report, run.archiveRoot(), firstStored, poisonMarkers, floors);
+    checkArchive(report, run.archiveRoot(), firstStored, poisonMarkers);
     checkEffects(report, events);
     checkChanges(report, run.changesByRequest());
     ViewAgreement.check(db, report);
-    checkPoison(report, run, floors);
+    checkPoison(report, run);
     run.crashes().forEach(c -> report.violation(CORE_CRASHES, c));
     report.total("commands", commandsStored());
     report.total("dead_letters", db.read(tx -> tx.queryLong("SELECT COUNT(*) FROM dead_letters")));
@@ -278,11 +264,7 @@ public final class HistoryChecker {
 
   /** Every published Event in some archive object; one in two objects is archived twice. */
   private void checkArchive(
-      CheckReport report,
-      Path root,
-      Map<String, Stored> firstStored,
-      Set<String> poisonMarkers,
-      AckFloors floors)
+      CheckReport report, Path root, Map<String, Stored> firstStored, Set<String> poisonMarkers)
       throws IOException {
     String never = APPLIED_NEVER + Subscription.AUDIT_ARCHIVER.durableName();
     String twice = APPLIED_TWICE + Subscription.AUDIT_ARCHIVER.durableName();
@@ -320,43 +302,10 @@ public final class HistoryChecker {
     }
     report.total("archive_objects", objects.size());
     report.total("archive_lines", lines);
-    long behind = 0;
-    for (Map.Entry<String, Stored> e : firstStored.entrySet()) {
-      if (objectOf.containsKey(e.getKey())) {
-        continue;
+    for (String id : firstStored.keySet()) {
+      if (!objectOf.containsKey(id)) {
+        report.violation(never, id);
       }
-      if (floors.behind(Subscription.AUDIT_ARCHIVER, e.getValue().stream(), e.getValue().seq())) {
-        behind++;
-      } else {
-        report.violation(never, e.getKey());
-      }
-    }
-    report.total(BEHIND + Subscription.AUDIT_ARCHIVER.durableName(), behind);
-  }
-
-  /** Each swept consumer's ack floor per stream, read once. */
-  private final class AckFloors {
-    private final Map<String, Long> floors = new HashMap<>();
-
-    /** Whether {@code s} may still apply the record at {@code seq}: swept and above its floor. */
-    boolean behind(Subscription s, int stream, long seq) {
-      return SWEPT.contains(s) && seq > floor(s, stream);
-    }
-
-    private long floor(Subscription s, int stream) {
-      return floors.computeIfAbsent(
-          stream + "/" + s.durableName(),
-          k -> {
-            try {
-              return jsm.getConsumerInfo(EventStreams.streamName(stream), s.durableName())
-                  .getAckFloor()
-                  .getStreamSequence();
-            } catch (JetStreamApiException missing) {
-              return 0L;
-            } catch (IOException e) {
-              throw new java.io.UncheckedIOException(e);
-            }
-          });
     }
   }
 
@@ -458,7 +407,7 @@ public final class HistoryChecker {
    * A poison message ended well when each claiming consumer claimed or dead-lettered it (event
    * streams), or it is in a dead letter or named by a log line of core (queues).
    */
-  private void checkPoison(CheckReport report, Run run, AckFloors floors) throws Exception {
+  private void checkPoison(CheckReport report, Run run) throws Exception {
     if (run.poison().isEmpty()) {
       return;
     }
@@ -513,13 +462,7 @@ public final class HistoryChecker {
       } else if (p.eventStream()) {
         Set<String> done = new HashSet<>(claimedBy.getOrDefault(p.marker(), Set.of()));
         done.addAll(deadLetteredBy.getOrDefault(p.marker(), Set.of()));
-        int stream = streamOf(p.subject());
-        boolean all =
-            CLAIMING.stream()
-                .allMatch(
-                    s ->
-                        done.contains(s.durableName())
-                            || floors.behind(s, stream, p.streamSequence()));
+        boolean all = CLAIMING.stream().allMatch(s -> done.contains(s.durableName()));
         outcome = all ? "event_claimed_or_dead_lettered" : null;
       } else if (inDeadLetters.contains(p.marker())) {
         outcome = "command_dead_lettered";

@@ -74,17 +74,7 @@ class HistoryCheckerTest {
                 PROJECT,
                 PROJECT);
             for (Event e : List.of(first, second, lost)) {
-              tx.update(
-                  "INSERT INTO outbox (actor_class, actor_id, project_id, event_id, event_type,"
-                      + " stream_index, subject, payload, state, next_attempt_at_ms,"
-                      + " created_at_ms) VALUES ('change', 'chg_stuck', ?, ?, ?, ?, ?, ?,"
-                      + " 'published', 0, 0)",
-                  PROJECT,
-                  e.eventId(),
-                  e.eventType().wireName(),
-                  EventStreams.streamIndex(PROJECT),
-                  EventStreams.streamSubject(EventStreams.streamIndex(PROJECT)),
-                  codec.encodeEvent(e));
+              published(tx, e);
               for (Subscription s : HistoryChecker.CLAIMING) {
                 tx.update(
                     "INSERT INTO processed_events (consumer, event_id, processed_at_ms)"
@@ -122,6 +112,82 @@ class HistoryCheckerTest {
       assertThat(report.totals().get("stream_fillers")).isEqualTo(1L);
       assertThat(report.toTable()).doesNotContain("undecodable");
     }
+  }
+
+  /**
+   * The archiver stopped reading (broken on purpose: its last Event is in no archive object) and
+   * the analytics did not claim it either: after the settle both are violations naming the Event,
+   * not a count of Events behind.
+   */
+  @Test
+  void anEventTheArchiverOrTheAnalyticsNeverAppliedIsAViolation() throws Exception {
+    try (Connection connection = JetStreamConnections.connect(nats.url(), "history-test");
+        Database db = Database.open(dir.resolve("history.db").toString())) {
+      new JetStreamTopology(connection.jetStreamManagement(), Settings.defaults()).ensure();
+      JetStream js = connection.jetStream();
+      List<Event> events = List.of(completed(DONE_1), completed(DONE_2), completed(LOST));
+      for (Event e : events) {
+        publish(js, e);
+      }
+      db.inTransaction(
+          tx -> {
+            for (Event e : events) {
+              published(tx, e);
+              for (Subscription s : HistoryChecker.CLAIMING) {
+                if (s != Subscription.ANALYTICS_PROJECTOR || !e.eventId().equals(LOST)) {
+                  tx.update(
+                      "INSERT INTO processed_events (consumer, event_id, processed_at_ms)"
+                          + " VALUES (?, ?, 0)",
+                      s.durableName(),
+                      e.eventId());
+                }
+              }
+            }
+            return null;
+          });
+      Path archive = dir.resolve("rhumbatron-evidence");
+      Path object =
+          archive.resolve(
+              String.format(
+                  "events/2026/12/04/stream-%02d/part-1-a.ndjson.gz",
+                  EventStreams.streamIndex(PROJECT)));
+      java.nio.file.Files.createDirectories(object.getParent());
+      try (java.io.OutputStream out =
+          new java.util.zip.GZIPOutputStream(java.nio.file.Files.newOutputStream(object))) {
+        for (Event e : events.subList(0, 2)) {
+          out.write(codec.encodeEvent(e));
+          out.write('\n');
+        }
+      }
+
+      CheckReport report =
+          new HistoryChecker(db, connection.jetStreamManagement())
+              .check(
+                  new HistoryChecker.Run(
+                      Map.of(), List.of(), Set.of(), List.of(), List.of(), archive));
+
+      assertThat(report.passed()).isFalse();
+      assertThat(report.ids(HistoryChecker.APPLIED_NEVER + "audit-archiver")).containsExactly(LOST);
+      assertThat(report.ids(HistoryChecker.APPLIED_NEVER + "analytics-projector"))
+          .containsExactly(LOST);
+      assertThat(report.count(HistoryChecker.APPLIED_NEVER + "project-view-projector")).isZero();
+      assertThat(report.totals().keySet()).noneMatch(k -> k.startsWith("behind."));
+    }
+  }
+
+  /** The outbox row of {@code e}, published. */
+  private void published(org.rhumbatron.platform.db.Tx tx, Event e) throws java.sql.SQLException {
+    tx.update(
+        "INSERT INTO outbox (actor_class, actor_id, project_id, event_id, event_type,"
+            + " stream_index, subject, payload, state, next_attempt_at_ms,"
+            + " created_at_ms) VALUES ('change', 'chg_stuck', ?, ?, ?, ?, ?, ?,"
+            + " 'published', 0, 0)",
+        PROJECT,
+        e.eventId(),
+        e.eventType().wireName(),
+        EventStreams.streamIndex(PROJECT),
+        EventStreams.streamSubject(EventStreams.streamIndex(PROJECT)),
+        codec.encodeEvent(e));
   }
 
   private static Event completed(String id) {

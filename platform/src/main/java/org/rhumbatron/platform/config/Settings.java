@@ -93,6 +93,23 @@ public final class Settings {
       register(positiveInt("router.batch-failure-limit", 5));
   public static final Setting<Integer> ANALYTICS_POINTS_PER_TICK =
       register(positiveInt("analytics.points-per-tick", 100));
+  // DESIGN.md 4a "The archiver and analytics keep up": not seed numbers. How often core samples
+  // each stream's consumers (the lag metric and the catch-up trigger); a stream is read further
+  // when its archiver or analytics has a full batch unread or an unread Event this old (so a
+  // quiet stream's archive objects are not one Event each); batches of each per catch-up turn
+  // before the turn queues itself behind the nudges again.
+  public static final Setting<Duration> ROUTER_CATCH_UP_CHECK_EVERY =
+      register(duration("router.catch-up-check-every", Duration.ofSeconds(5)));
+  public static final Setting<Duration> ROUTER_CATCH_UP_AFTER =
+      register(nonNegativeDuration("router.catch-up-after", Duration.ofSeconds(30)));
+  public static final Setting<Integer> ROUTER_CATCH_UP_BATCHES =
+      register(positiveInt("router.catch-up-batches", 4));
+  // A WARN, at most once per behind-warn-every per stream, while a consumer's oldest unread Event
+  // is older than behind-warn: the stream drops it at events.max-age.
+  public static final Setting<Duration> ROUTER_BEHIND_WARN =
+      register(duration("router.behind-warn", Duration.ofHours(1)));
+  public static final Setting<Duration> ROUTER_BEHIND_WARN_EVERY =
+      register(duration("router.behind-warn-every", Duration.ofMinutes(1)));
   public static final Setting<Duration> PROCESSED_EVENTS_KEEP =
       register(duration("processed-events.keep", Duration.ofDays(14)));
   public static final Setting<Integer> PROCESSED_EVENTS_PURGE_MAX =

@@ -9,10 +9,15 @@ import io.nats.client.PullRequestOptions;
 import io.nats.client.PullSubscribeOptions;
 import io.nats.client.api.AckPolicy;
 import io.nats.client.api.ConsumerConfiguration;
+import io.nats.client.api.ConsumerInfo;
 import io.nats.client.api.DeliverPolicy;
+import io.nats.client.api.StreamState;
 import java.io.IOException;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -158,6 +163,69 @@ public final class EventLogClient {
               + ": "
               + e.getMessage(),
           e);
+    }
+  }
+
+  /**
+   * Where a consumer of a stream stands.
+   *
+   * @param unread records not yet acked: never delivered ({@code num_pending}) plus delivered and
+   *     not yet acked
+   * @param oldestUnreadAt when the server stored the oldest of them (the clock the stream's max age
+   *     drops it by; an Event's own timestamp is the writer's word, and poison lies), or null when
+   *     none is unread (a consumer not made yet has the whole stream unread)
+   */
+  public record Backlog(long unread, Instant oldestUnreadAt) {
+    public static final Backlog NONE = new Backlog(0, null);
+  }
+
+  /**
+   * Each subscription's {@link Backlog} on {@code streamIndex}: one consumer listing, plus one
+   * message read per consumer that is behind (the first record above its ack floor, which no ack
+   * has settled yet).
+   *
+   * @throws EventLogException when the server cannot be asked
+   */
+  public Map<Subscription, Backlog> backlogs(int streamIndex) {
+    String stream = EventStreams.streamName(streamIndex);
+    try {
+      Map<String, ConsumerInfo> byName = new HashMap<>();
+      for (ConsumerInfo c : jsm.getConsumers(stream)) {
+        byName.put(c.getName(), c);
+      }
+      StreamState state = null;
+      Map<Subscription, Backlog> out = new EnumMap<>(Subscription.class);
+      for (Subscription s : Subscription.values()) {
+        ConsumerInfo c = byName.get(s.durableName());
+        long unread;
+        long from;
+        if (c != null) {
+          unread = c.getNumPending() + c.getNumAckPending();
+          from = c.getAckFloor().getStreamSequence() + 1;
+        } else {
+          state = state == null ? jsm.getStreamInfo(stream).getStreamState() : state;
+          unread = state.getMsgCount();
+          from = state.getFirstSequence();
+        }
+        Instant oldest = unread == 0 ? null : timeOfFirstFrom(streamIndex, from);
+        out.put(s, new Backlog(oldest == null ? 0 : unread, oldest));
+      }
+      return out;
+    } catch (IOException | JetStreamApiException e) {
+      throw new EventLogException(
+          "cannot read the consumers of " + stream + ": " + e.getMessage(), e);
+    }
+  }
+
+  /** When the server stored the first message at or after {@code seq}, or null when none is. */
+  private Instant timeOfFirstFrom(int streamIndex, long seq) throws IOException {
+    try {
+      return jsm.getNextMessage(
+              EventStreams.streamName(streamIndex), seq, EventStreams.streamSubject(streamIndex))
+          .getTime()
+          .toInstant();
+    } catch (JetStreamApiException none) {
+      return null; // acked meanwhile, or the stream dropped it
     }
   }
 

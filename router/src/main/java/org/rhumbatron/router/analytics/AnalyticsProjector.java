@@ -23,12 +23,13 @@ import org.slf4j.LoggerFactory;
 /**
  * The seed's {@code analytics-projector}: claims each Event ({@code claimEvents}) and writes one
  * EVENT_METRICS data point per fresh Event of a mapped type, claim and point in one transaction, so
- * a redelivery writes no second point. The sweep runs one batch per tick, and a batch handles at
- * most {@link Settings#ANALYTICS_POINTS_PER_TICK} (100) records: the rest are deferred unclaimed
- * and come back with the next delivery. A malformed record fails with its decode error (the run
- * dead-letters it after 5 failures); the batch's good Events are still counted. A point is about
- * its Event: value 1, the Event's project and id, its timestamp as {@code recorded_at_ms}, and the
- * labels event_type, tenant_id, stream, change_id and task_id (the last two when present).
+ * a redelivery writes no second point. The sweep runs one batch per tick, the catch-up more while
+ * it is behind, and a batch handles at most {@link Settings#ANALYTICS_POINTS_PER_TICK} (100)
+ * records: the rest are deferred unclaimed and come back with the next delivery. A malformed record
+ * fails with its decode error (the run dead-letters it after 5 failures); the batch's good Events
+ * are still counted. A point is about its Event: value 1, the Event's project and id, its timestamp
+ * as {@code recorded_at_ms}, and the labels event_type, tenant_id, stream, change_id and task_id
+ * (the last two when present).
  */
 public final class AnalyticsProjector implements SubscriptionHandler {
   public static final String CONSUMER = Subscription.ANALYTICS_PROJECTOR.durableName();

@@ -189,10 +189,26 @@
         ...EVENT_CONSUMERS.map((c) => td(lag(c), c)), td(lag(PROJECTION), 'projection')));
     }
     $('flow-body').replaceChildren(...rows);
+    renderAges(data.streams || []);
     const commands = byName.COMMANDS;
     $('queues-body').replaceChildren(...((commands && commands.consumers) || []).map((c) =>
       el('tr', { id: 'queue-' + c.name }, td(c.name, 'name'), td(c.pending, 'pending'),
         td(c.ackPending, 'ackPending'), td(c.redelivered, 'redelivered'), td(c.lag, 'lag'))));
+  }
+
+  function renderAges(streams) {
+    $('ages-head').replaceChildren(el('th', { text: 'stream' }),
+      ...EVENT_CONSUMERS.map((c) => el('th', { text: c })));
+    const age = (s, name) => {
+      if (s.error) return '—';
+      const c = (s.consumers || []).find((x) => x.name === name);
+      if (!c) return 'not made yet';
+      const a = c.oldestUnreadAgeSeconds;
+      return a === null || a === undefined ? '?' : String(Math.round(a));
+    };
+    $('ages-body').replaceChildren(...streams.filter((s) => s.name !== 'COMMANDS').map((s) =>
+      el('tr', { id: 'age-' + s.name }, td(s.name, 'stream'),
+        ...EVENT_CONSUMERS.map((c) => td(age(s, c), c)))));
   }
 
   function renderFailed(rows) {
