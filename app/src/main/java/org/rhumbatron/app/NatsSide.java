@@ -189,7 +189,7 @@ final class NatsSide {
                     clock,
                     new PlatformMetrics(database, clock, MetricsBinding.METRICS)),
                 settings.get(Settings.WAKE_PENDING_WINDOW)),
-            new AuditArchiver(bucket, codec),
+            new AuditArchiver(bucket, codec, database, new EventClaims(clock)),
             new AnalyticsProjector(
                 database,
                 new EventClaims(clock),

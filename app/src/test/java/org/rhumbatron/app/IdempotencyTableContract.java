@@ -401,15 +401,14 @@ abstract class IdempotencyTableContract {
   // Event archive object | Event IDs of the batch |
   // Same key, so a redelivery overwrites the same object
   @Test
-  void eventArchiveObject_eventIdsOfTheBatch_aRedeliveredBatchOverwritesItsObject()
-      throws Exception {
+  void eventArchiveObject_eventIdsOfTheBatch_aRedeliveredBatchKeepsItsOneObject() throws Exception {
     String project = onAnotherStream("p-archive");
     int stream = EventStreams.streamIndex(project);
     publish(
         changeEvent(project, "chg_a", EventType.CHANGE_CREATED, null),
         changeEvent(project, "chg_a", EventType.TASK_READY, "chg_a:a"));
     Bucket bucket = DirectoryBucket.open(data, Bucket.EVIDENCE, f.clock);
-    AuditArchiver archiver = new AuditArchiver(bucket, codec);
+    AuditArchiver archiver = new AuditArchiver(bucket, codec, f.database, new EventClaims(f.clock));
     List<EventRecord> first = fetch(stream, Subscription.AUDIT_ARCHIVER, 2);
     assertThat(archiver.handle(stream, first).allRecordsApplied()).isTrue();
     List<EventRecord> again = redelivered(stream, Subscription.AUDIT_ARCHIVER, first);

@@ -103,7 +103,7 @@ final class RouterFixture implements AutoCloseable {
                 causalRules.routeCausalBatch(tx, fresh);
               }
             },
-            archiver.apply(new AuditArchiver(bucket, codec)),
+            archiver.apply(new AuditArchiver(bucket, codec, database, new EventClaims(clock))),
             new AnalyticsProjector(
                 database,
                 new EventClaims(clock),

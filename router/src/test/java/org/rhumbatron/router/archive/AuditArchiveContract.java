@@ -21,13 +21,17 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.rhumbatron.platform.bucket.Bucket;
 import org.rhumbatron.platform.bucket.BucketObject;
 import org.rhumbatron.platform.config.Settings;
+import org.rhumbatron.platform.db.Database;
+import org.rhumbatron.platform.db.DatabaseOptions;
 import org.rhumbatron.platform.eventlog.EventRecord;
 import org.rhumbatron.platform.eventlog.Subscription;
 import org.rhumbatron.protocol.Event;
 import org.rhumbatron.protocol.EventType;
 import org.rhumbatron.router.EventLogFixture;
+import org.rhumbatron.router.claims.EventClaims;
 import org.rhumbatron.router.run.BatchOutcome;
 import org.rhumbatron.testkit.SettableClock;
+import org.rhumbatron.testkit.db.DatabaseExtension;
 import org.rhumbatron.testkit.nats.NatsServerExtension;
 
 /**
@@ -36,6 +40,7 @@ import org.rhumbatron.testkit.nats.NatsServerExtension;
  */
 abstract class AuditArchiveContract {
   @RegisterExtension final NatsServerExtension nats = NatsServerExtension.perTest();
+  @RegisterExtension final DatabaseExtension sqlite = DatabaseExtension.sqlite();
 
   static final int STREAM = 3;
   static final Instant AT = Instant.parse("2026-03-04T05:06:07.089Z");
@@ -45,6 +50,7 @@ abstract class AuditArchiveContract {
   EventLogFixture log;
   Bucket bucket;
   AuditArchiver archiver;
+  Database db;
 
   abstract Bucket open(EventLogFixture log, SettableClock clock) throws Exception;
 
@@ -55,12 +61,14 @@ abstract class AuditArchiveContract {
   void start() throws Exception {
     log = new EventLogFixture(nats.url());
     bucket = open(log, clock);
-    archiver = new AuditArchiver(bucket, log.codec());
+    db = Database.open(sqlite.database().url(), DatabaseOptions.builder().clock(clock).build());
+    archiver = new AuditArchiver(bucket, log.codec(), db, new EventClaims(clock));
   }
 
   @AfterEach
   void stop() throws Exception {
     log.close();
+    db.close();
   }
 
   private List<Event> publish(int n) throws Exception {
@@ -92,7 +100,7 @@ abstract class AuditArchiveContract {
   }
 
   @Test
-  void aRedeliveredBatchOverwritesTheSameObjectWithTheSameContent() throws Exception {
+  void aRedeliveredBatchLeavesItsOneObjectAsItWas() throws Exception {
     publish(4);
     List<EventRecord> first = log.fetch(STREAM, SUB, 4);
     archiver.handle(STREAM, first);
@@ -106,8 +114,31 @@ abstract class AuditArchiveContract {
 
     List<BucketObject> after = bucket.list("");
     assertThat(after).extracting(BucketObject::key).containsExactly(written.key());
-    assertThat(after.get(0).uploadedAt()).as("overwritten").isEqualTo(clock.instant());
+    assertThat(after.get(0).uploadedAt()).as("not written again").isEqualTo(written.uploadedAt());
     assertThat(bucket.get(written.key()).orElseThrow()).isEqualTo(content);
+  }
+
+  @Test
+  void recordsWhoseAckWasLostComingBackInAnotherBatchAreNotArchivedTwice() throws Exception {
+    List<Event> events = publish(4);
+    List<EventRecord> first = log.fetch(STREAM, SUB, 2);
+    assertThat(archiver.handle(STREAM, first).allRecordsApplied()).isTrue();
+    first.forEach(r -> r.nak(Duration.ofMillis(1))); // the ack was lost: they come back
+
+    List<EventRecord> mixed = log.fetch(STREAM, SUB, 4);
+    assertThat(mixed).extracting(EventRecord::streamSequence).containsExactly(1L, 2L, 3L, 4L);
+    assertThat(archiver.handle(STREAM, mixed).allRecordsApplied()).isTrue();
+
+    List<String> archived = new ArrayList<>();
+    for (BucketObject o : bucket.list("")) {
+      for (String line : lines(bucket.get(o.key()).orElseThrow())) {
+        archived.add(log.codec().decodeEvent(line).eventId());
+      }
+    }
+    assertThat(archived)
+        .as("every Event in the archive once")
+        .containsExactlyInAnyOrderElementsOf(events.stream().map(Event::eventId).toList());
+    assertThat(bucket.list("")).hasSize(2);
   }
 
   @Test
