@@ -59,8 +59,10 @@ final class CoreMetrics implements AutoCloseable {
   static final String NO_QUEUE = "none";
 
   private static final Logger log = LoggerFactory.getLogger(CoreMetrics.class);
+  // Points since this core started: the retention purge deletes older ones, and a counter
+  // read over all of them would fall.
   private static final String POINTS =
-      "SELECT COUNT(*) FROM platform_metrics WHERE binding = ? AND name = ?";
+      "SELECT COUNT(*) FROM platform_metrics WHERE binding = ? AND name = ? AND recorded_at_ms >= ?";
 
   private final PrometheusMeterRegistry registry =
       new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
@@ -70,6 +72,7 @@ final class CoreMetrics implements AutoCloseable {
   private final Clock clock;
   private final Duration refreshEvery;
   private final String routesSql;
+  private final long startedAtMs;
   private Reads reads = Reads.UNKNOWN;
   private long readAtNanos;
 
@@ -95,6 +98,7 @@ final class CoreMetrics implements AutoCloseable {
     this.database = database;
     this.clock = clock;
     this.refreshEvery = refreshEvery;
+    this.startedAtMs = clock.millis();
     StringBuilder sql = new StringBuilder("SELECT ");
     for (ModelRoute.Reason reason : ModelRoute.Reason.values()) {
       sql.append(reason.ordinal() == 0 ? "" : ", ")
@@ -102,7 +106,9 @@ final class CoreMetrics implements AutoCloseable {
           .append(reason.wireName())
           .append("\"%' THEN 1 ELSE 0 END)");
     }
-    this.routesSql = sql.append(" FROM platform_metrics WHERE binding = ? AND name = ?").toString();
+    this.routesSql =
+        sql.append(" FROM platform_metrics WHERE binding = ? AND name = ? AND recorded_at_ms >= ?")
+            .toString();
   }
 
   /** {@code router} is null while core waits for NATS: nothing applied yet. */
@@ -176,15 +182,18 @@ final class CoreMetrics implements AutoCloseable {
     }
     m.deadLetters(DeadLetter.KIND_EVENT_BATCH, NO_QUEUE);
     m.counter(
-        "rhumbatron.false.wakeups", "Stale agent wakes (false_wakeup points)", Reads::falseWakeups);
+        "rhumbatron.false.wakeups",
+        "Stale agent wakes (false_wakeup points), since start",
+        Reads::falseWakeups);
     m.counter(
         "rhumbatron.causal.commands.dropped",
-        "Router commands over a Change's daily cap (causal_command_dropped points)",
+        "Router commands over a Change's daily cap (causal_command_dropped points), since start",
         Reads::commandsDropped);
     for (ModelRoute.Reason reason : ModelRoute.Reason.values()) {
       FunctionCounter.builder(
               "rhumbatron.clef.flash.decisions", m, x -> x.read(Reads::routes, reason, 0))
-          .description("Clef-flash decisions on prefix overlaps (model_route points) by reason")
+          .description(
+              "Clef-flash decisions on prefix overlaps (model_route points) by reason, since start")
           .tag("reason", reason.wireName())
           .register(r);
     }
@@ -299,14 +308,15 @@ final class CoreMetrics implements AutoCloseable {
                   return routes;
                 },
                 metrics,
-                ClefFlash.METRIC);
+                ClefFlash.METRIC,
+                startedAtMs);
             return new Reads(
                 tx.queryLong(
                     "SELECT COUNT(*) FROM outbox WHERE state IN ('pending', 'retry_wait')"),
                 tx.queryLong("SELECT COUNT(*) FROM outbox WHERE state = 'failed'"),
                 dead,
-                tx.queryLong(POINTS, metrics, WakeConsumer.FALSE_WAKEUP),
-                tx.queryLong(POINTS, metrics, CommandCap.DROPPED),
+                tx.queryLong(POINTS, metrics, WakeConsumer.FALSE_WAKEUP, startedAtMs),
+                tx.queryLong(POINTS, metrics, CommandCap.DROPPED, startedAtMs),
                 routes,
                 tx.queryFirst(
                         "SELECT calls FROM clef_flash_calls WHERE day_utc = ?",

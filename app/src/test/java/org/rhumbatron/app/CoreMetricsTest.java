@@ -289,6 +289,19 @@ class CoreMetricsTest {
       Lifecycle lifecycle = core.lifecycle();
       LifecycleContract.provision(lifecycle, "p-metrics");
       String changeId = oneTaskChange(lifecycle, "p-metrics");
+      // Points of an earlier run, past the retention horizon: the purge will delete them.
+      long old = System.currentTimeMillis() - Duration.ofDays(20).toMillis();
+      for (int i = 0; i < 3; i++) {
+        int n = i;
+        core.database()
+            .inTransaction(
+                tx ->
+                    tx.update(
+                        "INSERT INTO platform_metrics (binding, name, value, labels,"
+                            + " recorded_at_ms) VALUES ('METRICS', 'false_wakeup', 1, ?, ?)",
+                        "{\"n\":\"" + n + "\"}",
+                        old));
+      }
       assertThat(value(core, "rhumbatron_false_wakeups_total")).isZero();
       // The Task's Agent is another one: the wake is stale.
       core.queues()
@@ -296,6 +309,14 @@ class CoreMetricsTest {
           .send(wake("cmd_metrics_stale", changeId, changeId + ":a", "agt_someone_else"))
           .get();
       await().atMost(WAIT).until(() -> value(core, "rhumbatron_false_wakeups_total") == 1);
+      // A counter since start does not fall when the purge deletes the old points.
+      core.database()
+          .inTransaction(
+              tx -> tx.update("DELETE FROM platform_metrics WHERE recorded_at_ms < ?", old + 1));
+      await()
+          .during(CoreMetrics.REFRESH_EVERY.multipliedBy(2))
+          .atMost(WAIT)
+          .until(() -> value(core, "rhumbatron_false_wakeups_total") == 1);
     }
   }
 
