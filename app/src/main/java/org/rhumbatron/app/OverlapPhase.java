@@ -83,7 +83,10 @@ final class OverlapPhase implements AutoCloseable {
             new CommandCap(
                 settings.get(Settings.COMMANDS_PER_CHANGE_PER_DAY),
                 clock,
-                new PlatformMetrics(db, clock, MetricsBinding.METRICS)));
+                new PlatformMetrics(db, clock, MetricsBinding.METRICS)),
+            // No wake consumer runs here, so every wake stays pending: without this each Agent's
+            // overlap wakes would be held back as repeats and the phase would route none.
+            Duration.ZERO);
   }
 
   /** The project and its 200 active Agents. */

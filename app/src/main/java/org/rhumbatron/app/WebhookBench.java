@@ -67,6 +67,7 @@ final class WebhookBench {
   private final boolean ownServer;
   private final EnvelopeCodec codec = new EnvelopeCodec();
   private final String runId = Long.toString(Clock.systemUTC().millis(), 36);
+  private final Clock clock = Clock.systemUTC();
 
   /** Webhook calls by {@code taskId}: when the call reached the Agent (epoch ms). */
   private final Map<String, Long> calls = new ConcurrentHashMap<>();
@@ -277,7 +278,7 @@ final class WebhookBench {
    * then runs a started Task to completed in process.
    */
   private void answer(HttpExchange exchange, List<Lifecycle> core) throws IOException {
-    long now = System.currentTimeMillis();
+    long now = clock.millis();
     JsonNode body;
     try (InputStream in = exchange.getRequestBody()) {
       body = JSON.readTree(in);
