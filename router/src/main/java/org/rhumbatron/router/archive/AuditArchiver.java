@@ -74,12 +74,28 @@ public final class AuditArchiver implements SubscriptionHandler {
     try {
       db.inTransaction(tx -> claims.claimEvents(tx, CONSUMER, ids));
     } catch (DatabaseException e) {
-      // The object holds the batch; a redelivery of the same records rewrites the same key.
+      withdraw(key, ids);
       return BatchOutcome.failed(
           records, "archived to " + key + " but cannot record it: " + e.getMessage());
     }
     log.debug("archived {} records of stream {} to {}", fresh.size(), streamIndex, key);
     return BatchOutcome.allApplied();
+  }
+
+  /**
+   * After the claims of the object under {@code key} failed: the failed batch comes back, perhaps
+   * in another composition, so the object goes unless the claims did commit after all. When that
+   * cannot be told, the object stays: an Event archived twice rather than never.
+   */
+  private void withdraw(String key, List<String> ids) {
+    try {
+      if (!ids.isEmpty() && claims.claimedAmong(db, CONSUMER, ids).size() == ids.size()) {
+        return;
+      }
+      bucket.delete(key);
+    } catch (RuntimeException e) {
+      log.warn("cannot withdraw archive object {} after its claims failed: {}", key, e.toString());
+    }
   }
 
   /** {@code records} less the decoded Events an earlier object holds, in stream order. */

@@ -142,6 +142,36 @@ abstract class AuditArchiveContract {
   }
 
   @Test
+  void anObjectWhoseClaimsFailIsWithdrawnSoItsBatchComingBackOtherwiseIsArchivedOnce()
+      throws Exception {
+    List<Event> events = publish(4);
+    try (java.sql.Connection c = sqlite.database().connect();
+        java.sql.Statement st = c.createStatement()) {
+      // A full disk: the claims cannot be written, the bucket (elsewhere) still can.
+      st.execute(
+          "CREATE TRIGGER full BEFORE INSERT ON processed_events"
+              + " BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END");
+      List<EventRecord> first = log.fetch(STREAM, SUB, 2);
+      assertThat(archiver.handle(STREAM, first).allRecordsApplied()).isFalse();
+      assertThat(bucket.list("")).as("withdrawn").isEmpty();
+      first.forEach(r -> r.nak(Duration.ofMillis(1)));
+      st.execute("DROP TRIGGER full");
+    }
+    List<EventRecord> mixed = log.fetch(STREAM, SUB, 4);
+    assertThat(archiver.handle(STREAM, mixed).allRecordsApplied()).isTrue();
+
+    List<String> archived = new ArrayList<>();
+    for (BucketObject o : bucket.list("")) {
+      for (String line : lines(bucket.get(o.key()).orElseThrow())) {
+        archived.add(log.codec().decodeEvent(line).eventId());
+      }
+    }
+    assertThat(archived)
+        .as("every Event in the archive once")
+        .containsExactlyInAnyOrderElementsOf(events.stream().map(Event::eventId).toList());
+  }
+
+  @Test
   void aBatchLeftUnackedByACrashComesBackAfterTheAckWaitToTheSameObject() throws Exception {
     Settings shortAckWait =
         Settings.defaults().with(Settings.ROUTER_ACK_WAIT, Duration.ofSeconds(1));
