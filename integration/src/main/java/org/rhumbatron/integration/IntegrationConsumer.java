@@ -339,8 +339,10 @@ public final class IntegrationConsumer implements QueueHandler<Command> {
         database.read(
             tx ->
                 tx.query(
-                    "SELECT candidate_id, change_id FROM candidates WHERE project_id = ?"
+                    "SELECT candidate_id, change_id FROM candidates c WHERE project_id = ?"
                         + " AND state IN ('open', 'verified') AND base_generation < ?"
+                        + " AND NOT EXISTS (SELECT 1 FROM promotions p"
+                        + " WHERE p.candidate_id = c.candidate_id)"
                         + " ORDER BY created_at_ms, candidate_id LIMIT "
                         + (rowsPerDelivery + 1),
                     rs -> new String[] {rs.getString(1), rs.getString(2)},

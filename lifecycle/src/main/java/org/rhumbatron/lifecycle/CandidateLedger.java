@@ -332,14 +332,17 @@ final class CandidateLedger {
   /**
    * A Candidate on a base the project has left: {@code candidate.stale}, and its Change, when it
    * awaits approval with it, back to {@code verifying} to compose again on the new base. False when
-   * the Candidate was stale (or promoted) already.
+   * the Candidate was stale (or promoted) already, or the root has promoted it and its Change has
+   * not recorded that yet (the promotion's own canonical.advanced can arrive first).
    */
   boolean stale(Tx tx, Appender out, String writer, String candidateId, String causedBy)
       throws SQLException {
     String[] row =
         tx.queryFirst(
-                "SELECT change_id, base_generation FROM candidates WHERE candidate_id = ?"
-                    + " AND state IN ('open', 'verified')",
+                "SELECT change_id, base_generation FROM candidates c WHERE candidate_id = ?"
+                    + " AND state IN ('open', 'verified')"
+                    + " AND NOT EXISTS (SELECT 1 FROM promotions p"
+                    + " WHERE p.candidate_id = c.candidate_id)",
                 rs -> new String[] {rs.getString(1), rs.getString(2)},
                 candidateId)
             .orElse(null);

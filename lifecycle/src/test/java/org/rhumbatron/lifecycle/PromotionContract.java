@@ -101,6 +101,24 @@ abstract class PromotionContract {
   }
 
   @Test
+  void aCandidateTheRootPromotedNeverGoesStaleWhenTheRecomposeComesFirst() throws Exception {
+    String c = composed("r1");
+    String cand = candidateOf(c);
+    lifecycle.recordVerdict(cand, true, null, "cmd_v").get();
+    // The root has advanced the generation; candidates.recompose (caused by canonical.advanced)
+    // reaches the Change's shard before the approval's second step does.
+    assertThat(f.coordinator.root("p1").decidePromotion(cand, 0, c, "approve").get().promotion())
+        .isEqualTo(Promotion.PROMOTED);
+    assertThat(lifecycle.staleCandidate(cand, "cmd_recompose").get()).isFalse();
+    assertThat(f.outbox("candidate.stale")).isZero();
+    assertThat(lifecycle.change(c).orElseThrow().state()).isEqualTo("awaiting_approval");
+    // The approval finishes: the root answers already_promoted and the Change completes once.
+    assertThat(lifecycle.approveChange(c).get().promotion()).isEqualTo(Promotion.ALREADY_PROMOTED);
+    assertThat(lifecycle.change(c).orElseThrow().state()).isEqualTo("completed");
+    assertThat(f.outbox("canonical.advanced")).isEqualTo(1);
+  }
+
+  @Test
   void withALiveAppThePromotedChangeIsReleasingWithItsReleaseRow() throws Exception {
     lifecycle.setLiveApp("p1", true, "cmd_app").get();
     String c = composed("r1");
