@@ -124,6 +124,9 @@ public final class Settings {
   // A closed dead letter's row is the dedupe of its command_id while COMMANDS may still hold it.
   public static final Setting<Duration> DEAD_LETTERS_KEEP_CLOSED =
       register(duration("dead-letters.keep-closed", Duration.ofDays(30)));
+  // An ended Workflow's row is what makes a redelivered start command a repeat (instance id).
+  public static final Setting<Duration> WORKFLOWS_KEEP_ENDED =
+      register(duration("workflows.keep-ended", Duration.ofDays(30)));
   public static final Setting<Duration> ARCHIVE_EXPIRY =
       register(duration("archive.expiry", Duration.ofDays(365)));
   // DESIGN.md section 2: the evidence bucket is a directory (default) or a NATS object store.
@@ -449,6 +452,12 @@ public final class Settings {
       // a repeat (command_id UNIQUE) instead of a new open dead letter.
       throw new SettingsException(
           DEAD_LETTERS_KEEP_CLOSED.key(), "must not be below " + COMMAND_STREAM_MAX_AGE.key());
+    }
+    if (get(WORKFLOWS_KEEP_ENDED).compareTo(get(COMMAND_STREAM_MAX_AGE)) < 0) {
+      // A verification.start or release.start COMMANDS still holds must find its instance, or the
+      // engine would run the Workflow a second time.
+      throw new SettingsException(
+          WORKFLOWS_KEEP_ENDED.key(), "must not be below " + COMMAND_STREAM_MAX_AGE.key());
     }
     if (get(OUTBOX_KEEP_PUBLISHED).compareTo(get(EVENT_STREAM_MAX_AGE)) >= 0) {
       throw new SettingsException(

@@ -114,6 +114,9 @@ class SettingsTest {
             () -> Settings.defaults().with(Settings.DEAD_LETTERS_KEEP_CLOSED, Duration.ofDays(13)))
         .hasMessage("setting dead-letters.keep-closed: must not be below commands.max-age");
     assertThatThrownBy(
+            () -> Settings.defaults().with(Settings.WORKFLOWS_KEEP_ENDED, Duration.ofDays(13)))
+        .hasMessage("setting workflows.keep-ended: must not be below commands.max-age");
+    assertThatThrownBy(
             () -> Settings.defaults().with(Settings.EVENT_STREAM_MAX_AGE, Duration.ofHours(1)))
         .hasMessage("setting streams.duplicate-window: must not be above events.max-age");
   }

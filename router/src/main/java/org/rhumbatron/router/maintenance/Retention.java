@@ -7,6 +7,8 @@ import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Function;
+import java.util.function.Supplier;
+import org.rhumbatron.lifecycle.LifecycleRetention;
 import org.rhumbatron.platform.config.Setting;
 import org.rhumbatron.platform.config.Settings;
 import org.rhumbatron.platform.db.BatchedPurge;
@@ -18,7 +20,8 @@ import org.slf4j.LoggerFactory;
  * The horizons of the tables the event router's side writes with every Event (DESIGN.md 4a "Purges
  * keep up"): each purge deletes every row past its horizon in batches of at most {@code
  * processed-events.purge-max} (the seed's 5,000). Other owners purge their own tables: the outbox
- * (coordinator's OutboxJanitor) and queue_handler_runs (the queue consumer at start).
+ * (coordinator's OutboxJanitor) and queue_handler_runs (the queue consumer at start); the
+ * lifecycle's {@code model_routes} and ended Workflows go through {@link LifecycleRetention}.
  */
 final class Retention {
   private static final Logger log = LoggerFactory.getLogger(Retention.class);
@@ -102,6 +105,32 @@ final class Retention {
       }
       results.add(r);
     }
+    // The lifecycle's own tables, deleted by their owner.
+    owned(
+        results,
+        "model_routes",
+        () ->
+            LifecycleRetention.modelRoutes(
+                database, now.minus(settings.get(Settings.PROCESSED_EVENTS_KEEP)), batch));
+    owned(
+        results,
+        "workflow_instances",
+        () ->
+            LifecycleRetention.endedWorkflows(
+                database, now.minus(settings.get(Settings.WORKFLOWS_KEEP_ENDED)), batch));
     return results;
+  }
+
+  private static void owned(
+      List<BatchedPurge.Result> results, String table, Supplier<BatchedPurge.Result> purge) {
+    try {
+      BatchedPurge.Result r = purge.get();
+      if (r.deleted() > 0) {
+        log.info("deleted {} {} rows in {} batches", r.deleted(), table, r.batches());
+      }
+      results.add(r);
+    } catch (RuntimeException e) {
+      log.warn("purge of {} failed: {}", table, e.toString());
+    }
   }
 }

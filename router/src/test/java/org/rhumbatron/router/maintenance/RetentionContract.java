@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -207,6 +208,77 @@ abstract class RetentionContract {
   }
 
   @Test
+  void theDailyTickDeletesClefFlashDecisionsPastTheClaimsHorizon() {
+    oldRowsGo(
+        "model_routes",
+        Duration.ofDays(14),
+        (n, tag, at) ->
+            rows(
+                n,
+                "INSERT INTO model_routes (event_id, task_id, agent_id, change_id, decision,"
+                    + " reason, latency_ms, decided_at_ms) SELECT '"
+                    + tag
+                    + "-' || i, 't1', 'a1', 'c1', 'wake', 'overlap', 12, "
+                    + at
+                    + " FROM n"),
+        true,
+        Settings.defaults());
+  }
+
+  @Test
+  void theDailyTickDeletesEndedWorkflowsWithTheirStepsAndKeepsRunningOnes() {
+    Duration keep = Duration.ofDays(15);
+    long started = clock.millis();
+    workflows(3, "running", "running", started);
+    BatchedPurge.Result purge =
+        oldRowsGo(
+            "workflow_instances",
+            keep,
+            (n, tag, at) -> {
+              // Half completed, half failed: both are ended.
+              workflows(n / 2, tag + "-c", "completed", at);
+              workflows(n - n / 2, tag + "-f", "failed", at);
+            },
+            true,
+            Settings.defaults().with(Settings.WORKFLOWS_KEEP_ENDED, keep));
+    assertThat(purge.table()).isEqualTo("workflow_instances");
+    assertThat(count("workflow_steps", "old")).as("the steps go with their instance").isZero();
+    assertThat(count("workflow_steps", "fresh")).isEqualTo(2L * FRESH);
+    assertThat(count("workflow_instances", "running"))
+        .as("a running Workflow stays however old")
+        .isEqualTo(3);
+    assertThat(count("workflow_steps", "running")).isEqualTo(2L * 3);
+  }
+
+  /** {@code n} instances in {@code state} last updated at {@code atMs}, with two steps each. */
+  private void workflows(int n, String tag, String state, long atMs) {
+    rows(
+        n,
+        "INSERT INTO workflow_instances (instance_id, workflow_type, state, input, created_at_ms,"
+            + " updated_at_ms) SELECT '"
+            + tag
+            + "-' || i, 'verification', '"
+            + state
+            + "', '{}', "
+            + atMs
+            + ", "
+            + atMs
+            + " FROM n");
+    for (String step : List.of("compose", "verify")) {
+      rows(
+          n,
+          "INSERT INTO workflow_steps (instance_id, step_name, position, result, completed_at_ms)"
+              + " SELECT '"
+              + tag
+              + "-' || i, '"
+              + step
+              + "', 0, 'null', "
+              + atMs
+              + " FROM n");
+    }
+  }
+
+  @Test
   void theReleaseSweepPurgesToo() {
     oldRowsGo(
         "processed_events",
@@ -250,7 +322,9 @@ abstract class RetentionContract {
   private long count(String table, String tag) {
     String key =
         switch (table) {
-          case "processed_events", "project_events", "platform_metrics" -> "event_id";
+          case "processed_events", "project_events", "platform_metrics", "model_routes" ->
+              "event_id";
+          case "workflow_instances", "workflow_steps" -> "instance_id";
           case "k2_batch_failures" -> "batch_key";
           case "causal_command_counts" -> "change_id";
           default -> "command_id";

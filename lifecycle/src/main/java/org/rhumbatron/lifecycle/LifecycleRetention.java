@@ -1,0 +1,82 @@
+package org.rhumbatron.lifecycle;
+
+import java.time.Instant;
+import java.util.Collections;
+import java.util.List;
+import org.rhumbatron.lifecycle.workflow.WorkflowState;
+import org.rhumbatron.platform.db.BatchedPurge;
+import org.rhumbatron.platform.db.Database;
+
+/**
+ * The horizons of the lifecycle's tables that grow with the work and not with the Projects: the
+ * Clef-flash decisions ({@code model_routes}) and ended Workflow instances with their steps. The
+ * router's maintenance runs them beside its own purges; the rows are written and deleted here only.
+ */
+public final class LifecycleRetention {
+  private static final String ENDED =
+      "state IN ('"
+          + WorkflowState.COMPLETED.dbName()
+          + "', '"
+          + WorkflowState.FAILED.dbName()
+          + "')";
+
+  private LifecycleRetention() {}
+
+  /**
+   * Deletes the Clef-flash decisions made before {@code before}, at most {@code batch} per
+   * transaction. A decision is read again only while its Event can be routed again, which its claim
+   * (kept {@code processed-events.keep}) already rules out once it is gone.
+   */
+  public static BatchedPurge.Result modelRoutes(Database database, Instant before, int batch) {
+    return BatchedPurge.run(
+        database,
+        "model_routes",
+        "decided_at_ms < ?",
+        "decided_at_ms",
+        batch,
+        before.toEpochMilli());
+  }
+
+  /**
+   * Deletes the Workflow instances that ended (completed or failed) before {@code before}, with
+   * their steps, at most {@code batch} instances per transaction. A running instance and its steps
+   * stay however old; a failed one reopened meanwhile is locked out of the batch (PostgreSQL) or
+   * cannot interleave with it (SQLite's one writer).
+   */
+  public static BatchedPurge.Result endedWorkflows(Database database, Instant before, int batch) {
+    if (batch < 1) {
+      throw new IllegalArgumentException("a purge batch holds 1 row or more, was " + batch);
+    }
+    String select =
+        "SELECT instance_id FROM workflow_instances WHERE "
+            + ENDED
+            + " AND updated_at_ms < ? ORDER BY updated_at_ms LIMIT "
+            + batch
+            + ("postgres".equals(database.dialect().name()) ? " FOR UPDATE" : "");
+    long deleted = 0;
+    int batches = 0;
+    int largest = 0;
+    while (true) {
+      int n =
+          database.inTransaction(
+              tx -> {
+                List<String> ids = tx.query(select, rs -> rs.getString(1), before.toEpochMilli());
+                if (ids.isEmpty()) {
+                  return 0;
+                }
+                String in = String.join(", ", Collections.nCopies(ids.size(), "?"));
+                Object[] args = ids.toArray();
+                tx.update("DELETE FROM workflow_steps WHERE instance_id IN (" + in + ")", args);
+                return tx.update(
+                    "DELETE FROM workflow_instances WHERE instance_id IN (" + in + ") AND " + ENDED,
+                    args);
+              });
+      batches++;
+      deleted += n;
+      largest = Math.max(largest, n);
+      if (n < batch) {
+        return new BatchedPurge.Result("workflow_instances", deleted, batches, largest);
+      }
+    }
+  }
+}
