@@ -234,6 +234,15 @@ final class BenchCommand implements Runnable {
     int rounds;
 
     @Option(
+        names = "--scopes",
+        defaultValue = "shared",
+        converter = ScopesConverter.class,
+        description =
+            "shared: the Changes of a Project work in the same four folders, so their Candidates"
+                + " wait for conflict reviews; disjoint: each Change in folders of its own.")
+    LifecycleWorkload.Scopes scopes;
+
+    @Option(
         names = "--warmup-seconds",
         defaultValue = "10",
         description =
@@ -260,8 +269,24 @@ final class BenchCommand implements Runnable {
                       projects,
                       rounds,
                       Duration.ofSeconds(warmupSeconds),
-                      ownServer)
+                      ownServer,
+                      scopes)
                   .run());
+    }
+  }
+
+  /** {@code shared} or {@code disjoint}; anything else is refused naming both. */
+  static final class ScopesConverter
+      implements picocli.CommandLine.ITypeConverter<LifecycleWorkload.Scopes> {
+    @Override
+    public LifecycleWorkload.Scopes convert(String value) {
+      for (LifecycleWorkload.Scopes s : LifecycleWorkload.Scopes.values()) {
+        if (s.name().equalsIgnoreCase(value)) {
+          return s;
+        }
+      }
+      throw new picocli.CommandLine.TypeConversionException(
+          "'" + value + "' is not one of shared, disjoint");
     }
   }
 

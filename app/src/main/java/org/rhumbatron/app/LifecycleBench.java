@@ -81,6 +81,7 @@ final class LifecycleBench {
   private final int rounds;
   private final Duration warmup;
   private final boolean ownServer;
+  private final LifecycleWorkload.Scopes scopes;
   private final EnvelopeCodec codec = new EnvelopeCodec();
   // Project ids of this run: ids (and the command and event ids derived from them) that no earlier
   // run used, so that neither a kept database nor the streams' duplicate window knows them.
@@ -94,7 +95,8 @@ final class LifecycleBench {
       int projects,
       int rounds,
       Duration warmup,
-      boolean ownServer) {
+      boolean ownServer,
+      LifecycleWorkload.Scopes scopes) {
     this.natsUrl = natsUrl;
     this.dataDir = dataDir;
     this.dbUrl = dbUrl;
@@ -103,6 +105,7 @@ final class LifecycleBench {
     this.rounds = rounds;
     this.warmup = warmup;
     this.ownServer = ownServer;
+    this.scopes = scopes;
   }
 
   String run() throws Exception {
@@ -149,6 +152,7 @@ final class LifecycleBench {
     out.put("changes", changes);
     out.put("projects", projects);
     out.put("tasks_per_change", LifecycleWorkload.TASKS);
+    out.put("scopes", scopes.name().toLowerCase(java.util.Locale.ROOT));
     out.put("agents_per_change", settings.get(Settings.AGENTS_PER_CHANGE));
     out.put("step_delay_ms", settings.get(Settings.SIMULATED_STEP_DELAY).toMillis());
     out.put("verifier_duration_ms", settings.get(Settings.SIMULATED_VERIFIER_DURATION).toMillis());
@@ -232,7 +236,6 @@ final class LifecycleBench {
     LifecycleWorkload.provisionWithLiveApps(
         lifecycle, projectIds, "tenant-bench", db.clock(), Duration.ofMillis(SETTLE_MILLIS));
 
-    WorkGraph graph = LifecycleWorkload.twentyTasks();
     Thread.sleep(2); // the round's rows are those from startMs on: none of provisioning's
     long startMs = db.clock().millis();
     long jvm = CpuTime.jvmNanosNow();
@@ -240,6 +243,9 @@ final class LifecycleBench {
     long wall = System.nanoTime();
     List<CompletableFuture<ChangeCreated>> creates = new ArrayList<>();
     for (int c = 0; c < changes; c++) {
+      WorkGraph graph =
+          LifecycleWorkload.twentyTasks(
+              scopes == LifecycleWorkload.Scopes.SHARED ? "src/" : "src/c" + c + "/");
       creates.add(
           lifecycle.createChange(projectIds.get(c % projects), "bench-" + r + "-c" + c, graph));
     }

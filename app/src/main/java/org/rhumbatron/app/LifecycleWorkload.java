@@ -24,10 +24,24 @@ public final class LifecycleWorkload {
   private LifecycleWorkload() {}
 
   /**
+   * Where the Changes of one Project work: all in the same four source folders, so each Change's
+   * Candidate waits for the conflict review of the others, or each Change in folders of its own.
+   */
+  enum Scopes {
+    SHARED,
+    DISJOINT
+  }
+
+  /**
    * 20 Tasks: 12 roots (more than the 8 Agents a Change may hold at once), then 8 that each depend
    * on two earlier Tasks; resource scopes over four source folders, two per Task.
    */
   public static WorkGraph twentyTasks() {
+    return twentyTasks("src/");
+  }
+
+  /** {@link #twentyTasks()} with its four folders under {@code root} (ending in '/'). */
+  static WorkGraph twentyTasks(String root) {
     List<TaskSpec> tasks = new ArrayList<>();
     for (int i = 1; i <= TASKS; i++) {
       List<String> deps = new ArrayList<>();
@@ -40,7 +54,9 @@ public final class LifecycleWorkload {
               key(i),
               "task " + i,
               deps,
-              List.of("path:src/mod" + (i % 4) + "/", "path:src/mod" + (i % 4) + "/f" + i)));
+              List.of(
+                  "path:" + root + "mod" + (i % 4) + "/",
+                  "path:" + root + "mod" + (i % 4) + "/f" + i)));
     }
     return new WorkGraph(tasks);
   }

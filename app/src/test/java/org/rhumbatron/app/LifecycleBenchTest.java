@@ -36,7 +36,8 @@ class LifecycleBenchTest {
                 1,
                 1,
                 Duration.ZERO,
-                false)
+                false,
+                LifecycleWorkload.Scopes.DISJOINT)
             .run();
 
     JsonNode out = new ObjectMapper().readTree(json);
@@ -73,7 +74,10 @@ class LifecycleBenchTest {
     assertThat(out.path("rounds").path("stale_candidates")).hasSize(1);
     assertThat(out.path("conflict_review_ms").asLong()).isEqualTo(45_000);
     assertThat(out.path("conflict_review_waits_per_round").isNumber()).isTrue();
-    assertThat(out.path("conflict_review_waits_per_round").asInt()).isBetween(0, 2);
+    assertThat(out.path("scopes").asText()).isEqualTo("disjoint");
+    assertThat(out.path("conflict_review_waits_per_round").asInt())
+        .as("Changes in folders of their own never wait for a conflict review")
+        .isZero();
     assertThat(out.path("rounds").path("conflict_review_waits")).hasSize(1);
     assertThat(out.path("rounds").path("completed_changes_per_s")).hasSize(1);
     JsonNode outbox = out.path("outbox");
@@ -116,7 +120,15 @@ class LifecycleBenchTest {
               Queue.STREAM_NAME, ConsumerConfiguration.builder().durable("a-core").build());
       LifecycleBench bench =
           new LifecycleBench(
-              nats.url(), data, data.resolve("bench.db").toString(), 1, 1, 1, Duration.ZERO, false);
+              nats.url(),
+              data,
+              data.resolve("bench.db").toString(),
+              1,
+              1,
+              1,
+              Duration.ZERO,
+              false,
+              LifecycleWorkload.Scopes.SHARED);
 
       assertThatThrownBy(bench::run)
           .isInstanceOf(IllegalStateException.class)
