@@ -236,6 +236,58 @@ abstract class EventRouterContract {
     assertThat(deadLettersNaming("poison-old")).isEqualTo(1);
   }
 
+  /**
+   * Redeliveries regroup failed records: each comes due on its own and a fetch takes whatever is
+   * due. A poison record still reaches its dead letter at its 5th failure, whatever came with it
+   * each time.
+   */
+  @Test
+  void aPoisonRecordIsDeadLetteredAtItsFifthFailureHoweverItsDeliveriesAreGrouped()
+      throws Exception {
+    fixture(Map.of());
+    org.rhumbatron.router.run.BatchFailures failures =
+        new org.rhumbatron.router.run.BatchFailures(
+            f.database, new org.rhumbatron.router.claims.EventClaims(f.clock), f.clock, 5);
+    org.rhumbatron.platform.eventlog.EventLogClient reader =
+        new org.rhumbatron.platform.eventlog.EventLogClient(
+            f.connection, new EnvelopeCodec(), f.settings);
+    List<EventRecord> poison = new ArrayList<>();
+    for (String marker : List.of("poison-a", "poison-b", "poison-c")) {
+      f.publishRaw(4, marker, ("{\"not\": \"" + marker + "\"}").getBytes(StandardCharsets.UTF_8));
+      poison.add(fetchOne(reader));
+    }
+    EventRecord a = poison.get(0);
+    EventRecord b = poison.get(1);
+    EventRecord c = poison.get(2);
+    List<List<EventRecord>> deliveries =
+        List.of(List.of(a, b, c), List.of(b, c, a), List.of(c, a, b), List.of(a, b), List.of(b, a));
+    for (List<EventRecord> delivery : deliveries.subList(0, 4)) {
+      assertThat(
+              failures
+                  .recordFailure(Subscription.PROJECT_VIEW_PROJECTOR, 4, delivery, "malformed")
+                  .verdict())
+          .isEqualTo(org.rhumbatron.router.run.BatchFailures.Verdict.NACK);
+    }
+    org.rhumbatron.router.run.BatchFailures.Counted fifth =
+        failures.recordFailure(
+            Subscription.PROJECT_VIEW_PROJECTOR, 4, deliveries.get(4), "malformed");
+    assertThat(fifth.deadLettered()).as("a and b failed 5 times").containsExactlyInAnyOrder(a, b);
+    assertThat(fifth.nacked()).isEmpty();
+    assertThat(deadLettersNaming("poison-a")).isEqualTo(1);
+    assertThat(deadLettersNaming("poison-b")).isEqualTo(1);
+    assertThat(deadLettersNaming("poison-c")).as("c failed 3 times").isZero();
+    org.rhumbatron.router.run.BatchFailures.Counted sixth =
+        failures.recordFailure(Subscription.PROJECT_VIEW_PROJECTOR, 4, List.of(a, c), "malformed");
+    assertThat(sixth.handledBefore()).as("a was dead-lettered before").containsExactly(a);
+    assertThat(sixth.nacked()).containsExactly(c);
+    assertThat(
+            failures
+                .recordFailure(Subscription.PROJECT_VIEW_PROJECTOR, 4, List.of(c), "malformed")
+                .deadLettered())
+        .containsExactly(c);
+    assertThat(deadLettersNaming("poison-c")).isEqualTo(1);
+  }
+
   private static EventRecord fetchOne(org.rhumbatron.platform.eventlog.EventLogClient reader) {
     List<EventRecord> records = new ArrayList<>();
     await()

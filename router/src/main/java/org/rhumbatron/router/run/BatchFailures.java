@@ -7,7 +7,9 @@ import java.sql.SQLException;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import org.rhumbatron.platform.db.Database;
 import org.rhumbatron.platform.db.Tx;
@@ -17,12 +19,13 @@ import org.rhumbatron.protocol.EventStreams;
 import org.rhumbatron.router.claims.EventClaims;
 
 /**
- * Counts failed deliveries of a batch in {@code k2_batch_failures (consumer, batch_key)}. Below the
- * limit (5) the caller nacks; at the limit the batch becomes one {@code dead_letters} row (kind
- * {@code event_batch}, which an operator can only dismiss) and its events are marked processed, in
- * the same transaction, so the caller acks and the stream flows on. A failed record the consumer
- * already marked processed (dead-lettered before, its ack lost) is only acked again: it neither
- * counts nor keys the batch, so the records that came with it get a dead letter of their own.
+ * Counts failed deliveries in {@code k2_batch_failures (consumer, batch_key)}, one key per failed
+ * record. Below the limit (5) the caller nacks; the records of a delivery that reach the limit
+ * become one {@code dead_letters} row (kind {@code event_batch}, which an operator can only
+ * dismiss) and are marked processed, in the same transaction, so the caller acks them and the
+ * stream flows on. A failed record the consumer already marked processed (dead-lettered before, its
+ * ack lost) is only acked again: it neither counts nor keys the batch, so the records that came
+ * with it get a dead letter of their own.
  */
 public final class BatchFailures {
   /** {@code dead_letters.kind} of a skipped event batch. */
@@ -49,26 +52,30 @@ public final class BatchFailures {
   }
 
   /**
-   * One failure counted: the caller acks {@code handledBefore} at once, and the other failed
-   * records as {@code verdict} says. {@code batchKey} is null when every record was handled before.
+   * One failure counted: the caller acks {@code handledBefore} and {@code deadLettered} at once and
+   * nacks {@code nacked}. {@code deadLetterKey} keys the dead letter written for {@code
+   * deadLettered} (null when none was).
    */
-  public record Counted(Verdict verdict, String batchKey, List<EventRecord> handledBefore) {}
+  public record Counted(
+      List<EventRecord> deadLettered,
+      String deadLetterKey,
+      List<EventRecord> nacked,
+      List<EventRecord> handledBefore) {
+    /** NACK while any record is nacked; else every failed record is dealt with. */
+    public Verdict verdict() {
+      return nacked.isEmpty() ? Verdict.DEAD_LETTERED : Verdict.NACK;
+    }
+  }
 
   /**
-   * The key of a failed batch: its first failed record, by event id, or when it did not decode by
-   * stream sequence and a digest of its bytes. A redelivery holds the same first failed record,
-   * whatever came with it; a stream that lost its tail hands a sequence out again, and the digest
-   * keeps the new record's failures apart from the old one's.
+   * The key a failed record counts under: its event id, or when it did not decode its stream
+   * sequence and a digest of its bytes (a stream that lost its tail hands a sequence out again, and
+   * the digest keeps the new record's failures apart from the old one's).
    */
-  public static String batchKey(int streamIndex, List<EventRecord> failed) {
-    EventRecord first = failed.get(0);
-    return first.decoded()
-        ? first.event().eventId()
-        : EventStreams.streamName(streamIndex)
-            + ":"
-            + first.streamSequence()
-            + ":"
-            + digest(first.data());
+  public static String recordKey(int streamIndex, EventRecord r) {
+    return r.decoded()
+        ? r.event().eventId()
+        : EventStreams.streamName(streamIndex) + ":" + r.streamSequence() + ":" + digest(r.data());
   }
 
   private static String digest(byte[] data) {
@@ -82,7 +89,12 @@ public final class BatchFailures {
     }
   }
 
-  /** Counts one failure of {@code failed}; at the limit dead-letters them (see the class). */
+  /**
+   * Counts one failure of each of {@code failed}; those at the limit become one dead letter (see
+   * the class). Each record counts under its own key: redeliveries regroup failed records (they
+   * come due one by one, and a fetch takes whatever is due), and a count per group would start
+   * again with every new grouping, so a poison record could be nacked forever.
+   */
   public Counted recordFailure(
       Subscription subscription, int streamIndex, List<EventRecord> failed, String error) {
     String consumer = subscription.durableName();
@@ -91,37 +103,51 @@ public final class BatchFailures {
         tx -> {
           Set<String> processed = processedAmong(tx, consumer, failed);
           List<EventRecord> handledBefore = new ArrayList<>();
-          List<EventRecord> open = new ArrayList<>();
+          Map<String, List<EventRecord>> open = new LinkedHashMap<>();
           for (EventRecord r : failed) {
             String id = claimId(r);
-            (id != null && processed.contains(id) ? handledBefore : open).add(r);
+            if (id != null && processed.contains(id)) {
+              handledBefore.add(r);
+            } else {
+              open.computeIfAbsent(recordKey(streamIndex, r), k -> new ArrayList<>()).add(r);
+            }
           }
           if (open.isEmpty()) {
-            return new Counted(Verdict.DEAD_LETTERED, null, handledBefore);
+            return new Counted(List.of(), null, List.of(), handledBefore);
           }
-          String key = batchKey(streamIndex, open);
-          tx.update(
+          List<Object[]> rows = new ArrayList<>();
+          for (String key : open.keySet()) {
+            rows.add(new Object[] {consumer, key, streamIndex, error, now, now});
+          }
+          tx.updateBatch(
               "INSERT INTO k2_batch_failures (consumer, batch_key, stream_index, failures,"
                   + " last_error, first_failed_at_ms, last_failed_at_ms) VALUES (?, ?, ?, 1, ?, ?, ?)"
                   + " ON CONFLICT (consumer, batch_key) DO UPDATE SET"
                   + " failures = k2_batch_failures.failures + 1, last_error = excluded.last_error,"
                   + " last_failed_at_ms = excluded.last_failed_at_ms",
-              consumer,
-              key,
-              streamIndex,
-              error,
-              now,
-              now);
-          long failures =
-              tx.queryLong(
-                  "SELECT failures FROM k2_batch_failures WHERE consumer = ? AND batch_key = ?",
-                  consumer,
-                  key);
-          if (failures < limit) {
-            return new Counted(Verdict.NACK, key, handledBefore);
+              rows);
+          List<EventRecord> reached = new ArrayList<>();
+          List<EventRecord> nacked = new ArrayList<>();
+          String deadLetterKey = null;
+          long most = 0;
+          for (Map.Entry<String, List<EventRecord>> e : open.entrySet()) {
+            long failures =
+                tx.queryLong(
+                    "SELECT failures FROM k2_batch_failures WHERE consumer = ? AND batch_key = ?",
+                    consumer,
+                    e.getKey());
+            if (failures >= limit) {
+              deadLetterKey = deadLetterKey == null ? e.getKey() : deadLetterKey;
+              most = Math.max(most, failures);
+              reached.addAll(e.getValue());
+            } else {
+              nacked.addAll(e.getValue());
+            }
           }
-          deadLetter(tx, consumer, streamIndex, key, open, error, failures, now);
-          return new Counted(Verdict.DEAD_LETTERED, key, handledBefore);
+          if (!reached.isEmpty()) {
+            deadLetter(tx, consumer, streamIndex, deadLetterKey, reached, error, most, now);
+          }
+          return new Counted(reached, deadLetterKey, nacked, handledBefore);
         });
   }
 

@@ -1,7 +1,6 @@
 package org.rhumbatron.router.run;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Collections;
 import java.util.EnumMap;
 import java.util.IdentityHashMap;
@@ -141,32 +140,30 @@ public final class SubscriptionRun {
           counted.handledBefore().size());
       counted.handledBefore().forEach(EventRecord::ack);
     }
-    List<EventRecord> open = new ArrayList<>(outcome.failed());
-    open.removeAll(counted.handledBefore());
-    if (open.isEmpty()) {
-      return false;
-    }
-    if (counted.verdict() == BatchFailures.Verdict.DEAD_LETTERED) {
+    boolean deadLettered = !counted.deadLettered().isEmpty();
+    if (deadLettered) {
       log.error(
-          "{} on {}: batch {} reached the failure limit and is dead-lettered: {}",
+          "{} on {}: {} records reached the failure limit and are dead-lettered as {}: {}",
           consumer,
           stream,
-          counted.batchKey(),
+          counted.deadLettered().size(),
+          counted.deadLetterKey(),
           outcome.error());
-      open.forEach(EventRecord::ack);
-      return true;
+      counted.deadLettered().forEach(EventRecord::ack);
     }
-    log.warn(
-        "{} on {}: {} of {} records failed, redelivery in {}: {}",
-        consumer,
-        stream,
-        open.size(),
-        batchSize,
-        nackDelay,
-        outcome.error());
-    open.forEach(r -> r.nak(nackDelay));
-    retryLater.accept(streamIndex);
-    return false;
+    if (!counted.nacked().isEmpty()) {
+      log.warn(
+          "{} on {}: {} of {} records failed, redelivery in {}: {}",
+          consumer,
+          stream,
+          counted.nacked().size(),
+          batchSize,
+          nackDelay,
+          outcome.error());
+      counted.nacked().forEach(r -> r.nak(nackDelay));
+      retryLater.accept(streamIndex);
+    }
+    return deadLettered;
   }
 
   private static String describe(RuntimeException e) {
