@@ -41,8 +41,8 @@ import org.rhumbatron.testkit.nats.NatsServer;
 class QueueOnNatsClusterTest {
   @RegisterExtension final DatabaseExtension db = DatabaseExtension.sqlite();
 
-  private static final int COMMANDS = 300;
-  private static final int KILL_AFTER = 100;
+  private static final int COMMANDS = 120;
+  private static final int KILL_AFTER = 40;
   private static NatsCluster cluster;
 
   @BeforeAll
