@@ -59,9 +59,17 @@ class NatsClusterReplicasTest {
   void connectToAnEmptyCluster() throws Exception {
     connection = JetStreamConnections.connect(cluster.url(), "replicas-test");
     jsm = connection.jetStreamManagement();
-    for (String stream : jsm.getStreamNames()) {
-      jsm.deleteStream(stream);
-    }
+    // The cluster answers slowly while a copy catches up after the failover test: try again.
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .ignoreExceptions()
+        .until(
+            () -> {
+              for (String stream : jsm.getStreamNames()) {
+                jsm.deleteStream(stream);
+              }
+              return jsm.getStreamNames().isEmpty();
+            });
   }
 
   @AfterEach
