@@ -133,11 +133,18 @@ class NatsClusterReplicasTest {
   }
 
   @Test
-  void driftCorrectionRaisesOneCopyToThreeAndKeepsTheMessages() throws Exception {
+  void driftCorrectionRaisesOneCopyToThreeAndKeepsTheMessagesAndConsumers() throws Exception {
     new JetStreamTopology(connection, Settings.defaults()).ensure();
     NatsObjectStoreBucket.open(connection, Bucket.EVIDENCE, clock, 1)
         .put("a/b", "kept".getBytes(StandardCharsets.UTF_8));
     connection.jetStream().publish("events.03", "before".getBytes(StandardCharsets.UTF_8));
+    // A durable consumer as core makes them (replicas unset: the stream's) follows the stream.
+    jsm.addOrUpdateConsumer(
+        "COMMANDS",
+        io.nats.client.api.ConsumerConfiguration.builder()
+            .durable("probe")
+            .filterSubject("cmd.release")
+            .build());
     for (String stream : coreStreams()) {
       assertThat(jsm.getStreamInfo(stream).getConfiguration().getReplicas())
           .as(stream)
@@ -165,6 +172,13 @@ class NatsClusterReplicasTest {
                       .containsExactlyInAnyOrderElementsOf(serverNames()));
     }
     assertThat(jsm.getStreamInfo("EVENTS_03").getStreamState().getMsgCount()).isEqualTo(1);
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .untilAsserted(
+            () ->
+                assertThat(jsm.getConsumerInfo("COMMANDS", "probe").getClusterInfo().getReplicas())
+                    .as("the consumer's copies besides its leader")
+                    .hasSize(2));
     assertThat(bucket.get("a/b"))
         .hasValueSatisfying(b -> assertThat(b).asString().isEqualTo("kept"));
   }
