@@ -24,9 +24,9 @@ import org.rhumbatron.testkit.nats.NatsServer;
 
 /**
  * The outbox on a three-server NATS cluster with {@code streams.replicas=3}: the server core's
- * connection uses is SIGKILLed under a steady load of state changes and stays down. The client
- * moves to a live server, publishing goes on, and every Event is on its stream once, in commit
- * order, read back from the two servers left.
+ * connection uses, which leads an event stream, is SIGKILLed under a steady load of state changes
+ * and stays down. The client moves to a live server, publishing goes on, and every Event is on its
+ * stream once, in commit order, read back from the two servers left.
  */
 class OutboxOnNatsClusterTest {
   private static NatsCluster cluster;
@@ -54,13 +54,15 @@ class OutboxOnNatsClusterTest {
       for (String p : projects) {
         assertThat(core.coordinator.root(p).createProject("tenant-1", p).join()).isTrue();
       }
+      // The victim serves core's connection and leads EVENTS_00: its death moves the client
+      // and makes that stream elect a leader among its other copies.
+      NatsServer victim = cluster.serving(core.connection);
+      cluster.makeLeader(core.connection, EventStreams.streamName(0), victim);
       Writer writer = new Writer(core.coordinator, projects);
-      NatsServer victim;
       try (writer) {
         writer.start();
         await().atMost(Duration.ofSeconds(20)).until(() -> countPublished(core.db) >= 200);
 
-        victim = cluster.serving(core.connection);
         victim.kill();
         int atKill = writer.committed.get();
         await().atMost(Duration.ofSeconds(20)).until(() -> writer.committed.get() >= atKill + 400);

@@ -1,6 +1,7 @@
 package org.rhumbatron.testkit.nats;
 
 import io.nats.client.Connection;
+import io.nats.client.JetStreamApiException;
 import io.nats.client.Nats;
 import io.nats.client.Options;
 import java.io.IOException;
@@ -171,6 +172,42 @@ public final class NatsCluster implements AutoCloseable {
             .reconnectWait(Duration.ofMillis(50))
             .connectionTimeout(Duration.ofSeconds(5))
             .build());
+  }
+
+  /**
+   * Makes {@code server} the leader of {@code stream}: asks the leader to step down until an
+   * election (which picks among the stream's current copies) lands on {@code server}. A test that
+   * kills {@code server} then kills that stream's leader for sure.
+   */
+  public void makeLeader(Connection connection, String stream, NatsServer server) {
+    long deadline = System.nanoTime() + READY_TIMEOUT.toNanos();
+    String leader = "";
+    while (System.nanoTime() < deadline) {
+      try {
+        leader =
+            connection.jetStreamManagement().getStreamInfo(stream).getClusterInfo().getLeader();
+        if (server.name().equals(leader)) {
+          return;
+        }
+        connection.request(
+            "$JS.API.STREAM.LEADER.STEPDOWN." + stream, new byte[0], Duration.ofSeconds(5));
+      } catch (IOException | JetStreamApiException e) {
+        // no leader between two elections: ask again
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("interrupted while moving the leader of " + stream, e);
+      }
+      pause();
+    }
+    throw new IllegalStateException(
+        server.name()
+            + " did not become the leader of "
+            + stream
+            + " within "
+            + READY_TIMEOUT
+            + " (last leader "
+            + leader
+            + "): does it hold a copy?");
   }
 
   /**
