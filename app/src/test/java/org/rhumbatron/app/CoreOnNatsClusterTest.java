@@ -1,6 +1,7 @@
 package org.rhumbatron.app;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.nats.client.JetStreamManagement;
 import java.nio.file.Path;
@@ -13,9 +14,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.rhumbatron.platform.bucket.Bucket;
 import org.rhumbatron.platform.config.Settings;
+import org.rhumbatron.platform.config.SettingsException;
 import org.rhumbatron.protocol.EventStreams;
 import org.rhumbatron.protocol.Queue;
 import org.rhumbatron.testkit.nats.NatsCluster;
+import org.rhumbatron.testkit.nats.NatsServer;
 
 /**
  * Core started against a three-server NATS cluster named by the setting {@code nats.url} (as {@code
@@ -71,5 +74,21 @@ class CoreOnNatsClusterTest {
     assertThat(CoreOptions.natsUrl("nats://127.0.0.1:4999", settings))
         .isEqualTo("nats://127.0.0.1:4999");
     assertThat(CoreOptions.natsUrl(null, Settings.defaults())).isNull();
+  }
+
+  @Test
+  void coreWaitingForNatsStillStopsAtACountTheServerCannotHold() throws Exception {
+    Settings settings = Settings.defaults().with(Settings.STREAM_REPLICAS, 3);
+    try (NatsServer single = NatsServer.start()) {
+      assertThat(settings.get(Settings.NATS_WAIT_AT_START)).isTrue();
+      assertThatThrownBy(
+              () ->
+                  CoreService.start(
+                      new CoreConfig(
+                          single.url(), data, data.resolve("core.db").toString(), 0, settings)))
+          .isInstanceOf(SettingsException.class)
+          .hasMessageStartingWith("setting streams.replicas: 3 copies asked")
+          .hasMessageContaining(single.url());
+    }
   }
 }
