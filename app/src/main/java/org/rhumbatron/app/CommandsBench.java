@@ -98,7 +98,7 @@ final class CommandsBench {
     Settings settings = Settings.defaults();
     try (Connection nats = JetStreamConnections.connect(natsUrl, "rhumbatron-bench")) {
       JetStreamManagement jsm = nats.jetStreamManagement();
-      new JetStreamTopology(jsm, settings).ensure();
+      new JetStreamTopology(nats, settings).ensure();
       refuseBusyServer(jsm);
       Commands commands = new Commands(new JetStreamCommandTransport(nats), codec);
       QueueRuntime runtime =

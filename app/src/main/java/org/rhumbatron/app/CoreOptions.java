@@ -9,7 +9,9 @@ import picocli.CommandLine.Option;
 final class CoreOptions {
   @Option(
       names = "--nats",
-      description = "NATS URL(s), comma separated. Without it a private nats-server is started.")
+      description =
+          "NATS URL, or a cluster's URLs comma separated (setting nats.url). Without either a"
+              + " private nats-server is started.")
   String nats;
 
   @Option(
@@ -40,7 +42,16 @@ final class CoreOptions {
 
   CoreConfig toConfig() {
     Settings settings = Settings.load(config, System.getenv());
-    return new CoreConfig(nats, data, db, http, settings);
+    return new CoreConfig(natsUrl(nats, settings), data, db, http, settings);
+  }
+
+  /** {@code --nats} when given, else the setting {@code nats.url}, else none (a private server). */
+  static String natsUrl(String option, Settings settings) {
+    if (option != null) {
+      return option;
+    }
+    String setting = settings.get(Settings.NATS_URL);
+    return setting.isEmpty() ? null : setting;
   }
 
   /** For tests that build a config without a command line. */

@@ -13,6 +13,7 @@ import org.rhumbatron.coordinator.Coordinator;
 import org.rhumbatron.coordinator.outbox.StreamNudges;
 import org.rhumbatron.lifecycle.Lifecycle;
 import org.rhumbatron.platform.config.Settings;
+import org.rhumbatron.platform.config.SettingsException;
 import org.rhumbatron.platform.db.Database;
 import org.rhumbatron.platform.db.DatabaseOptions;
 import org.rhumbatron.platform.jetstream.JetStreamConnections;
@@ -179,6 +180,8 @@ final class CoreService implements AutoCloseable {
       if (nats != null && mayWait) {
         try {
           waiting = natsSide.start(nats);
+        } catch (SettingsException e) {
+          throw e; // a setting the server cannot honour (streams.replicas): waiting does not help
         } catch (IOException | RuntimeException e) {
           // NATS answered, then timed out half way (a stalled link): wait as if it had not.
           startFailed = e;

@@ -115,7 +115,7 @@ final class LifecycleBench {
       if (!ownServer) {
         refuseBusyServer(jsm); // before the bench changes anything on the server or in --db
       }
-      new JetStreamTopology(jsm, settings).ensure();
+      new JetStreamTopology(nats, settings).ensure();
       clear(jsm);
       try {
         return measure(settings);

@@ -104,7 +104,7 @@ final class NatsSide {
     nats = connection;
     Settings settings = config.settings();
     if (!topologyEnsured) {
-      new JetStreamTopology(nats.jetStreamManagement(), settings).ensure();
+      new JetStreamTopology(nats, settings).ensure();
       topologyEnsured = true;
     }
     if (!recovered) {
@@ -173,7 +173,14 @@ final class NatsSide {
   private EventRouter startRouter(Settings settings) throws IOException {
     EnvelopeCodec codec = new EnvelopeCodec();
     Bucket bucket =
-        settings.get(Settings.BUCKET_STORE).open(Bucket.EVIDENCE, config.dataDir(), nats, clock);
+        settings
+            .get(Settings.BUCKET_STORE)
+            .open(
+                Bucket.EVIDENCE,
+                config.dataDir(),
+                nats,
+                clock,
+                settings.get(Settings.STREAM_REPLICAS));
     EventRouter r =
         EventRouter.wire(
             new EventLogClient(nats, codec, settings),

@@ -187,7 +187,7 @@ final class OutboxBench {
     Settings settings = Settings.defaults();
     try (Connection nats = JetStreamConnections.connect(natsUrl, "rhumbatron-bench");
         Database db = Database.open(dbUrl)) {
-      new JetStreamTopology(nats.jetStreamManagement(), settings).ensure();
+      new JetStreamTopology(nats, settings).ensure();
       TimedTransport transport =
           new TimedTransport(inProcessAcks ? new InProcessAcks() : JetStreamEventLog.bind(nats));
       int payloadBytes = new EnvelopeCodec().encodeEvent(event("p-bench-0", 0)).length;

@@ -99,7 +99,7 @@ final class RouterBench {
       if (!purgeAllowed) {
         refuseKeptEvents(jsm); // before the bench changes anything on the server or in --db
       }
-      new JetStreamTopology(jsm, settings).ensure();
+      new JetStreamTopology(nats, settings).ensure();
       clearEventStreams(jsm);
       try (Database db = Database.open(dbUrl)) {
         return measure(nats, db, settings);

@@ -127,7 +127,7 @@ final class WebhookBench {
       if (!ownServer) {
         LifecycleBench.refuseBusyServer(jsm);
       }
-      new JetStreamTopology(jsm, settings).ensure();
+      new JetStreamTopology(nats, settings).ensure();
       LifecycleBench.clear(jsm);
       try (CoreService service =
           CoreService.start(new CoreConfig(natsUrl, dataDir, dbUrl, 0, settings))) {

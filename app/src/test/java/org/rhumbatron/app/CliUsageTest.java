@@ -109,6 +109,50 @@ class CliUsageTest {
   }
 
   @Test
+  void aBadEntryOfANatsListIsNamed() {
+    Run r =
+        cli(
+            "core",
+            "--nats",
+            "nats://127.0.0.1:4999, nats:/127.0.0.1:5000",
+            "--data",
+            dir.toString(),
+            "--http",
+            "0");
+    assertThat(r.code()).isEqualTo(2);
+    assertThat(r.err().lines()).hasSize(1);
+    assertThat(r.err())
+        .startsWith("rhumbatron: --nats 'nats:/127.0.0.1:5000': not a NATS URL")
+        .doesNotContain("Exception");
+    Run empty =
+        cli("core", "--nats", "nats://127.0.0.1:4999,", "--data", dir.toString(), "--http", "0");
+    assertThat(empty.code()).isEqualTo(2);
+    assertThat(empty.err())
+        .startsWith("rhumbatron: --nats entry 2 of 'nats://127.0.0.1:4999,' is empty");
+  }
+
+  @Test
+  void moreThanOneCopyOnTheServerWithoutAClusterStopsStartInOneLine() throws Exception {
+    Path config = dir.resolve("core.properties");
+    java.nio.file.Files.writeString(config, "streams.replicas=3\n");
+    Run r =
+        cli(
+            "core",
+            "--config",
+            config.toString(),
+            "--data",
+            dir.resolve("data").toString(),
+            "--http",
+            "0");
+    assertThat(r.code()).isEqualTo(2);
+    assertThat(r.err().lines()).hasSize(1);
+    assertThat(r.err())
+        .startsWith("rhumbatron: setting streams.replicas: 3 copies asked, but nats-server")
+        .contains("runs without a cluster")
+        .doesNotContain("Exception");
+  }
+
+  @Test
   void aMissingTasksFileIsOneLineNamingTheOption() {
     Run missing =
         cli(

@@ -13,12 +13,12 @@ public enum BucketStore {
 
   /**
    * Opens the bucket {@code name} in this store. {@code dataDir} is read by {@link #DIRECTORY},
-   * {@code connection} by {@link #NATS}.
+   * {@code connection} and {@code replicas} (copies on a NATS cluster) by {@link #NATS}.
    */
-  public Bucket open(String name, Path dataDir, Connection connection, Clock clock) {
+  public Bucket open(String name, Path dataDir, Connection connection, Clock clock, int replicas) {
     return switch (this) {
       case DIRECTORY -> DirectoryBucket.open(dataDir, name, clock);
-      case NATS -> NatsObjectStoreBucket.open(connection, name, clock);
+      case NATS -> NatsObjectStoreBucket.open(connection, name, clock, replicas);
     };
   }
 }

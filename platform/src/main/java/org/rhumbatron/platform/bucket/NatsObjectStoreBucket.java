@@ -7,6 +7,7 @@ import io.nats.client.ObjectStoreManagement;
 import io.nats.client.api.ObjectInfo;
 import io.nats.client.api.ObjectMeta;
 import io.nats.client.api.ObjectStoreConfiguration;
+import io.nats.client.api.ObjectStoreStatus;
 import io.nats.client.api.StorageType;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
@@ -19,6 +20,8 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.rhumbatron.platform.jetstream.JetStreamTopology;
+import org.rhumbatron.platform.jetstream.TopologyException;
 
 /**
  * The bucket as a NATS JetStream object store of the same name (file storage), for core against a
@@ -41,24 +44,53 @@ public final class NatsObjectStoreBucket implements Bucket {
     this.clock = clock;
   }
 
+  /** {@link #open(Connection, String, Clock, int)} with one replica. */
+  public static NatsObjectStoreBucket open(Connection connection, String name, Clock clock) {
+    return open(connection, name, clock, 1);
+  }
+
   /**
-   * Binds the object store {@code name}, creating it (file storage) when the server has none.
+   * Binds the object store {@code name}, creating it (file storage, {@code replicas} copies on a
+   * NATS cluster) when the server has none, and giving an existing one {@code replicas} copies when
+   * it has another count.
    *
    * @throws BucketException naming the bucket when the server refuses
    */
-  public static NatsObjectStoreBucket open(Connection connection, String name, Clock clock) {
+  public static NatsObjectStoreBucket open(
+      Connection connection, String name, Clock clock, int replicas) {
     BucketKeys.checkBucketName(name);
     try {
       ObjectStoreManagement management = connection.objectStoreManagement();
       if (!management.getBucketNames().contains(name)) {
-        management.create(
-            ObjectStoreConfiguration.builder(name).storageType(StorageType.File).build());
+        ObjectStoreStatus made =
+            management.create(
+                ObjectStoreConfiguration.builder(name)
+                    .storageType(StorageType.File)
+                    .replicas(replicas)
+                    .build());
+        if (made.getReplicas() != replicas) {
+          throw new BucketException(
+              "object store bucket "
+                  + name
+                  + " was made with "
+                  + made.getReplicas()
+                  + " replicas instead of "
+                  + replicas
+                  + " (streams.replicas): nats-server runs without a cluster or with fewer"
+                  + " servers");
+        }
+      } else {
+        JetStreamTopology.ensureReplicas(
+            connection.jetStreamManagement(), STREAM_PREFIX + name, replicas);
       }
       return new NatsObjectStoreBucket(name, connection.objectStore(name), clock);
-    } catch (IOException | JetStreamApiException e) {
+    } catch (IOException | JetStreamApiException | TopologyException e) {
       throw new BucketException("cannot open object store bucket " + name + ": " + e, e);
     }
   }
+
+  /** The stream under an object store bucket (jnats and nats-server name it so). */
+  static final String STREAM_PREFIX = "OBJ_";
 
   @Override
   public String name() {

@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.Locale;
 import java.util.function.Function;
 import java.util.function.Predicate;
+import org.rhumbatron.platform.jetstream.NatsUrls;
 
 /**
  * One named setting: its key (as written in a settings file), its default from the seed, how it
@@ -42,6 +43,8 @@ public record Setting<T>(
     T value;
     try {
       value = parser.apply(raw.trim());
+    } catch (SettingsException e) {
+      throw e; // a parser that names the bad part itself
     } catch (RuntimeException e) {
       throw new SettingsException(key, "cannot parse " + shown(raw) + ": " + rule);
     }
@@ -174,6 +177,26 @@ public record Setting<T>(
     Setting<String> url = httpUrl(key, "");
     return new Setting<>(
         key, "", url.parser(), v -> true, "an http or https URL like http://127.0.0.1:9000/wake");
+  }
+
+  /**
+   * NATS server URLs, comma separated (a cluster's); empty by default: none given. An error names
+   * the bad entry; the settings dump hides the value.
+   */
+  static Setting<String> natsUrls(String key) {
+    return new Setting<>(
+        key,
+        "",
+        raw -> {
+          try {
+            return String.join(",", NatsUrls.parse(raw));
+          } catch (IllegalArgumentException e) {
+            throw new SettingsException(key, e.getMessage());
+          }
+        },
+        v -> true,
+        "NATS URLs like nats://10.0.0.1:4222,nats://10.0.0.2:4222",
+        false); // a URL may carry a user's password: not in the settings dump
   }
 
   /** The forms {@link #parseDuration} accepts, as its errors name them. */

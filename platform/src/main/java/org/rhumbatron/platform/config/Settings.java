@@ -5,6 +5,7 @@ import static org.rhumbatron.platform.config.Setting.duration;
 import static org.rhumbatron.platform.config.Setting.environmentVariableName;
 import static org.rhumbatron.platform.config.Setting.httpUrl;
 import static org.rhumbatron.platform.config.Setting.intRange;
+import static org.rhumbatron.platform.config.Setting.natsUrls;
 import static org.rhumbatron.platform.config.Setting.nonNegativeDuration;
 import static org.rhumbatron.platform.config.Setting.oneOf;
 import static org.rhumbatron.platform.config.Setting.optionalHttpUrl;
@@ -37,6 +38,10 @@ import org.rhumbatron.protocol.Queue;
  */
 public final class Settings {
 
+  // Where core finds NATS when --nats is not given: a server's URL or a cluster's URLs, comma
+  // separated. Empty (the default): core starts a private nats-server.
+  public static final Setting<String> NATS_URL = register(natsUrls("nats.url"));
+
   // Not a seed number: whether core started with --nats waits for a server that does not answer
   // yet (the outbox keeps what commits meanwhile) or exits at once, as scripts may prefer.
   public static final Setting<Boolean> NATS_WAIT_AT_START =
@@ -47,6 +52,11 @@ public final class Settings {
       register(duration("events.max-age", Duration.ofDays(7)));
   public static final Setting<Duration> DUPLICATE_WINDOW =
       register(duration("streams.duplicate-window", Duration.ofHours(2)));
+  // Not a seed number: how many servers of a NATS cluster hold a copy of each event stream,
+  // COMMANDS and each bucket core makes (DESIGN.md section 9); 3 on a three-server cluster, so
+  // one server's death loses nothing. nats-server allows at most 5.
+  public static final Setting<Integer> STREAM_REPLICAS =
+      register(intRange("streams.replicas", 1, 1, 5));
   // Queues: "A message stays in the stream for at most 14 days."
   public static final Setting<Duration> COMMAND_STREAM_MAX_AGE =
       register(duration("commands.max-age", Duration.ofDays(14)));

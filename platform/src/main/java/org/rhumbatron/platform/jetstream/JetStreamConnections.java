@@ -27,8 +27,9 @@ public final class JetStreamConnections {
   private JetStreamConnections() {}
 
   /**
-   * Connects to {@code url} (one URL, or several separated by commas). The first connect fails fast
-   * when no server answers, so a wrong {@code --nats} is a clear error at start.
+   * Connects to {@code url} (one URL, or the URLs of a cluster separated by commas: the client
+   * takes any and fails over to the others). The first connect fails fast when no server answers,
+   * so a wrong {@code --nats} is a clear error at start.
    */
   public static Connection connect(String url, String name)
       throws IOException, InterruptedException {
@@ -87,7 +88,7 @@ public final class JetStreamConnections {
   public static Options.Builder options(String url, String name) {
     Slf4jNatsListener listener = new Slf4jNatsListener(name);
     return new Options.Builder()
-        .servers(url.split(","))
+        .servers(NatsUrls.parse(url).toArray(String[]::new))
         .connectionName(name)
         .maxReconnects(-1)
         .reconnectWait(DEFAULT_RECONNECT_WAIT)

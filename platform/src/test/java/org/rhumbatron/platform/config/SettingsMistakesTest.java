@@ -88,4 +88,42 @@ class SettingsMistakesTest {
     assertThat(Setting.parseDuration("3m")).isEqualTo(Duration.ofMinutes(3));
     assertThat(Setting.parseDuration("PT2S")).isEqualTo(Duration.ofSeconds(2));
   }
+
+  @Test
+  void streamReplicasOutside1To5IsRefused() {
+    for (String bad : new String[] {"0", "6", "-1", "three"}) {
+      assertThatThrownBy(() -> Settings.load(null, Map.of("RHUMBATRON_STREAMS_REPLICAS", bad)))
+          .as(bad)
+          .isInstanceOf(SettingsException.class)
+          .hasMessageStartingWith("setting streams.replicas: ")
+          .hasMessageContaining("'" + bad + "'")
+          .hasMessageContaining("1..5");
+    }
+    assertThat(Settings.defaults().get(Settings.STREAM_REPLICAS)).isEqualTo(1);
+    assertThat(
+            Settings.load(null, Map.of("RHUMBATRON_STREAMS_REPLICAS", "3"))
+                .get(Settings.STREAM_REPLICAS))
+        .isEqualTo(3);
+  }
+
+  @Test
+  void aNatsUrlListNamesItsBadEntry() {
+    assertThatThrownBy(
+            () ->
+                Settings.load(
+                    null,
+                    Map.of("RHUMBATRON_NATS_URL", "nats://10.0.0.1:4222,nats:/10.0.0.2:4222")))
+        .isInstanceOf(SettingsException.class)
+        .hasMessageStartingWith("setting nats.url: 'nats:/10.0.0.2:4222': not a NATS URL");
+    assertThatThrownBy(
+            () -> Settings.load(null, Map.of("RHUMBATRON_NATS_URL", "nats://10.0.0.1:4222,,")))
+        .isInstanceOf(SettingsException.class)
+        .hasMessageStartingWith("setting nats.url: entry 2 of 'nats://10.0.0.1:4222,,' is empty");
+    assertThat(
+            Settings.load(
+                    null, Map.of("RHUMBATRON_NATS_URL", " nats://10.0.0.1:4222 , 10.0.0.2:4222"))
+                .get(Settings.NATS_URL))
+        .isEqualTo("nats://10.0.0.1:4222,10.0.0.2:4222");
+    assertThat(Settings.defaults().get(Settings.NATS_URL)).isEmpty();
+  }
 }

@@ -47,20 +47,48 @@ public final class NatsServer implements AutoCloseable {
   private final Path workDir;
   private final Path storeDir;
   private final Path logFile;
+  // Cluster flags (routes, cluster name) of a server that is one of a NatsCluster; else empty.
+  private final List<String> clusterArgs;
+  private String serverName;
   private int port;
   private int monitorPort;
   private volatile Process process;
   private boolean closed;
 
-  private NatsServer(Path binary, Path workDir) {
+  private NatsServer(Path binary, Path workDir, List<String> clusterArgs) {
     this.binary = binary;
     this.workDir = workDir;
     this.storeDir = workDir.resolve("store");
     this.logFile = workDir.resolve("nats-server.log");
+    this.clusterArgs = List.copyOf(clusterArgs);
   }
 
   /** Starts a server in a new temporary directory and waits until it accepts connections. */
   public static NatsServer start() {
+    NatsServer server = create(List.of());
+    try {
+      server.startOnFreePort();
+    } catch (RuntimeException e) {
+      server.close();
+      throw e;
+    }
+    return server;
+  }
+
+  /**
+   * A server of a {@link NatsCluster} on the given ports, with {@code clusterArgs} added to its
+   * command line; not started yet ({@link #launchAndAwaitReady}).
+   */
+  static NatsServer clusterMember(
+      String serverName, int port, int monitorPort, List<String> clusterArgs) {
+    NatsServer server = create(clusterArgs);
+    server.serverName = serverName;
+    server.port = port;
+    server.monitorPort = monitorPort;
+    return server;
+  }
+
+  private static NatsServer create(List<String> clusterArgs) {
     Path binary = findBinary();
     Path workDir;
     try {
@@ -68,14 +96,8 @@ public final class NatsServer implements AutoCloseable {
     } catch (IOException e) {
       throw new UncheckedIOException("cannot create a temporary directory for nats-server", e);
     }
-    NatsServer server = new NatsServer(binary, workDir);
+    NatsServer server = new NatsServer(binary, workDir, clusterArgs);
     Cleanup.register(server);
-    try {
-      server.startOnFreePort();
-    } catch (RuntimeException e) {
-      server.close();
-      throw e;
-    }
     return server;
   }
 
@@ -132,6 +154,11 @@ public final class NatsServer implements AutoCloseable {
 
   public int port() {
     return port;
+  }
+
+  /** The server's name ({@code -n}), as JetStream names a stream's leader and replicas. */
+  public String name() {
+    return serverName != null ? serverName : "testkit-" + port;
   }
 
   /**
@@ -277,24 +304,46 @@ public final class NatsServer implements AutoCloseable {
       do {
         monitorPort = freePort();
       } while (monitorPort == port);
-      launch();
       try {
-        awaitReady();
+        launchAndAwaitReady();
         return;
-      } catch (IllegalStateException e) {
-        // Another process may take the port between freePort() and the server's bind.
-        boolean portTaken =
-            process != null && !process.isAlive() && logMentions("address already in use");
-        kill();
-        if (!portTaken || attempt == START_ATTEMPTS) {
+      } catch (PortTakenException e) {
+        if (attempt == START_ATTEMPTS) {
           throw e;
         }
       }
     }
   }
 
+  /**
+   * Starts the process on the chosen ports and waits until it accepts connections.
+   *
+   * @throws PortTakenException when another process took one of its ports since it was chosen
+   */
+  synchronized void launchAndAwaitReady() {
+    requireOpen();
+    launch();
+    try {
+      awaitReady();
+    } catch (IllegalStateException e) {
+      // Another process may take a port between freePort() and the server's bind.
+      boolean portTaken =
+          process != null && !process.isAlive() && logMentions("address already in use");
+      kill();
+      throw portTaken ? new PortTakenException(e) : e;
+    }
+  }
+
+  /** A port chosen free was taken by another process before the server could bind it. */
+  static final class PortTakenException extends IllegalStateException {
+    PortTakenException(IllegalStateException cause) {
+      super(cause.getMessage(), cause);
+    }
+  }
+
   private void launch() {
-    List<String> command =
+    List<String> command = new ArrayList<>();
+    command.addAll(
         List.of(
             binary.toString(),
             "-js",
@@ -307,7 +356,8 @@ public final class NatsServer implements AutoCloseable {
             "-sd",
             storeDir.toString(),
             "-n",
-            "testkit-" + port);
+            name()));
+    command.addAll(clusterArgs);
     try {
       Files.writeString(
           logFile,
@@ -432,7 +482,7 @@ public final class NatsServer implements AutoCloseable {
 
   @Override
   public String toString() {
-    return "NatsServer[" + url() + ", store " + storeDir + "]";
+    return "NatsServer[" + name() + ", " + url() + ", store " + storeDir + "]";
   }
 
   /** Last resort: kill and delete what tests left behind when the JVM exits. */
