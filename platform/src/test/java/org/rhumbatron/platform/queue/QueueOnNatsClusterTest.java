@@ -141,10 +141,16 @@ class QueueOnNatsClusterTest {
       assertThat(stream(connection).getLastSequence())
           .as("messages COMMANDS stored; sends retried over the failover: %s", sendFailures)
           .isEqualTo(COMMANDS);
-      assertThat(handled.entrySet())
-          .as("commands handled more than once")
-          .filteredOn(e -> e.getValue().get() != 1)
-          .isEmpty();
+      // Delivery is at least once: an ack the killed server took with it brings its message back
+      // after the ack wait (handlers are idempotent). Only messages in flight at the kill, at most
+      // batch x concurrency, may come twice; nothing may come a third time.
+      assertThat(handled.values())
+          .as("commands handled more than twice")
+          .noneMatch(n -> n.get() > 2);
+      assertThat(handled.values())
+          .as("commands handled twice: at most the batch x concurrency in flight at the kill")
+          .filteredOn(n -> n.get() == 2)
+          .hasSizeLessThanOrEqualTo(config.batchSize() * config.concurrency());
     }
   }
 
