@@ -302,7 +302,8 @@ public final class EventRouter implements StreamNudges, AutoCloseable {
 
   /**
    * Samples every stream's consumers each {@code router.catch-up-check-every} and queues catch-up
-   * turns for the streams whose archiver or analytics is behind.
+   * turns for the streams whose archiver or analytics is behind, and a nudge for those whose
+   * projector or causal router left an Event unread.
    */
   public void startCatchUp() {
     long every = settings.get(Settings.ROUTER_CATCH_UP_CHECK_EVERY).toMillis();
@@ -325,6 +326,9 @@ public final class EventRouter implements StreamNudges, AutoCloseable {
       try {
         if (lags.record(stream, parts.backlogs().apply(stream))) {
           catchUp(stream);
+        }
+        if (lags.nudgedBehind(stream)) {
+          nudge(stream);
         }
       } catch (RuntimeException e) {
         // NATS away: the next sample tries again; the metric keeps its last value meanwhile.

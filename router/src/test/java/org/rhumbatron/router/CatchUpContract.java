@@ -291,6 +291,43 @@ abstract class CatchUpContract {
                         == 0);
   }
 
+  /**
+   * A projector delivery whose ack was lost (a connection cut): without a publish the stream gets
+   * no nudge and its sweep comes up to 8 minutes later. The sampler sees the projector's unread
+   * Event and nudges the stream, so it is read again once the ack wait has passed.
+   */
+  @Test
+  void aDeliveryWhoseAckWasLostIsReadAgainWithoutAPublishOrASweep() throws Exception {
+    fixture(
+        Map.of("router.catch-up-check-every", "100ms", "router.ack-wait", "1s"),
+        archiver -> archiver);
+    int stream = 2;
+    String project = RouterEvents.projectsOnStream(stream, 1, "p-lost-ack").get(0);
+    List<Event> events = RouterEvents.changeWithTasks(project, "c-lost-ack", 2);
+    f.publish(events);
+    // Delivered to the projector and never acked, as when the ack went down with the connection.
+    List<EventRecord> delivered =
+        f.eventLog.fetch(stream, Subscription.PROJECT_VIEW_PROJECTOR, events.size());
+    assertThat(delivered).hasSize(events.size());
+    Instant written =
+        f.connection
+            .jetStreamManagement()
+            .getMessage(EventStreams.streamName(stream), 1)
+            .getTime()
+            .toInstant();
+    f.clock.set(written.plusSeconds(31));
+    f.router.startCatchUp();
+
+    await()
+        .atMost(BOUND)
+        .until(
+            () ->
+                f.count(
+                        "SELECT COUNT(*) FROM processed_events WHERE consumer = ?",
+                        Subscription.PROJECT_VIEW_PROJECTOR.durableName())
+                    == events.size());
+  }
+
   private static Event intent(String project, String changeId) {
     com.fasterxml.jackson.databind.node.ObjectNode payload =
         com.fasterxml.jackson.databind.node.JsonNodeFactory.instance.objectNode();

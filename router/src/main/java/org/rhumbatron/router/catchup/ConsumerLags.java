@@ -4,6 +4,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.EnumMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
 import org.rhumbatron.platform.config.Settings;
@@ -67,6 +68,28 @@ public final class ConsumerLags {
       if (b != null
           && b.unread() > 0
           && (b.unread() >= fullBatch || !age(b, now).minus(catchUpAfter).isNegative())) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * Whether a nudged consumer (projector, causal router) of the stream's last sample has an Event
+   * unread for {@code router.catch-up-after}: nudges read within milliseconds, so such an Event
+   * waits for a delivery nothing asks for (an ack lost with a connection comes back after the ack
+   * wait, and without a publish the next fetch is the stream's sweep, up to 8 minutes on).
+   */
+  public boolean nudgedBehind(int streamIndex) {
+    Map<Subscription, Backlog> sample = samples[streamIndex].get();
+    if (sample == null) {
+      return false;
+    }
+    Instant now = clock.instant();
+    for (Map.Entry<Subscription, Backlog> e : sample.entrySet()) {
+      if (!List.of(CAUGHT_UP).contains(e.getKey())
+          && e.getValue().unread() > 0
+          && !age(e.getValue(), now).minus(catchUpAfter).isNegative()) {
         return true;
       }
     }
