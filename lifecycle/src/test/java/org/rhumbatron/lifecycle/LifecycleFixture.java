@@ -39,10 +39,20 @@ public final class LifecycleFixture implements AutoCloseable {
 
   public LifecycleFixture(String natsUrl, String databaseUrl, Map<String, String> overrides)
       throws Exception {
+    this(natsUrl, databaseUrl, overrides, DatabaseOptions.builder());
+  }
+
+  /** A lifecycle whose database opens with {@code options} (its clock is the fixture's). */
+  public LifecycleFixture(
+      String natsUrl,
+      String databaseUrl,
+      Map<String, String> overrides,
+      DatabaseOptions.Builder options)
+      throws Exception {
     settings = Settings.defaults().with(overrides);
     connection = JetStreamConnections.connect(natsUrl, "lifecycle-test");
     new JetStreamTopology(connection.jetStreamManagement(), settings).ensure();
-    database = Database.open(databaseUrl, DatabaseOptions.builder().clock(clock).build());
+    database = Database.open(databaseUrl, options.clock(clock).build());
     coordinator =
         new Coordinator(
             database,

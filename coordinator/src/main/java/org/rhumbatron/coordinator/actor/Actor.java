@@ -1,5 +1,6 @@
 package org.rhumbatron.coordinator.actor;
 
+import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.Optional;
@@ -15,13 +16,20 @@ import org.rhumbatron.platform.db.TxWork;
 /**
  * An actor: an address, a serial lane (one transaction at a time), its rows in the database, and
  * one persisted alarm. Subclasses keep no state that the database does not also hold, so the
- * runtime can unload an idle actor and load it again on demand.
+ * runtime can unload an idle actor and load it again on demand, and another core on the same
+ * database can run the actor's next transaction.
+ *
+ * <p>The lane orders the actor's transactions inside this process; each transaction also starts
+ * with the actor's lock ({@link #serialize}), which orders them across the cores that share a
+ * PostgreSQL database.
  */
 public abstract class Actor {
   private final ActorContext context;
+  private final long lockKey;
 
   protected Actor(ActorContext context) {
     this.context = context;
+    this.lockKey = context.address().lockKey();
   }
 
   public final ActorAddress address() {
@@ -46,7 +54,23 @@ public abstract class Actor {
    * Database#inTransactionAsync}); the future completes after the commit.
    */
   protected final <T> CompletableFuture<T> transact(TxWork<T> work) {
-    return onLaneAsync(() -> database().inTransactionAsync(work));
+    return onLaneAsync(
+        () ->
+            database()
+                .inTransactionAsync(
+                    tx -> {
+                      serialize(tx);
+                      return work.run(tx);
+                    }));
+  }
+
+  /**
+   * Takes this actor's lock for the rest of {@code tx} ({@link Tx#lockUntilEnd}): a transaction of
+   * this actor on another core that shares the database runs before or after it, never beside it.
+   * Call it first in every transaction that reads or writes the actor's rows.
+   */
+  protected final void serialize(Tx tx) throws SQLException {
+    tx.lockUntilEnd(lockKey);
   }
 
   /**
@@ -98,7 +122,7 @@ public abstract class Actor {
   protected void onAlarm() {}
 
   /** When this actor next has work for its alarm, or empty when it has none. Runs on the lane. */
-  protected Optional<Instant> nextDueWork(Tx tx) throws java.sql.SQLException {
+  protected Optional<Instant> nextDueWork(Tx tx) throws SQLException {
     return Optional.empty();
   }
 }

@@ -31,12 +31,20 @@ public final class ActorAlarms {
         clock.millis());
   }
 
-  /** Sets the alarm to {@code due} unless one is already set at or before it. */
+  /**
+   * Sets the alarm to {@code due} unless one is already set at or before it; one statement, so it
+   * needs no earlier read of the row.
+   */
   public void setIfEarlier(Tx tx, ActorAddress address, Instant due) throws SQLException {
-    Optional<Instant> current = dueAt(tx, address);
-    if (current.isEmpty() || current.get().isAfter(due)) {
-      set(tx, address, due);
-    }
+    tx.update(
+        "INSERT INTO actor_alarms (actor_class, actor_id, due_at_ms, updated_at_ms)"
+            + " VALUES (?, ?, ?, ?) ON CONFLICT (actor_class, actor_id)"
+            + " DO UPDATE SET due_at_ms = excluded.due_at_ms, updated_at_ms = excluded.updated_at_ms"
+            + " WHERE actor_alarms.due_at_ms IS NULL OR actor_alarms.due_at_ms > excluded.due_at_ms",
+        address.actorClass(),
+        address.actorId(),
+        due.toEpochMilli(),
+        clock.millis());
   }
 
   /** Deletes the alarm (keeps the row and its fire count). */

@@ -115,7 +115,12 @@ public final class ActorRuntime implements AutoCloseable {
     Actor actor = load(address).actor();
     return actor.onLane(
         () -> {
-          AlarmGuard.Decision decision = database.inTransaction(tx -> guard.admit(tx, address));
+          AlarmGuard.Decision decision =
+              database.inTransaction(
+                  tx -> {
+                    actor.serialize(tx);
+                    return guard.admit(tx, address);
+                  });
           if (decision != AlarmGuard.Decision.FIRE) {
             return false;
           }
@@ -127,6 +132,7 @@ public final class ActorRuntime implements AutoCloseable {
           }
           database.inTransaction(
               tx -> {
+                actor.serialize(tx);
                 Optional<Instant> next = actor.nextDueWork(tx);
                 if (next.isPresent()) {
                   alarms.setIfEarlier(tx, address, next.get());

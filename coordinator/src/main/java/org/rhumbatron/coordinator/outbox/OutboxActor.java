@@ -89,8 +89,12 @@ public abstract class OutboxActor extends Actor {
     private final Instant backstop =
         clock().instant().plus(context().settings().get(Settings.OUTBOX_ALARM_BACKSTOP));
     // Read on the lane before the work is queued: the alarm is armed in the same transaction when
-    // the last backstop has passed.
-    private final boolean arm = armedUntil == null || !armedUntil.isAfter(clock().instant());
+    // the last backstop has passed. Where other cores share the database, one of them may have
+    // fired and cleared the alarm since, so each transaction with Events sets it if later.
+    private final boolean arm =
+        !database().dialect().oneWriterProcess()
+            || armedUntil == null
+            || !armedUntil.isAfter(clock().instant());
     private boolean appended;
 
     OutboxTx(EventWork<T> work) {
@@ -98,6 +102,7 @@ public abstract class OutboxActor extends Actor {
     }
 
     T run(Tx tx) throws SQLException {
+      serialize(tx);
       appended = false; // a group commit may run the work again
       T r =
           work.run(

@@ -70,7 +70,8 @@ public final class Database implements AutoCloseable {
       connections =
           target.dialect() instanceof SqliteDialect
               ? new SqliteConnections(target, options.busyTimeout(), options.sqliteReaders())
-              : new PostgresConnections(target, options.postgresPoolSize());
+              : new PostgresConnections(
+                  target, options.postgresPoolSize(), options.idleInTransactionTimeout());
     } catch (SQLException e) {
       throw new DatabaseException("cannot open " + shown + ": " + SqlErrors.describe(e), e);
     } catch (RuntimeException e) {

@@ -16,6 +16,13 @@ public final class DatabaseOptions {
   /** Connections of the PostgreSQL pool. */
   public static final int DEFAULT_POSTGRES_POOL_SIZE = 10;
 
+  /**
+   * How long a PostgreSQL session may sit inside a transaction between statements before the server
+   * ends it and rolls it back: the default lease of a core ({@code cluster.lease}), so a paused
+   * core holds an actor's lock no longer than it would hold the actor's duties.
+   */
+  public static final Duration DEFAULT_IDLE_IN_TRANSACTION_TIMEOUT = Duration.ofSeconds(15);
+
   /** Runs of one transaction before a transient error is given up on. */
   public static final int DEFAULT_MAX_ATTEMPTS = 50;
 
@@ -28,6 +35,7 @@ public final class DatabaseOptions {
   private final Duration busyTimeout;
   private final int sqliteReaders;
   private final int postgresPoolSize;
+  private final Duration idleInTransactionTimeout;
   private final int maxAttempts;
   private final Duration initialBackoff;
   private final Duration maxBackoff;
@@ -38,6 +46,7 @@ public final class DatabaseOptions {
     this.busyTimeout = b.busyTimeout;
     this.sqliteReaders = b.sqliteReaders;
     this.postgresPoolSize = b.postgresPoolSize;
+    this.idleInTransactionTimeout = b.idleInTransactionTimeout;
     this.maxAttempts = b.maxAttempts;
     this.initialBackoff = b.initialBackoff;
     this.maxBackoff = b.maxBackoff;
@@ -66,6 +75,11 @@ public final class DatabaseOptions {
 
   public int postgresPoolSize() {
     return postgresPoolSize;
+  }
+
+  /** PostgreSQL's {@code idle_in_transaction_session_timeout} on every pooled session. */
+  public Duration idleInTransactionTimeout() {
+    return idleInTransactionTimeout;
   }
 
   public int maxAttempts() {
@@ -97,6 +111,7 @@ public final class DatabaseOptions {
     private Duration busyTimeout = DEFAULT_BUSY_TIMEOUT;
     private int sqliteReaders = DEFAULT_SQLITE_READERS;
     private int postgresPoolSize = DEFAULT_POSTGRES_POOL_SIZE;
+    private Duration idleInTransactionTimeout = DEFAULT_IDLE_IN_TRANSACTION_TIMEOUT;
     private int maxAttempts = DEFAULT_MAX_ATTEMPTS;
     private Duration initialBackoff = DEFAULT_INITIAL_BACKOFF;
     private Duration maxBackoff = DEFAULT_MAX_BACKOFF;
@@ -124,6 +139,12 @@ public final class DatabaseOptions {
       return this;
     }
 
+    public Builder idleInTransactionTimeout(Duration idleInTransactionTimeout) {
+      this.idleInTransactionTimeout =
+          Objects.requireNonNull(idleInTransactionTimeout, "idleInTransactionTimeout");
+      return this;
+    }
+
     public Builder maxAttempts(int maxAttempts) {
       this.maxAttempts = maxAttempts;
       return this;
@@ -144,6 +165,11 @@ public final class DatabaseOptions {
       check(!busyTimeout.isNegative(), "busyTimeout", "must not be negative", busyTimeout);
       check(sqliteReaders >= 1, "sqliteReaders", "must be at least 1", sqliteReaders);
       check(postgresPoolSize >= 1, "postgresPoolSize", "must be at least 1", postgresPoolSize);
+      check(
+          idleInTransactionTimeout.toMillis() >= 1,
+          "idleInTransactionTimeout",
+          "must be at least 1 ms",
+          idleInTransactionTimeout);
       check(maxAttempts >= 1, "maxAttempts", "must be at least 1", maxAttempts);
       check(!initialBackoff.isNegative(), "initialBackoff", "must not be negative", initialBackoff);
       check(

@@ -10,12 +10,16 @@ final class PostgresConnections implements ConnectionSource {
 
   private final HikariDataSource pool;
 
-  PostgresConnections(DatabaseUrl url, int poolSize) {
+  PostgresConnections(DatabaseUrl url, int poolSize, java.time.Duration idleInTransaction) {
     HikariConfig config = new HikariConfig();
     config.setJdbcUrl(url.jdbcUrl());
     config.setMaximumPoolSize(poolSize);
     config.setPoolName("rhumbatron-db");
     config.setAutoCommit(true);
+    // A process paused inside a transaction would hold its row and actor locks for good; the
+    // server ends such a session after this long, and the lock's next waiter goes on.
+    config.setConnectionInitSql(
+        "SET idle_in_transaction_session_timeout = " + idleInTransaction.toMillis());
     // Fail at open, with the driver's reason, rather than at the first transaction.
     config.setInitializationFailTimeout(1);
     this.pool = new HikariDataSource(config);

@@ -10,8 +10,12 @@ public final class PostgresDialect implements Dialect {
 
   public static final PostgresDialect INSTANCE = new PostgresDialect();
 
-  /** serialization_failure and deadlock_detected. */
-  private static final Set<String> TRANSIENT_STATES = Set.of("40001", "40P01");
+  /**
+   * serialization_failure, deadlock_detected, and idle_in_transaction_session_timeout: the server
+   * ended a session that sat in a transaction too long (its process was paused), and rolled the
+   * transaction back before its COMMIT arrived, so a rerun on a fresh connection is safe.
+   */
+  private static final Set<String> TRANSIENT_STATES = Set.of("40001", "40P01", "25P03");
 
   /** Key of the advisory lock that serializes migrators (any constant, "rhumbatr" in ASCII). */
   private static final long MIGRATION_LOCK = 0x7268756d62617472L;
@@ -21,6 +25,11 @@ public final class PostgresDialect implements Dialect {
   @Override
   public String name() {
     return "postgres";
+  }
+
+  @Override
+  public boolean oneWriterProcess() {
+    return false; // several cores may share the database
   }
 
   @Override
@@ -90,6 +99,11 @@ public final class PostgresDialect implements Dialect {
     try (Statement st = c.createStatement()) {
       st.execute("SELECT pg_advisory_xact_lock(" + MIGRATION_LOCK + ")");
     }
+  }
+
+  @Override
+  public void lockUntilEnd(Tx tx, long key) throws SQLException {
+    tx.query("SELECT pg_advisory_xact_lock(?)", rs -> Boolean.TRUE, key);
   }
 
   @Override

@@ -52,6 +52,14 @@ public final class Tx {
     return dialect;
   }
 
+  /**
+   * Holds the lock named {@code key} until this transaction ends ({@link Dialect#lockUntilEnd}):
+   * call it before the first read.
+   */
+  public void lockUntilEnd(long key) throws SQLException {
+    dialect.lockUntilEnd(this, key);
+  }
+
   /** Runs an INSERT, UPDATE or DELETE and returns the number of rows changed. */
   public int update(String sql, Object... args) throws SQLException {
     PreparedStatement ps = prepare(sql);

@@ -1,11 +1,13 @@
 package org.rhumbatron.platform.db;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -16,6 +18,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.rhumbatron.testkit.db.DatabaseExtension;
@@ -34,6 +37,54 @@ class PostgresDatabaseTest extends DatabaseContract {
   @Override
   SQLException transientError() {
     return new SQLException("could not serialize access due to concurrent update", "40001");
+  }
+
+  /**
+   * A process paused inside a transaction (SIGSTOP) must not hold its locks for good: the server
+   * ends its session after {@code idleInTransactionTimeout} and rolls it back, and the work runs
+   * again on a fresh connection when the process goes on.
+   */
+  @Test
+  void aTransactionIdlePastTheTimeoutIsRolledBackAndRunsAgain() {
+    Database db = open(options().idleInTransactionTimeout(Duration.ofMillis(300)).build());
+    Database watcher = open();
+    String timeout =
+        db.read(
+            tx ->
+                tx.queryFirst("SHOW idle_in_transaction_session_timeout", rs -> rs.getString(1))
+                    .orElseThrow());
+    assertThat(timeout).isEqualTo("300ms");
+    AtomicInteger runs = new AtomicInteger();
+    int committed =
+        db.inTransaction(
+            tx -> {
+              int run = runs.incrementAndGet();
+              tx.update(
+                  "INSERT INTO actor_state (actor_class, actor_id, state_key, state_value,"
+                      + " updated_at_ms) VALUES ('idle', ?, 'k', 'v', 0)",
+                  "run" + run);
+              if (run == 1) {
+                long session = tx.queryLong("SELECT pg_backend_pid()");
+                // Paused: nothing more is sent until the server has ended the session.
+                await()
+                    .atMost(Duration.ofSeconds(10))
+                    .until(
+                        () ->
+                            queryLong(
+                                    watcher,
+                                    "SELECT COUNT(*) FROM pg_stat_activity WHERE pid = " + session)
+                                == 0);
+              }
+              return run;
+            });
+    assertThat(committed).isEqualTo(2);
+    List<String> rows =
+        db.read(
+            tx ->
+                tx.query(
+                    "SELECT actor_id FROM actor_state WHERE actor_class = 'idle'",
+                    rs -> rs.getString(1)));
+    assertThat(rows).containsExactly("run2");
   }
 
   @Test
