@@ -129,7 +129,8 @@ final class NatsSide {
       int mark = queues.runningCount();
       try {
         consumers =
-            LifecycleConsumers.start(queues, lifecycle, database, clock, settings, apiBaseUrl);
+            LifecycleConsumers.start(
+                queues, lifecycle, database, clock, settings, apiBaseUrl, coordinator.ownership());
       } catch (RuntimeException e) {
         queues.closeSince(mark); // the next try starts them all again
         throw e;
@@ -189,17 +190,19 @@ final class NatsSide {
                     clock,
                     new PlatformMetrics(database, clock, MetricsBinding.METRICS)),
                 settings.get(Settings.WAKE_PENDING_WINDOW)),
-            new AuditArchiver(bucket, codec, database, new EventClaims(clock)),
+            new AuditArchiver(
+                bucket, codec, database, new EventClaims(clock, coordinator.ownership())),
             new AnalyticsProjector(
                 database,
-                new EventClaims(clock),
+                new EventClaims(clock, coordinator.ownership()),
                 new PlatformMetrics(database, clock, MetricsBinding.EVENT_METRICS),
                 settings),
             command -> queues.commands().send(command).join(),
             queues.deadLetters(),
             new ArchiveExpiry(bucket, clock, settings),
             clock,
-            settings);
+            settings,
+            coordinator.ownership());
     r.startSweeps();
     return r;
   }

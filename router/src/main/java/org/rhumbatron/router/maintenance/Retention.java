@@ -7,6 +7,8 @@ import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Function;
+import org.rhumbatron.platform.cluster.Duty;
+import org.rhumbatron.platform.cluster.DutyOwnership;
 import org.rhumbatron.platform.config.Setting;
 import org.rhumbatron.platform.config.Settings;
 import org.rhumbatron.platform.db.BatchedPurge;
@@ -73,10 +75,12 @@ final class Retention {
 
   private final Database database;
   private final Settings settings;
+  private final DutyOwnership ownership;
 
-  Retention(Database database, Settings settings) {
+  Retention(Database database, Settings settings, DutyOwnership ownership) {
     this.database = database;
     this.settings = settings;
+    this.ownership = ownership;
   }
 
   /** Purges every table of {@link #HORIZONS} up to its horizon before {@code now}. */
@@ -87,7 +91,15 @@ final class Retention {
       Object before = h.before(now, settings);
       BatchedPurge.Result r;
       try {
-        r = BatchedPurge.run(database, h.table(), h.where(), h.timeColumn(), batch, before);
+        r =
+            BatchedPurge.run(
+                database,
+                tx -> ownership.fence(tx, Duty.SWEEP),
+                h.table(),
+                h.where(),
+                h.timeColumn(),
+                batch,
+                before);
       } catch (RuntimeException e) { // the next tick goes on from where this one stopped
         log.warn("purge of {} failed: {}", h.table(), e.toString());
         continue;
