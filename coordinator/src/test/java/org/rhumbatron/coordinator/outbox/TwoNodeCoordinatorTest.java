@@ -14,6 +14,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.rhumbatron.coordinator.CoordinatorFixture;
 import org.rhumbatron.coordinator.StreamContents;
+import org.rhumbatron.coordinator.actor.ActorAddress;
 import org.rhumbatron.platform.cluster.Duty;
 import org.rhumbatron.platform.cluster.FencedException;
 import org.rhumbatron.platform.cluster.LeasedOwnership;
@@ -26,10 +27,10 @@ import org.rhumbatron.testkit.nats.NatsServerExtension;
 
 /**
  * Two nodes on one PostgreSQL database and one nats-server: the node that lost a stream's duty
- * while paused (a zombie) cannot record the rows it sent as published; the new holder publishes
- * them, and every published row carries the new epoch.
+ * while paused (a zombie) cannot record the rows it sent as published, nor fire an alarm of the
+ * stream's actors; the new holder does both, under its epoch.
  */
-class TwoNodePublishingTest {
+class TwoNodeCoordinatorTest {
   @RegisterExtension final NatsServerExtension nats = NatsServerExtension.perTest();
   @RegisterExtension final DatabaseExtension database = DatabaseExtension.postgres();
 
@@ -76,10 +77,8 @@ class TwoNodePublishingTest {
     return n;
   }
 
-  @Test
-  void aZombieCannotRecordWhatItSentAndTheNewHolderPublishesUnderItsEpoch() throws Exception {
-    CoordinatorFixture a = node("node-a");
-    CoordinatorFixture b = node("node-b");
+  /** Starts both nodes, waits until they share the duties, and names a project {@code a} holds. */
+  private static String settledProjectOf(CoordinatorFixture a, CoordinatorFixture b) {
     a.ownership.start();
     b.ownership.start();
     await()
@@ -90,12 +89,43 @@ class TwoNodePublishingTest {
                 heldCount(a) > 0
                     && heldCount(b) > 0
                     && heldCount(a) + heldCount(b) == Duty.values().length);
-    String p =
-        IntStream.range(0, 1000)
-            .mapToObj(i -> "p-zombie-" + i)
-            .filter(id -> a.ownership.owns(Duty.ofProject(id)))
-            .findFirst()
-            .orElseThrow();
+    return IntStream.range(0, 1000)
+        .mapToObj(i -> "p-zombie-" + i)
+        .filter(id -> a.ownership.owns(Duty.ofProject(id)))
+        .findFirst()
+        .orElseThrow();
+  }
+
+  @Test
+  void aZombieCannotFireAnAlarmAndTheNewHolderFiresItOnce() throws Exception {
+    CoordinatorFixture a = node("node-a");
+    CoordinatorFixture b = node("node-b");
+    String p = settledProjectOf(a, b);
+    Duty duty = Duty.ofProject(p);
+    ActorAddress root = a.coordinator.root(p).address();
+    a.db.inTransaction(
+        tx -> {
+          a.coordinator.runtime().alarms().set(tx, root, clock.instant());
+          return null;
+        });
+    assertThat(b.coordinator.runtime().fireDueAlarms()).as("not b's to fire").isZero();
+
+    leases(a).suspend(); // paused past its lease
+    await().atMost(LEASE.plusSeconds(5)).until(() -> b.ownership.owns(duty));
+    assertThat(a.ownership.owns(duty)).as("the zombie still believes it holds it").isTrue();
+    assertThat(a.coordinator.runtime().fireDueAlarms()).as("the zombie's fire").isZero();
+    assertThat(a.ownership.fencedWrites()).isEqualTo(1);
+    assertThat(a.coordinator.runtime().alarmFires()).isZero();
+
+    assertThat(b.coordinator.runtime().fireDueAlarms()).isEqualTo(1);
+    assertThat(b.coordinator.runtime().fireDueAlarms()).as("fired once").isZero();
+  }
+
+  @Test
+  void aZombieCannotRecordWhatItSentAndTheNewHolderPublishesUnderItsEpoch() throws Exception {
+    CoordinatorFixture a = node("node-a");
+    CoordinatorFixture b = node("node-b");
+    String p = settledProjectOf(a, b);
     int stream = EventStreams.streamIndex(p);
     Duty duty = Duty.stream(stream);
     long epoch = leases(a).epoch(duty).orElseThrow();
