@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -69,6 +70,45 @@ class TwoNodeRouterTest {
     return n;
   }
 
+  private static void settle(RouterFixture a, RouterFixture b) {
+    a.ownership.start();
+    b.ownership.start();
+    await()
+        .atMost(Duration.ofSeconds(15))
+        .during(Duration.ofMillis(800))
+        .until(
+            () ->
+                heldCount(a) > 0
+                    && heldCount(b) > 0
+                    && heldCount(a) + heldCount(b) == Duty.values().length);
+  }
+
+  @Test
+  void onlyTheHolderOfTheSweepDutyRunsMaintenanceAndAZombiesPurgeIsFenced() throws Exception {
+    RouterFixture a = node("node-a");
+    RouterFixture b = node("node-b");
+    settle(a, b);
+    RouterFixture holder = a.ownership.owns(Duty.SWEEP) ? a : b;
+    RouterFixture other = holder == a ? b : a;
+    Instant daily = Instant.parse("2026-12-03T04:17:10Z");
+
+    assertThat(other.router.sweepTick(daily).maintenance()).isEmpty();
+    assertThat(other.sentCommands).isEmpty();
+    assertThat(holder.router.sweepTick(daily).maintenance()).hasSize(1);
+    assertThat(holder.sentCommands)
+        .extracting(c -> c.commandType().wireName())
+        .contains("forks.sweep");
+    assertThat(holder.ownership.fencedWrites()).isZero();
+
+    ((LeasedOwnership) holder.ownership).suspend(); // paused past its lease
+    await().atMost(LEASE.plusSeconds(5)).until(() -> other.ownership.owns(Duty.SWEEP));
+    assertThat(holder.ownership.owns(Duty.SWEEP)).isTrue();
+    holder.router.sweepTick(daily.plus(Duration.ofDays(1)));
+    assertThat(holder.ownership.fencedWrites()).as("its purge batches were refused").isPositive();
+    assertThat(holder.ownership.owns(Duty.SWEEP)).isFalse();
+    assertThat(other.router.sweepTick(daily.plus(Duration.ofDays(1))).maintenance()).hasSize(1);
+  }
+
   private static void runOnce(RouterFixture f, int stream) {
     f.router.nudge(stream);
     f.router.drained(stream).join();
@@ -80,16 +120,7 @@ class TwoNodeRouterTest {
     RouterFixture b = node("node-b");
     // The claims' times tell which node wrote them.
     b.clock.advance(Duration.ofHours(1));
-    a.ownership.start();
-    b.ownership.start();
-    await()
-        .atMost(Duration.ofSeconds(15))
-        .during(Duration.ofMillis(800))
-        .until(
-            () ->
-                heldCount(a) > 0
-                    && heldCount(b) > 0
-                    && heldCount(a) + heldCount(b) == Duty.values().length);
+    settle(a, b);
     String p =
         java.util.stream.IntStream.range(0, 1000)
             .mapToObj(i -> "p-route-" + i)

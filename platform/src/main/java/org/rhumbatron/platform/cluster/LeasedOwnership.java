@@ -135,6 +135,15 @@ public final class LeasedOwnership implements DutyOwnership {
                 nodeId,
                 address.get()));
     lastRenewedMs = clock.millis();
+    // The first round before start returns: what starts next (the lost-tail repair, the router's
+    // catch-up) finds the duties this node takes at once.
+    try {
+      loop.submit(this::tickQuietly).get();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (java.util.concurrent.ExecutionException e) {
+      throw new IllegalStateException("the first lease round failed", e.getCause());
+    }
     resume();
   }
 
@@ -155,7 +164,8 @@ public final class LeasedOwnership implements DutyOwnership {
       return;
     }
     ticking =
-        loop.scheduleWithFixedDelay(this::tickQuietly, 0, poll.toMillis(), TimeUnit.MILLISECONDS);
+        loop.scheduleWithFixedDelay(
+            this::tickQuietly, poll.toMillis(), poll.toMillis(), TimeUnit.MILLISECONDS);
   }
 
   private void tickQuietly() {
