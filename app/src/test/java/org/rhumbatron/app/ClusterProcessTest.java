@@ -129,6 +129,21 @@ class ClusterProcessTest {
     return out;
   }
 
+  private double metric(Core c, String name) throws Exception {
+    HttpResponse<String> r =
+        http.send(
+            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + c.port() + "/metrics"))
+                .timeout(Duration.ofSeconds(5))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
+    return r.body()
+        .lines()
+        .filter(l -> l.startsWith(name + " ") || l.startsWith(name + "{"))
+        .mapToDouble(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1)))
+        .findFirst()
+        .orElseThrow(() -> new AssertionError(name + " not in /metrics of " + c.nodeId()));
+  }
+
   private static void signal(Process p, String signal) throws Exception {
     new ProcessBuilder("kill", "-" + signal, Long.toString(p.pid())).start().waitFor();
   }
@@ -195,6 +210,11 @@ class ClusterProcessTest {
     for (String duty : ofA) {
       assertThat(warnsOfStepDown(a, duty)).as("one WARN for " + duty).isEqualTo(1);
     }
+
+    assertThat(metric(a, "rhumbatron_cluster_fenced_writes_total")).isNotNegative();
+    assertThat(metric(b, "rhumbatron_cluster_ownership_changes_total"))
+        .as("b took a's duties and handed them back")
+        .isGreaterThanOrEqualTo(2.0 * ofA.size());
 
     a.process().destroy(); // SIGTERM: a clean stop
     long stopped = System.nanoTime();
