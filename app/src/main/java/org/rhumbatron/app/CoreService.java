@@ -242,17 +242,19 @@ final class CoreService implements AutoCloseable {
       started.accept(service);
       if (natsWait == null) {
         log.info(
-            "core is up: nats {}, http port {}, database {}, {} streams resumed",
+            "core is up: nats {}, http port {}, database {}, {} streams resumed, node {}",
             shownUrl,
             http.port(),
             database,
-            waiting);
+            waiting,
+            ownership.nodeId());
       } else {
         log.info(
-            "core is up without NATS: http port {}, database {}; the queues and the router start"
-                + " when NATS at {} answers",
+            "core is up without NATS: http port {}, database {}, node {}; the queues and the"
+                + " router start when NATS at {} answers",
             http.port(),
             database,
+            ownership.nodeId(),
             shownUrl);
       }
       return service;
