@@ -127,6 +127,23 @@ class LeasedOwnershipTest {
   }
 
   @Test
+  void aRestartUnderTheSameNodeIdTakesItsDutiesBackAtOnceAndFencesTheOldRun() throws Exception {
+    // A long lease: only the node id may let the new run in before it expires.
+    Node old = node("node-a", Duration.ofSeconds(3), Duration.ofSeconds(60), SHORT_POLL);
+    old.ownership().start();
+    assertThat(held(old)).hasSize(Duty.values().length);
+    long epoch = old.ownership().epoch(Duty.SWEEP).orElseThrow();
+    old.ownership().suspend(); // killed: nothing released
+
+    Node again = node("node-a", Duration.ofSeconds(3), Duration.ofSeconds(60), SHORT_POLL);
+    again.ownership().start();
+    assertThat(held(again)).as("held once start returns").hasSize(Duty.values().length);
+    assertThat(again.ownership().epoch(Duty.SWEEP)).contains(epoch + 1);
+    assertThatThrownBy(() -> old.db().inTransaction(tx -> old.ownership().fence(tx, Duty.SWEEP)))
+        .isInstanceOf(FencedException.class);
+  }
+
+  @Test
   void aCleanStopHandsItsDutiesOverWithinTwoSeconds() {
     // The production timings: a 15 s lease must not matter to a clean stop.
     Node a = node("node-a", Duration.ofSeconds(3), Duration.ofSeconds(15), Duration.ofMillis(500));
