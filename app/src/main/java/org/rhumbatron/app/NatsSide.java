@@ -8,6 +8,8 @@ import java.util.function.Supplier;
 import org.rhumbatron.coordinator.Coordinator;
 import org.rhumbatron.lifecycle.Lifecycle;
 import org.rhumbatron.platform.bucket.Bucket;
+import org.rhumbatron.platform.cluster.KickRelay;
+import org.rhumbatron.platform.cluster.OwnsEverything;
 import org.rhumbatron.platform.config.Settings;
 import org.rhumbatron.platform.db.Database;
 import org.rhumbatron.platform.eventlog.EventLogClient;
@@ -113,6 +115,11 @@ final class NatsSide {
       if (!eventLog.isBound()) {
         eventLog.bind(JetStreamEventLog.bind(nats));
         commandTransport.bind(new JetStreamCommandTransport(nats));
+        if (!(coordinator.ownership() instanceof OwnsEverything)) {
+          // Rows committed here for a stream another core holds: tell that core at once.
+          KickRelay relay = KickRelay.start(nats, coordinator.publisher()::kickHeld);
+          coordinator.publisher().forwardKicks(relay::send);
+        }
       }
       resumedStreams = coordinator.recover();
       recovered = true;

@@ -20,6 +20,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.IntConsumer;
 import java.util.function.Supplier;
 import org.rhumbatron.coordinator.actor.ActorAddress;
 import org.rhumbatron.coordinator.actor.ActorAlarms;
@@ -78,6 +79,7 @@ public final class OutboxPublisher {
   private volatile boolean paused;
   private final LongAdder failedSends = new LongAdder();
   private final DutyOwnership ownership;
+  private volatile IntConsumer foreignKicks = stream -> {};
 
   /**
    * What one run did; {@code recorded} completes when its outcome is committed (a run that only
@@ -174,7 +176,16 @@ public final class OutboxPublisher {
    */
   public void kick(int streamIndex) {
     if (!ownership.owns(Duty.stream(streamIndex))) {
-      return; // its holder publishes it
+      foreignKicks.accept(streamIndex); // its holder publishes it
+      return;
+    }
+    kickHeld(streamIndex);
+  }
+
+  /** {@link #kick} when this node holds the stream, else nothing (a kick relayed from a node). */
+  public void kickHeld(int streamIndex) {
+    if (!ownership.owns(Duty.stream(streamIndex))) {
+      return;
     }
     Lane lane = lanes[streamIndex];
     if (lane.scheduled.compareAndSet(false, true)) {
@@ -264,6 +275,14 @@ public final class OutboxPublisher {
     kick(streamIndex);
   }
 
+  /**
+   * Where a kick of a stream another node holds goes (several cores: a {@code KickRelay} to the
+   * holder); by default nowhere, and the holder's poll finds the rows.
+   */
+  public void forwardKicks(IntConsumer to) {
+    this.foreignKicks = to;
+  }
+
   /** Holds every send (no attempt counted) until {@link #resume}. */
   public void pause() {
     paused = true;
@@ -293,7 +312,7 @@ public final class OutboxPublisher {
                         + " OR (state = 'retry_wait' AND next_attempt_at_ms <= ?)",
                     rs -> rs.getInt(1),
                     clock.millis()));
-    streams.forEach(this::kick);
+    streams.forEach(this::kickHeld); // every node polls: no need to tell the holders
     return streams.size();
   }
 

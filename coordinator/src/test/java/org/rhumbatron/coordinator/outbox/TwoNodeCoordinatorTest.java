@@ -17,6 +17,7 @@ import org.rhumbatron.coordinator.StreamContents;
 import org.rhumbatron.coordinator.actor.ActorAddress;
 import org.rhumbatron.platform.cluster.Duty;
 import org.rhumbatron.platform.cluster.FencedException;
+import org.rhumbatron.platform.cluster.KickRelay;
 import org.rhumbatron.platform.cluster.LeasedOwnership;
 import org.rhumbatron.platform.config.Settings;
 import org.rhumbatron.protocol.Event;
@@ -94,6 +95,30 @@ class TwoNodeCoordinatorTest {
         .filter(id -> a.ownership.owns(Duty.ofProject(id)))
         .findFirst()
         .orElseThrow();
+  }
+
+  @Test
+  void rowsCommittedOnTheOtherNodeReachTheHolderThroughTheKickRelay() throws Exception {
+    CoordinatorFixture a = node("node-a");
+    CoordinatorFixture b = node("node-b");
+    String p = settledProjectOf(a, b);
+    // No outbox poll and no alarm ticker here: only a relayed kick makes a publish these rows.
+    for (CoordinatorFixture f : List.of(a, b)) {
+      KickRelay relay = KickRelay.start(f.nats, f.coordinator.publisher()::kickHeld);
+      f.coordinator.publisher().forwardKicks(relay::send);
+    }
+    b.coordinator.root(p).createProject("tenant-1", "Demo").join();
+    List<Event> events =
+        IntStream.range(0, 5).mapToObj(i -> b.changeEvent(p, "c1", "t1", i)).toList();
+    b.coordinator.changeEvents().appendChangeEvents(p, "c1", events).join();
+
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> states(a, p).stream().allMatch("published"::equals));
+    assertThat(StreamContents.eventIdsOf(a.nats, p)).hasSize(6);
+    assertThat(b.coordinator.publisher().publishedCount())
+        .as("b does not hold the stream")
+        .isZero();
   }
 
   @Test
