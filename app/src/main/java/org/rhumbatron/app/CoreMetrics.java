@@ -31,6 +31,7 @@ import java.util.function.Supplier;
 import java.util.function.ToDoubleFunction;
 import org.rhumbatron.agents.WakeConsumer;
 import org.rhumbatron.coordinator.outbox.OutboxPublisher;
+import org.rhumbatron.platform.cluster.DutyOwnership;
 import org.rhumbatron.platform.db.Database;
 import org.rhumbatron.platform.eventlog.Subscription;
 import org.rhumbatron.platform.metrics.MetricsBinding;
@@ -128,6 +129,7 @@ final class CoreMetrics implements AutoCloseable {
       OutboxPublisher publisher,
       Supplier<EventRouter> router,
       CommandQueues queues,
+      DutyOwnership ownership,
       Clock clock) {
     CoreMetrics m = new CoreMetrics(nats, database, clock, REFRESH_EVERY);
     MeterRegistry r = m.registry;
@@ -147,6 +149,14 @@ final class CoreMetrics implements AutoCloseable {
     FunctionCounter.builder(
             "rhumbatron.events.published", publisher, OutboxPublisher::publishedCount)
         .description("Outbox rows published to the event streams, since start")
+        .register(r);
+    FunctionCounter.builder(
+            "rhumbatron.cluster.ownership.changes", ownership, DutyOwnership::ownershipChanges)
+        .description("Duties this node took, handed over or lost, since start")
+        .register(r);
+    FunctionCounter.builder(
+            "rhumbatron.cluster.fenced.writes", ownership, DutyOwnership::fencedWrites)
+        .description("Duty writes the fence refused on this node (it had lost the duty)")
         .register(r);
     for (Subscription s : Subscription.values()) {
       FunctionCounter.builder("rhumbatron.events.applied", router, x -> applied(x.get(), s))

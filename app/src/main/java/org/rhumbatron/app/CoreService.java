@@ -12,6 +12,8 @@ import org.rhumbatron.app.api.Api;
 import org.rhumbatron.coordinator.Coordinator;
 import org.rhumbatron.coordinator.outbox.StreamNudges;
 import org.rhumbatron.lifecycle.Lifecycle;
+import org.rhumbatron.platform.cluster.Cluster;
+import org.rhumbatron.platform.cluster.DutyOwnership;
 import org.rhumbatron.platform.config.Settings;
 import org.rhumbatron.platform.config.SettingsException;
 import org.rhumbatron.platform.db.Database;
@@ -35,6 +37,7 @@ final class CoreService implements AutoCloseable {
   private final DataDirLock dataLock;
   private final PrivateNatsServer privateNats;
   private final Database database;
+  private final DutyOwnership ownership;
   private final ClefFlash clefFlash;
   private final Coordinator coordinator;
   private final CommandQueues queues;
@@ -49,6 +52,7 @@ final class CoreService implements AutoCloseable {
       DataDirLock dataLock,
       PrivateNatsServer privateNats,
       Database database,
+      DutyOwnership ownership,
       Coordinator coordinator,
       CommandQueues queues,
       Lifecycle lifecycle,
@@ -60,6 +64,7 @@ final class CoreService implements AutoCloseable {
     this.dataLock = dataLock;
     this.privateNats = privateNats;
     this.database = database;
+    this.ownership = ownership;
     this.coordinator = coordinator;
     this.queues = queues;
     this.lifecycle = lifecycle;
@@ -95,6 +100,7 @@ final class CoreService implements AutoCloseable {
     PrivateNatsServer privateNats = null;
     Connection nats = null;
     Database database = null;
+    DutyOwnership ownership = null;
     Coordinator coordinator = null;
     CommandQueues queues = null;
     NatsSide natsSide = null;
@@ -132,6 +138,12 @@ final class CoreService implements AutoCloseable {
       }
       database =
           Database.open(config.databaseUrl(), DatabaseOptions.builder().clock(clock).build());
+      // The webhook and the cluster's node rows name the API's base URL, known once the HTTP
+      // server has its port.
+      AtomicReference<String> apiBaseUrl = new AtomicReference<>();
+      // Heartbeats and leases run in real time, also when a test moves core's clock.
+      ownership =
+          Cluster.ownership(database, config.settings(), Clock.systemUTC(), apiBaseUrl::get);
       // The publisher nudges the router, which is built after the coordinator it reads views from.
       AtomicReference<EventRouter> nudged = new AtomicReference<>();
       StreamNudges toRouter =
@@ -151,16 +163,17 @@ final class CoreService implements AutoCloseable {
               clock,
               config.settings(),
               toRouter,
-              Lifecycle.shardAlarmWork(clock, config.settings()));
+              Lifecycle.shardAlarmWork(clock, config.settings()),
+              ownership);
       onReconnect.set(coordinator);
+      // Before the lost-tail repair and the router: they work on the streams this node holds.
+      ownership.start();
       coordinator.startAlarms(ALARM_TICK, UNLOAD_IDLE_AFTER);
       DeferredCommandTransport commandTransport = new DeferredCommandTransport(notConnected);
       queues =
           CommandQueues.create(commandTransport, coordinator, database, config.settings(), clock);
       Lifecycle lifecycle = new Lifecycle(coordinator, queues.commands(), clock, config.settings());
       clefFlash = ClefFlash.create(database, config.settings(), System.getenv(), clock);
-      // The webhook names the API's base URL, known once the HTTP server has its port.
-      AtomicReference<String> apiBaseUrl = new AtomicReference<>();
       natsSide =
           new NatsSide(
               config,
@@ -200,13 +213,15 @@ final class CoreService implements AutoCloseable {
                       side::connection,
                       side::notReady,
                       config.settings().get(Settings.API_TOKEN))
-                  .withLags(() -> side.router() == null ? null : side.router().lags()),
+                  .withLags(() -> side.router() == null ? null : side.router().lags())
+                  .withOwnership(ownership),
               CoreMetrics.bind(
                   side::connection,
                   database,
                   coordinator.publisher(),
                   side::router,
                   queues,
+                  ownership,
                   clock));
       apiBaseUrl.set("http://127.0.0.1:" + http.port());
       if (nats == null) {
@@ -219,6 +234,7 @@ final class CoreService implements AutoCloseable {
               dataLock,
               privateNats,
               database,
+              ownership,
               coordinator,
               queues,
               lifecycle,
@@ -229,17 +245,19 @@ final class CoreService implements AutoCloseable {
       started.accept(service);
       if (natsWait == null) {
         log.info(
-            "core is up: nats {}, http port {}, database {}, {} streams resumed",
+            "core is up: nats {}, http port {}, database {}, {} streams resumed, node {}",
             shownUrl,
             http.port(),
             database,
-            waiting);
+            waiting,
+            ownership.nodeId());
       } else {
         log.info(
-            "core is up without NATS: http port {}, database {}; the queues and the router start"
-                + " when NATS at {} answers",
+            "core is up without NATS: http port {}, database {}, node {}; the queues and the"
+                + " router start when NATS at {} answers",
             http.port(),
             database,
+            ownership.nodeId(),
             shownUrl);
       }
       return service;
@@ -250,6 +268,7 @@ final class CoreService implements AutoCloseable {
       }
       closeQuietly(
           http,
+          ownership,
           natsSide == null ? null : natsSide.router(),
           clefFlash,
           queues,
@@ -295,6 +314,11 @@ final class CoreService implements AutoCloseable {
     return queues;
   }
 
+  /** Which duties this core holds (several cores on one PostgreSQL database). */
+  DutyOwnership ownership() {
+    return ownership;
+  }
+
   int httpPort() {
     return http.port();
   }
@@ -321,8 +345,11 @@ final class CoreService implements AutoCloseable {
     log.info("core is stopping");
     closeQuietly(natsWait); // first: a start it runs may still add a router and consumers
     natsSide.stopStarting();
+    // The duties go first, so another node takes them over at once; what this node still writes
+    // under them meanwhile is fenced.
     closeQuietly(
         http,
+        ownership,
         natsSide.router(),
         clefFlash,
         queues,

@@ -16,6 +16,9 @@ import org.rhumbatron.integration.SimulatedVerifier;
 import org.rhumbatron.integration.Workflows;
 import org.rhumbatron.lifecycle.Lifecycle;
 import org.rhumbatron.lifecycle.workflow.WorkflowEngine;
+import org.rhumbatron.platform.cluster.Duty;
+import org.rhumbatron.platform.cluster.DutyListener;
+import org.rhumbatron.platform.cluster.DutyOwnership;
 import org.rhumbatron.platform.concurrent.DaemonThreads;
 import org.rhumbatron.platform.config.AgentRuntimeKind;
 import org.rhumbatron.platform.config.Settings;
@@ -51,7 +54,8 @@ final class LifecycleConsumers implements AutoCloseable {
       Database database,
       Clock clock,
       Settings settings,
-      Supplier<String> apiBaseUrl) {
+      Supplier<String> apiBaseUrl,
+      DutyOwnership ownership) {
     ExecutorService workflowThreads =
         Executors.newFixedThreadPool(2, DaemonThreads.named("workflow"));
     WorkflowEngine workflows =
@@ -109,7 +113,20 @@ final class LifecycleConsumers implements AutoCloseable {
     if (simulated != null) {
       simulated.resumeHeld(); // an Agent outside core keeps its own Tasks across a restart
     }
-    workflows.resumeAll(); // a Workflow a crash interrupted goes on at its next step
+    // A Workflow a crash interrupted goes on at its next step: resumed by the holder of the sweep
+    // duty, now and whenever a node takes the duty over (a dead node's instances then go on).
+    ownership.listen(
+        new DutyListener() {
+          @Override
+          public void gained(Duty duty, long epoch) {
+            if (duty == Duty.SWEEP) {
+              workflows.resumeAll();
+            }
+          }
+        });
+    if (ownership.owns(Duty.SWEEP)) {
+      workflows.resumeAll();
+    }
     return new LifecycleConsumers(agents, workflows, workflowThreads);
   }
 

@@ -8,6 +8,8 @@ import java.util.function.Supplier;
 import org.rhumbatron.coordinator.Coordinator;
 import org.rhumbatron.lifecycle.Lifecycle;
 import org.rhumbatron.platform.bucket.Bucket;
+import org.rhumbatron.platform.cluster.KickRelay;
+import org.rhumbatron.platform.cluster.OwnsEverything;
 import org.rhumbatron.platform.config.Settings;
 import org.rhumbatron.platform.db.Database;
 import org.rhumbatron.platform.eventlog.EventLogClient;
@@ -113,6 +115,11 @@ final class NatsSide {
       if (!eventLog.isBound()) {
         eventLog.bind(JetStreamEventLog.bind(nats));
         commandTransport.bind(new JetStreamCommandTransport(nats));
+        if (!(coordinator.ownership() instanceof OwnsEverything)) {
+          // Rows committed here for a stream another core holds: tell that core at once.
+          KickRelay relay = KickRelay.start(nats, coordinator.publisher()::kickHeld);
+          coordinator.publisher().forwardKicks(relay::send);
+        }
       }
       resumedStreams = coordinator.recover();
       recovered = true;
@@ -129,7 +136,8 @@ final class NatsSide {
       int mark = queues.runningCount();
       try {
         consumers =
-            LifecycleConsumers.start(queues, lifecycle, database, clock, settings, apiBaseUrl);
+            LifecycleConsumers.start(
+                queues, lifecycle, database, clock, settings, apiBaseUrl, coordinator.ownership());
       } catch (RuntimeException e) {
         queues.closeSince(mark); // the next try starts them all again
         throw e;
@@ -196,17 +204,19 @@ final class NatsSide {
                     clock,
                     new PlatformMetrics(database, clock, MetricsBinding.METRICS)),
                 settings.get(Settings.WAKE_PENDING_WINDOW)),
-            new AuditArchiver(bucket, codec, database, new EventClaims(clock)),
+            new AuditArchiver(
+                bucket, codec, database, new EventClaims(clock, coordinator.ownership())),
             new AnalyticsProjector(
                 database,
-                new EventClaims(clock),
+                new EventClaims(clock, coordinator.ownership()),
                 new PlatformMetrics(database, clock, MetricsBinding.EVENT_METRICS),
                 settings),
             command -> queues.commands().send(command).join(),
             queues.deadLetters(),
             new ArchiveExpiry(bucket, clock, settings),
             clock,
-            settings);
+            settings,
+            coordinator.ownership());
     r.startSweeps();
     return r;
   }

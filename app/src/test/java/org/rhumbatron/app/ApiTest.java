@@ -675,6 +675,33 @@ class ApiTest {
   }
 
   @Test
+  void onSqliteTheOneCoreHoldsEveryDutyAtEpochZero() throws Exception {
+    Answer cluster = api.get("/api/cluster");
+    assertThat(cluster.status()).isEqualTo(200);
+    String node = cluster.body().path("nodeId").asText();
+    assertThat(node).startsWith("node-");
+    assertThat(cluster.body().path("nodes")).hasSize(1);
+    assertThat(cluster.body().path("nodes").get(0).path("state").asText()).isEqualTo("live");
+    List<String> duties = new ArrayList<>();
+    for (JsonNode d : cluster.body().path("duties")) {
+      duties.add(d.path("duty").asText());
+      assertThat(d.path("owner").asText()).isEqualTo(node);
+      assertThat(d.path("epoch").asLong()).isZero();
+    }
+    assertThat(duties)
+        .containsExactly(
+            "stream-00",
+            "stream-01",
+            "stream-02",
+            "stream-03",
+            "stream-04",
+            "stream-05",
+            "stream-06",
+            "stream-07",
+            "sweep");
+  }
+
+  @Test
   void theOpenApiFileNamesEveryRouteAndNoOther() throws Exception {
     JsonNode openapi = api.get("/openapi.json").body();
     assertThat(openapi.path("openapi").asText()).startsWith("3.");

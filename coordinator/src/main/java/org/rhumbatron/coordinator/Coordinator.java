@@ -20,6 +20,10 @@ import org.rhumbatron.coordinator.shard.ChangeEvents;
 import org.rhumbatron.coordinator.shard.ResourceShardActor;
 import org.rhumbatron.coordinator.shard.ShardAlarmWork;
 import org.rhumbatron.coordinator.view.ProjectViewActor;
+import org.rhumbatron.platform.cluster.Duty;
+import org.rhumbatron.platform.cluster.DutyListener;
+import org.rhumbatron.platform.cluster.DutyOwnership;
+import org.rhumbatron.platform.cluster.OwnsEverything;
 import org.rhumbatron.platform.concurrent.DaemonThreads;
 import org.rhumbatron.platform.config.Settings;
 import org.rhumbatron.platform.db.Database;
@@ -42,6 +46,7 @@ public final class Coordinator implements AutoCloseable {
   private static final int PUBLISH_THREADS = EventStreams.STREAM_COUNT;
   private static final Duration RECOVERY_RETRY = Duration.ofMillis(250);
   private static final Duration SETTLE_WAIT = Duration.ofSeconds(30);
+  private static final Duration WAITING_POLL = Duration.ofMillis(250);
 
   private final Database database;
   private final Clock clock;
@@ -59,6 +64,7 @@ public final class Coordinator implements AutoCloseable {
   private final ActorType<ResourceShardActor> shards;
   private final ActorType<ProjectViewActor> views = ProjectViewActor.type();
   private final ChangeEvents changeEvents;
+  private final DutyOwnership ownership;
 
   public Coordinator(
       Database database,
@@ -77,6 +83,23 @@ public final class Coordinator implements AutoCloseable {
       Settings settings,
       StreamNudges nudges,
       ShardAlarmWork shardAlarmWork) {
+    this(database, transport, clock, settings, nudges, shardAlarmWork, OwnsEverything.single());
+  }
+
+  /**
+   * {@code ownership}: which stream duties this node holds (several cores, DESIGN.md 9). The
+   * publisher, the lost-tail repair, the alarms and the outbox purge work under it and pass its
+   * fence.
+   */
+  public Coordinator(
+      Database database,
+      EventLogTransport transport,
+      Clock clock,
+      Settings settings,
+      StreamNudges nudges,
+      ShardAlarmWork shardAlarmWork,
+      DutyOwnership ownership) {
+    this.ownership = ownership;
     this.database = database;
     this.transport = transport;
     this.clock = clock;
@@ -86,11 +109,12 @@ public final class Coordinator implements AutoCloseable {
     this.recoveryPool = Executors.newSingleThreadExecutor(DaemonThreads.named("outbox-recovery"));
     this.publisher =
         new OutboxPublisher(
-            database, runtime.alarms(), transport, nudges, clock, settings, publishPool);
+            database, runtime.alarms(), transport, nudges, clock, settings, publishPool, ownership);
     this.repair =
         new LostTailRepair(
-            database, transport, clock, settings.get(Settings.OUTBOX_KEEP_PUBLISHED));
-    this.janitor = new OutboxJanitor(database, clock, settings.get(Settings.OUTBOX_KEEP_PUBLISHED));
+            database, transport, clock, settings.get(Settings.OUTBOX_KEEP_PUBLISHED), ownership);
+    this.janitor =
+        new OutboxJanitor(database, clock, settings.get(Settings.OUTBOX_KEEP_PUBLISHED), ownership);
     this.purgeEvery = settings.get(Settings.OUTBOX_PURGE_EVERY);
     Outbox outbox = new Outbox(new EnvelopeCodec(), clock);
     this.roots = ProjectRootActor.type(outbox, publisher);
@@ -99,6 +123,30 @@ public final class Coordinator implements AutoCloseable {
     runtime.register(shards);
     runtime.register(views);
     this.changeEvents = new ChangeEvents(runtime, shards, settings.get(Settings.SHARD_COUNT));
+    runtime.fenceAlarms(ownership, this::dutyOf);
+    ownership.listen(
+        new DutyListener() {
+          @Override
+          public void gained(Duty duty, long epoch) {
+            if (duty.isStream()) {
+              publisher.tookOver(duty.streamIndex());
+            }
+          }
+        });
+  }
+
+  /** The duty an actor's alarms belong to: its project's stream. */
+  private Duty dutyOf(ActorAddress address) {
+    String id = address.actorId();
+    String projectId =
+        address.actorClass().equals(shards.actorClass())
+            ? id.substring(0, id.lastIndexOf(':'))
+            : id;
+    return Duty.ofProject(projectId);
+  }
+
+  public DutyOwnership ownership() {
+    return ownership;
   }
 
   public ProjectRootActor root(String projectId) {
@@ -138,6 +186,9 @@ public final class Coordinator implements AutoCloseable {
     publisher.resync();
     List<Integer> repaired = new ArrayList<>();
     for (int stream : transport.boundStreams()) {
+      if (!ownership.owns(Duty.stream(stream))) {
+        continue; // its holder repairs it
+      }
       // A row acknowledged before the loss but not yet recorded as published would be missed.
       // The fill goes first, so that what the repair sends again reaches every consumer.
       // Throws while JetStream does not answer yet.
@@ -213,6 +264,23 @@ public final class Coordinator implements AutoCloseable {
         purgeEvery.toMillis(),
         purgeEvery.toMillis(),
         TimeUnit.MILLISECONDS);
+    if (!(ownership instanceof OwnsEverything)) {
+      // Rows committed on another node kick that node's publisher, not this one: the holder of
+      // a stream looks for its waiting rows itself.
+      purgeTicker.scheduleWithFixedDelay(
+          this::kickWaiting,
+          WAITING_POLL.toMillis(),
+          WAITING_POLL.toMillis(),
+          TimeUnit.MILLISECONDS);
+    }
+  }
+
+  private void kickWaiting() {
+    try {
+      publisher.kickAllWaiting();
+    } catch (RuntimeException e) {
+      log.debug("looking for waiting outbox rows failed: {}", e.toString());
+    }
   }
 
   @Override

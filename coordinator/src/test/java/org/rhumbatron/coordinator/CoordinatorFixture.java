@@ -5,6 +5,10 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Function;
+import org.rhumbatron.coordinator.shard.ShardAlarmWork;
+import org.rhumbatron.platform.cluster.DutyOwnership;
+import org.rhumbatron.platform.cluster.OwnsEverything;
 import org.rhumbatron.platform.config.Settings;
 import org.rhumbatron.platform.db.Database;
 import org.rhumbatron.platform.eventlog.JetStreamEventLog;
@@ -24,13 +28,26 @@ public final class CoordinatorFixture implements AutoCloseable {
   public final JetStreamEventLog transport;
   public final List<Integer> nudges = new CopyOnWriteArrayList<>();
   public final Coordinator coordinator;
+  public final DutyOwnership ownership;
 
   private CoordinatorFixture(
       String dbUrl, String natsUrl, SettableClock clock, Settings settings, Set<Integer> bound)
       throws Exception {
+    this(dbUrl, natsUrl, clock, settings, bound, db -> OwnsEverything.single());
+  }
+
+  private CoordinatorFixture(
+      String dbUrl,
+      String natsUrl,
+      SettableClock clock,
+      Settings settings,
+      Set<Integer> bound,
+      Function<Database, DutyOwnership> ownership)
+      throws Exception {
     this.clock = clock;
     this.settings = settings;
     this.db = Database.open(dbUrl);
+    this.ownership = ownership.apply(db);
     Coordinator[] self = new Coordinator[1];
     this.nats =
         JetStreamConnections.connect(
@@ -44,13 +61,26 @@ public final class CoordinatorFixture implements AutoCloseable {
     new JetStreamTopology(nats.jetStreamManagement(), settings).ensure();
     this.transport =
         bound == null ? JetStreamEventLog.bind(nats) : JetStreamEventLog.bindOnly(nats, bound);
-    this.coordinator = new Coordinator(db, transport, clock, settings, nudges::add);
+    this.coordinator =
+        new Coordinator(
+            db, transport, clock, settings, nudges::add, ShardAlarmWork.NONE, this.ownership);
     self[0] = coordinator;
   }
 
   public static CoordinatorFixture start(
       String dbUrl, String natsUrl, SettableClock clock, Settings settings) throws Exception {
     return new CoordinatorFixture(dbUrl, natsUrl, clock, settings, null);
+  }
+
+  /** One node of several on one database: its duties held through {@code ownership}. */
+  public static CoordinatorFixture startNode(
+      String dbUrl,
+      String natsUrl,
+      SettableClock clock,
+      Settings settings,
+      Function<Database, DutyOwnership> ownership)
+      throws Exception {
+    return new CoordinatorFixture(dbUrl, natsUrl, clock, settings, null, ownership);
   }
 
   public static CoordinatorFixture startBound(
@@ -80,6 +110,7 @@ public final class CoordinatorFixture implements AutoCloseable {
 
   @Override
   public void close() throws Exception {
+    ownership.close();
     coordinator.close();
     nats.close();
     db.close();

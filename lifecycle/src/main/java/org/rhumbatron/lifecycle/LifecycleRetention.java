@@ -6,6 +6,7 @@ import java.util.List;
 import org.rhumbatron.lifecycle.workflow.WorkflowState;
 import org.rhumbatron.platform.db.BatchedPurge;
 import org.rhumbatron.platform.db.Database;
+import org.rhumbatron.platform.db.TxWork;
 
 /**
  * The horizons of the lifecycle's tables that grow with the work and not with the Projects: the
@@ -27,9 +28,11 @@ public final class LifecycleRetention {
    * transaction. A decision is read again only while its Event can be routed again, which its claim
    * (kept {@code processed-events.keep}) already rules out once it is gone.
    */
-  public static BatchedPurge.Result modelRoutes(Database database, Instant before, int batch) {
+  public static BatchedPurge.Result modelRoutes(
+      Database database, TxWork<?> guard, Instant before, int batch) {
     return BatchedPurge.run(
         database,
+        guard,
         "model_routes",
         "decided_at_ms < ?",
         "decided_at_ms",
@@ -43,7 +46,8 @@ public final class LifecycleRetention {
    * stay however old; a failed one reopened meanwhile is locked out of the batch (PostgreSQL) or
    * cannot interleave with it (SQLite's one writer).
    */
-  public static BatchedPurge.Result endedWorkflows(Database database, Instant before, int batch) {
+  public static BatchedPurge.Result endedWorkflows(
+      Database database, TxWork<?> guard, Instant before, int batch) {
     if (batch < 1) {
       throw new IllegalArgumentException("a purge batch holds 1 row or more, was " + batch);
     }
@@ -60,6 +64,7 @@ public final class LifecycleRetention {
       int n =
           database.inTransaction(
               tx -> {
+                guard.run(tx);
                 List<String> ids = tx.query(select, rs -> rs.getString(1), before.toEpochMilli());
                 if (ids.isEmpty()) {
                   return 0;

@@ -18,6 +18,10 @@ import java.util.function.Function;
 import java.util.function.IntFunction;
 import org.rhumbatron.coordinator.outbox.StreamNudges;
 import org.rhumbatron.coordinator.view.ProjectViewActor;
+import org.rhumbatron.platform.cluster.Duty;
+import org.rhumbatron.platform.cluster.DutyListener;
+import org.rhumbatron.platform.cluster.DutyOwnership;
+import org.rhumbatron.platform.cluster.OwnsEverything;
 import org.rhumbatron.platform.concurrent.DaemonThreads;
 import org.rhumbatron.platform.config.Settings;
 import org.rhumbatron.platform.db.Database;
@@ -93,12 +97,46 @@ public final class EventRouter implements StreamNudges, AutoCloseable {
       ArchiveExpiry archiveExpiry,
       Clock clock,
       Settings settings) {
-    EventClaims claims = new EventClaims(clock);
+    return wire(
+        eventLog,
+        database,
+        views,
+        rules,
+        auditArchiver,
+        analyticsProjector,
+        commands,
+        deadLetters,
+        archiveExpiry,
+        clock,
+        settings,
+        OwnsEverything.single());
+  }
+
+  /**
+   * {@link #wire} on a node of several cores: each stream's runs happen on the holder of its duty
+   * and their claims pass its fence; the maintenance ticks and the archive expiry run on the holder
+   * of the sweep duty.
+   */
+  public static EventRouter wire(
+      EventLogClient eventLog,
+      Database database,
+      Function<String, ProjectViewActor> views,
+      CausalBatchRouter rules,
+      SubscriptionHandler auditArchiver,
+      SubscriptionHandler analyticsProjector,
+      CommandSink commands,
+      DeadLetterOperator deadLetters,
+      ArchiveExpiry archiveExpiry,
+      Clock clock,
+      Settings settings,
+      DutyOwnership ownership) {
+    EventClaims claims = new EventClaims(clock, ownership);
     SubscriptionRun run =
         new SubscriptionRun(
             eventLog,
             new BatchFailures(database, claims, clock, settings.get(Settings.BATCH_FAILURE_LIMIT)),
-            settings.get(Settings.ROUTER_NACK_DELAY));
+            settings.get(Settings.ROUTER_NACK_DELAY),
+            ownership);
     ProjectViewProjector.Factory projector =
         new ProjectViewProjector.Factory(
             database, claims, views, clock, settings.get(Settings.APPLY_DELTA_CALLS_PER_RUN));
@@ -109,10 +147,10 @@ public final class EventRouter implements StreamNudges, AutoCloseable {
             new CausalRouterSubscription(database, claims, rules),
             auditArchiver,
             analyticsProjector,
-            new Maintenance(database, commands, deadLetters, settings),
+            new Maintenance(database, commands, deadLetters, settings, ownership),
             archiveExpiry,
             eventLog::backlogs);
-    return new EventRouter(parts, clock, settings);
+    return new EventRouter(parts, clock, settings, ownership);
   }
 
   /** What a sweep tick did (for the log and the tests). */
@@ -137,6 +175,7 @@ public final class EventRouter implements StreamNudges, AutoCloseable {
   private final int batchesPerTurn;
   private volatile boolean closed;
   private volatile boolean catchingUp;
+  private final DutyOwnership ownership;
   private final ScheduledExecutorService ticker =
       Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("router-sweep"));
   // Its own thread: a slow or unanswered JetStream request must not hold the minute ticks.
@@ -144,6 +183,11 @@ public final class EventRouter implements StreamNudges, AutoCloseable {
       Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("router-catch-up"));
 
   public EventRouter(Parts parts, Clock clock, Settings settings) {
+    this(parts, clock, settings, OwnsEverything.single());
+  }
+
+  public EventRouter(Parts parts, Clock clock, Settings settings, DutyOwnership ownership) {
+    this.ownership = ownership;
     this.parts = parts;
     this.clock = clock;
     this.settings = settings;
@@ -160,6 +204,15 @@ public final class EventRouter implements StreamNudges, AutoCloseable {
     }
     long retryAfter = settings.get(Settings.ROUTER_NACK_DELAY).toMillis() + RETRY_SLACK_MILLIS;
     parts.run().onRetryLater(stream -> retryLater(stream, retryAfter));
+    ownership.listen(
+        new DutyListener() {
+          @Override
+          public void gained(Duty duty, long epoch) {
+            if (duty.isStream()) {
+              nudge(duty.streamIndex()); // what the previous holder left unread
+            }
+          }
+        });
   }
 
   /**
@@ -236,6 +289,10 @@ public final class EventRouter implements StreamNudges, AutoCloseable {
     lanes[stream].execute(
         () -> {
           int n = 0;
+          if (!ownership.owns(Duty.stream(stream))) {
+            fetched.complete(0); // the stream's holder sweeps it
+            return;
+          }
           try {
             // A consumer deleted under the running core: its pulls go unanswered until it is made
             // again, so each fetch waits 1 s and comes back empty. (analytics-projector too on a
@@ -254,15 +311,17 @@ public final class EventRouter implements StreamNudges, AutoCloseable {
           fetched.complete(n);
         });
     List<MaintenanceReport> maintenance = new ArrayList<>();
+    // Only the holder of the sweep duty runs the maintenance ticks.
+    boolean sweeps = ownership.owns(Duty.SWEEP);
     try {
-      if (tick.daily()) {
+      if (sweeps && tick.daily()) {
         maintenance.add(parts.maintenance().runDaily(tick.minute()));
         int expired = parts.archiveExpiry().expire();
         if (expired > 0) {
           log.info("deleted {} archive objects older than their expiry", expired);
         }
       }
-      if (tick.releaseSweep()) {
+      if (sweeps && tick.releaseSweep()) {
         maintenance.add(parts.maintenance().runReleaseSweep(tick.minute()));
       }
     } catch (RuntimeException e) {

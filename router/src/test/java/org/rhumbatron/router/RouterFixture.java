@@ -11,6 +11,8 @@ import org.rhumbatron.coordinator.actor.ActorType;
 import org.rhumbatron.coordinator.view.ProjectViewActor;
 import org.rhumbatron.platform.bucket.Bucket;
 import org.rhumbatron.platform.bucket.DirectoryBucket;
+import org.rhumbatron.platform.cluster.DutyOwnership;
+import org.rhumbatron.platform.cluster.OwnsEverything;
 import org.rhumbatron.platform.config.Settings;
 import org.rhumbatron.platform.db.Database;
 import org.rhumbatron.platform.db.DatabaseOptions;
@@ -55,6 +57,7 @@ final class RouterFixture implements AutoCloseable {
   final List<Command> sentCommands = new CopyOnWriteArrayList<>();
   final Bucket bucket;
   final EventRouter router;
+  final DutyOwnership ownership;
   volatile CausalBatchRouter causalRules = CausalBatchRouter.NO_RULES;
 
   RouterFixture(String natsUrl, String databaseUrl, Path dataDir, Map<String, String> overrides)
@@ -70,11 +73,24 @@ final class RouterFixture implements AutoCloseable {
       Map<String, String> overrides,
       java.util.function.UnaryOperator<org.rhumbatron.router.run.SubscriptionHandler> archiver)
       throws Exception {
+    this(natsUrl, databaseUrl, dataDir, overrides, archiver, db -> OwnsEverything.single());
+  }
+
+  /** One node of several on one database: its stream duties held through {@code ownership}. */
+  RouterFixture(
+      String natsUrl,
+      String databaseUrl,
+      Path dataDir,
+      Map<String, String> overrides,
+      java.util.function.UnaryOperator<org.rhumbatron.router.run.SubscriptionHandler> archiver,
+      java.util.function.Function<Database, DutyOwnership> ownershipOf)
+      throws Exception {
     settings = Settings.defaults().with(overrides);
     connection = JetStreamConnections.connect(natsUrl, "router-test");
     new JetStreamTopology(connection.jetStreamManagement(), settings).ensure();
     publisher = JetStreamEventLog.bind(connection);
     database = Database.open(databaseUrl, DatabaseOptions.builder().clock(clock).build());
+    ownership = ownershipOf.apply(database);
     runtime = new ActorRuntime(database, clock, settings, 4);
     runtime.register(views);
     eventLog = new EventLogClient(connection, codec, settings);
@@ -103,10 +119,11 @@ final class RouterFixture implements AutoCloseable {
                 causalRules.routeCausalBatch(tx, fresh);
               }
             },
-            archiver.apply(new AuditArchiver(bucket, codec, database, new EventClaims(clock))),
+            archiver.apply(
+                new AuditArchiver(bucket, codec, database, new EventClaims(clock, ownership))),
             new AnalyticsProjector(
                 database,
-                new EventClaims(clock),
+                new EventClaims(clock, ownership),
                 new PlatformMetrics(database, clock, MetricsBinding.EVENT_METRICS),
                 settings),
             sentCommands::add,
@@ -117,7 +134,8 @@ final class RouterFixture implements AutoCloseable {
                 clock),
             new ArchiveExpiry(bucket, clock, settings),
             clock,
-            settings);
+            settings,
+            ownership);
     projector = router.projector();
   }
 
@@ -141,6 +159,7 @@ final class RouterFixture implements AutoCloseable {
 
   @Override
   public void close() throws Exception {
+    ownership.close();
     router.close();
     runtime.close();
     database.close();

@@ -7,6 +7,8 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.util.function.Supplier;
 import org.rhumbatron.lifecycle.Lifecycle;
+import org.rhumbatron.platform.cluster.DutyOwnership;
+import org.rhumbatron.platform.cluster.OwnsEverything;
 import org.rhumbatron.platform.db.Database;
 import org.rhumbatron.router.catchup.ConsumerLags;
 import org.rhumbatron.router.deadletter.DeadLetterOperator;
@@ -25,6 +27,7 @@ public final class Api {
   private final NatsGate natsGate;
   private final BearerAuth auth;
   private Supplier<ConsumerLags> lags = () -> null;
+  private Supplier<DutyOwnership> ownership = OwnsEverything::single;
 
   /**
    * @param nats the NATS connection, null before core first connected
@@ -55,6 +58,12 @@ public final class Api {
     return this;
   }
 
+  /** Where {@code /api/cluster} reads the nodes and the duties' owners. */
+  public Api withOwnership(DutyOwnership ownership) {
+    this.ownership = () -> ownership;
+    return this;
+  }
+
   /** The server's own limits: a body above {@link JsonBody#MAX_BYTES} is refused with 413. */
   public static void configure(JavalinConfig config) {
     config.http.maxRequestSize = JsonBody.MAX_BYTES;
@@ -79,6 +88,7 @@ public final class Api {
     new DeadLetterRoutes(deadLetters, database, natsGate).mount(app);
     new AgentRoutes(lifecycle).mount(app);
     new TraceRoutes(database).mount(app);
+    new ClusterRoutes(ownership).mount(app);
     new DashboardRoutes().mount(app);
   }
 

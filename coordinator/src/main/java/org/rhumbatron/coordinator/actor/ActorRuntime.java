@@ -13,6 +13,11 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Function;
+import org.rhumbatron.platform.cluster.Duty;
+import org.rhumbatron.platform.cluster.DutyOwnership;
+import org.rhumbatron.platform.cluster.FencedException;
+import org.rhumbatron.platform.cluster.OwnsEverything;
 import org.rhumbatron.platform.concurrent.DaemonThreads;
 import org.rhumbatron.platform.config.Settings;
 import org.rhumbatron.platform.db.Database;
@@ -38,6 +43,8 @@ public final class ActorRuntime implements AutoCloseable {
   private final LongAdder alarmFires = new LongAdder();
   private final LongAdder alarmsDeleted = new LongAdder();
   private ScheduledExecutorService ticker;
+  private volatile DutyOwnership ownership = OwnsEverything.single();
+  private volatile Function<ActorAddress, Duty> dutyOf = a -> Duty.SWEEP;
 
   private record Loaded(Actor actor, SerialExecutor lane, long[] lastUsedMs) {}
 
@@ -84,6 +91,15 @@ public final class ActorRuntime implements AutoCloseable {
     return entry;
   }
 
+  /**
+   * Several cores: an alarm fires only on the node that holds its actor's duty ({@code dutyOf}),
+   * and the transactions that consume and re-arm it pass that duty's fence, so it fires once.
+   */
+  public void fenceAlarms(DutyOwnership ownership, Function<ActorAddress, Duty> dutyOf) {
+    this.ownership = ownership;
+    this.dutyOf = dutyOf;
+  }
+
   public ActorAlarms alarms() {
     return alarms;
   }
@@ -101,7 +117,10 @@ public final class ActorRuntime implements AutoCloseable {
     Instant now = clock.instant();
     List<ActorAddress> due = database.read(tx -> alarms.due(tx, now, ALARM_SCAN_LIMIT));
     List<CompletableFuture<Boolean>> fires =
-        due.stream().filter(a -> types.containsKey(a.actorClass())).map(this::fire).toList();
+        due.stream()
+            .filter(a -> types.containsKey(a.actorClass()) && ownership.owns(dutyOf.apply(a)))
+            .map(this::fire)
+            .toList();
     int fired = 0;
     for (CompletableFuture<Boolean> f : fires) {
       if (f.join()) {
@@ -113,14 +132,21 @@ public final class ActorRuntime implements AutoCloseable {
 
   private CompletableFuture<Boolean> fire(ActorAddress address) {
     Actor actor = load(address).actor();
+    Duty duty = dutyOf.apply(address);
     return actor.onLane(
         () -> {
-          AlarmGuard.Decision decision =
-              database.inTransaction(
-                  tx -> {
-                    actor.serialize(tx);
-                    return guard.admit(tx, address);
-                  });
+          AlarmGuard.Decision decision;
+          try {
+            decision =
+                database.inTransaction(
+                    tx -> {
+                      actor.serialize(tx);
+                      ownership.fence(tx, duty);
+                      return guard.admit(tx, address);
+                    });
+          } catch (FencedException lost) {
+            return false; // another node holds the duty now; it fires the alarm
+          }
           if (decision != AlarmGuard.Decision.FIRE) {
             return false;
           }
@@ -130,6 +156,8 @@ public final class ActorRuntime implements AutoCloseable {
           } catch (RuntimeException e) {
             log.warn("alarm of {} failed: {}", address, e.toString());
           }
+          // Not fenced: re-arming only sets an alarm earlier, and whoever holds the duty then
+          // decides whether it fires.
           database.inTransaction(
               tx -> {
                 actor.serialize(tx);

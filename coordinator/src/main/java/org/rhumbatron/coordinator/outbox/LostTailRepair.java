@@ -5,6 +5,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.rhumbatron.coordinator.actor.ActorAddress;
+import org.rhumbatron.platform.cluster.Duty;
+import org.rhumbatron.platform.cluster.DutyOwnership;
+import org.rhumbatron.platform.cluster.OwnsEverything;
 import org.rhumbatron.platform.db.Database;
 import org.rhumbatron.platform.eventlog.EventLogTransport;
 import org.rhumbatron.protocol.EventStreams;
@@ -25,9 +28,21 @@ public final class LostTailRepair {
   private final EventLogTransport transport;
   private final Clock clock;
   private final Duration horizon;
+  private final DutyOwnership ownership;
 
   public LostTailRepair(
       Database database, EventLogTransport transport, Clock clock, Duration horizon) {
+    this(database, transport, clock, horizon, OwnsEverything.single());
+  }
+
+  /** With several cores: a repair writes under the stream's duty, through its fence. */
+  public LostTailRepair(
+      Database database,
+      EventLogTransport transport,
+      Clock clock,
+      Duration horizon,
+      DutyOwnership ownership) {
+    this.ownership = ownership;
     this.database = database;
     this.transport = transport;
     this.clock = clock;
@@ -113,6 +128,7 @@ public final class LostTailRepair {
     }
     database.inTransaction(
         tx -> {
+          ownership.fence(tx, Duty.stream(streamIndex));
           for (Kept k : lost) {
             tx.update(
                 "UPDATE outbox SET state = 'pending', stream_seq = NULL, published_at_ms = NULL,"

@@ -2,6 +2,9 @@ package org.rhumbatron.coordinator.outbox;
 
 import java.time.Clock;
 import java.time.Duration;
+import org.rhumbatron.platform.cluster.Duty;
+import org.rhumbatron.platform.cluster.DutyOwnership;
+import org.rhumbatron.platform.cluster.OwnsEverything;
 import org.rhumbatron.platform.db.BatchedPurge;
 import org.rhumbatron.platform.db.Database;
 
@@ -17,8 +20,16 @@ public final class OutboxJanitor {
   private final Database database;
   private final Clock clock;
   private final Duration keepPublished;
+  private final DutyOwnership ownership;
 
   public OutboxJanitor(Database database, Clock clock, Duration keepPublished) {
+    this(database, clock, keepPublished, OwnsEverything.single());
+  }
+
+  /** With several cores: only the holder of the sweep duty purges, through its fence. */
+  public OutboxJanitor(
+      Database database, Clock clock, Duration keepPublished, DutyOwnership ownership) {
+    this.ownership = ownership;
     this.database = database;
     this.clock = clock;
     this.keepPublished = keepPublished;
@@ -29,9 +40,13 @@ public final class OutboxJanitor {
    * many.
    */
   public long purgePublished() {
+    if (!ownership.owns(Duty.SWEEP)) {
+      return 0;
+    }
     long before = clock.millis() - keepPublished.toMillis();
     return BatchedPurge.run(
             database,
+            tx -> ownership.fence(tx, Duty.SWEEP),
             "outbox",
             "state = 'published' AND published_at_ms < ?",
             "published_at_ms",

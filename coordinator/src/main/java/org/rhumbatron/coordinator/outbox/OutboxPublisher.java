@@ -20,10 +20,14 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.IntConsumer;
 import java.util.function.Supplier;
 import org.rhumbatron.coordinator.actor.ActorAddress;
 import org.rhumbatron.coordinator.actor.ActorAlarms;
 import org.rhumbatron.coordinator.actor.SerialExecutor;
+import org.rhumbatron.platform.cluster.Duty;
+import org.rhumbatron.platform.cluster.DutyOwnership;
+import org.rhumbatron.platform.cluster.OwnsEverything;
 import org.rhumbatron.platform.concurrent.Futures;
 import org.rhumbatron.platform.config.Settings;
 import org.rhumbatron.platform.db.Database;
@@ -47,6 +51,12 @@ import org.slf4j.LoggerFactory;
  * and its retries. While the connection is down nothing is sent and no attempt is counted: rows
  * wait, and the publisher is kicked again on reconnect. One lane per stream, so runs of a stream
  * never overlap; the 8 streams publish in parallel.
+ *
+ * <p>Several cores: a stream is published only by the node that holds its duty ({@link Duty}); a
+ * run on another node does nothing, and every transaction that records a run's outcome passes the
+ * duty's fence first and stores its epoch on the rows it marks published, so a node that lost the
+ * duty records nothing (its rows stay waiting and the new holder sends them again under the same
+ * msg ids, which the stream drops as repeats).
  */
 public final class OutboxPublisher {
   private static final Logger log = LoggerFactory.getLogger(OutboxPublisher.class);
@@ -68,6 +78,8 @@ public final class OutboxPublisher {
   // it refuses then is not the row's fault.
   private volatile boolean paused;
   private final LongAdder failedSends = new LongAdder();
+  private final DutyOwnership ownership;
+  private volatile IntConsumer foreignKicks = stream -> {};
 
   /**
    * What one run did; {@code recorded} completes when its outcome is committed (a run that only
@@ -127,6 +139,19 @@ public final class OutboxPublisher {
       Clock clock,
       Settings settings,
       Executor pool) {
+    this(database, alarms, transport, nudges, clock, settings, pool, OwnsEverything.single());
+  }
+
+  public OutboxPublisher(
+      Database database,
+      ActorAlarms alarms,
+      EventLogTransport transport,
+      StreamNudges nudges,
+      Clock clock,
+      Settings settings,
+      Executor pool,
+      DutyOwnership ownership) {
+    this.ownership = ownership;
     this.database = database;
     this.alarms = alarms;
     this.transport = transport;
@@ -150,6 +175,18 @@ public final class OutboxPublisher {
    * every row committed before it.
    */
   public void kick(int streamIndex) {
+    if (!ownership.owns(Duty.stream(streamIndex))) {
+      foreignKicks.accept(streamIndex); // its holder publishes it
+      return;
+    }
+    kickHeld(streamIndex);
+  }
+
+  /** {@link #kick} when this node holds the stream, else nothing (a kick relayed from a node). */
+  public void kickHeld(int streamIndex) {
+    if (!ownership.owns(Duty.stream(streamIndex))) {
+      return;
+    }
     Lane lane = lanes[streamIndex];
     if (lane.scheduled.compareAndSet(false, true)) {
       lane.serial.execute(
@@ -229,6 +266,23 @@ public final class OutboxPublisher {
     }
   }
 
+  /**
+   * After this node took the stream's duty: what the lane knew of the stream's tail may be stale
+   * (another node sent meanwhile), so it reads it again, then runs.
+   */
+  public void tookOver(int streamIndex) {
+    lanes[streamIndex].serial.execute(() -> lanes[streamIndex].synced = false);
+    kick(streamIndex);
+  }
+
+  /**
+   * Where a kick of a stream another node holds goes (several cores: a {@code KickRelay} to the
+   * holder); by default nowhere, and the holder's poll finds the rows.
+   */
+  public void forwardKicks(IntConsumer to) {
+    this.foreignKicks = to;
+  }
+
   /** Holds every send (no attempt counted) until {@link #resume}. */
   public void pause() {
     paused = true;
@@ -258,7 +312,7 @@ public final class OutboxPublisher {
                         + " OR (state = 'retry_wait' AND next_attempt_at_ms <= ?)",
                     rs -> rs.getInt(1),
                     clock.millis()));
-    streams.forEach(this::kick);
+    streams.forEach(this::kickHeld); // every node polls: no need to tell the holders
     return streams.size();
   }
 
@@ -267,6 +321,9 @@ public final class OutboxPublisher {
    * #publishDueOnLane}) so that runs of a stream never overlap.
    */
   PublishRun publishDue(int streamIndex) {
+    if (!ownership.owns(Duty.stream(streamIndex))) {
+      return PublishRun.NOTHING; // another node publishes this stream
+    }
     long now = clock.millis();
     Lane lane = lanes[streamIndex];
     // Copied before the read: a row whose outcome commits after this copy is skipped either way,
@@ -486,7 +543,7 @@ public final class OutboxPublisher {
     CompletableFuture<Void> record =
         database.inTransactionAsync(
             tx -> {
-              markPublished(tx, sent, outcome);
+              markPublished(tx, ownership.fence(tx, Duty.stream(streamIndex)), sent, outcome);
               return null;
             });
     lane.records.add(record);
@@ -518,6 +575,7 @@ public final class OutboxPublisher {
       int streamIndex, List<Row> sent, List<Row> dueRetries, List<Row> unbound, Outcome outcome) {
     database.inTransaction(
         tx -> {
+          long epoch = ownership.fence(tx, Duty.stream(streamIndex));
           for (Row row : dueRetries) {
             tx.update("UPDATE outbox SET state = 'pending' WHERE seq = ?", row.seq());
           }
@@ -528,7 +586,7 @@ public final class OutboxPublisher {
                 row.attempts(),
                 "no producer binding for stream " + EventStreams.streamName(streamIndex));
           }
-          markPublished(tx, sent, outcome);
+          markPublished(tx, epoch, sent, outcome);
           for (Failure failure : outcome.failures.values()) {
             if (failure.counted()) {
               recordFailedSend(tx, sent.get(failure.index()), failure.error());
@@ -538,17 +596,18 @@ public final class OutboxPublisher {
         });
   }
 
-  private void markPublished(Tx tx, List<Row> sent, Outcome outcome) throws SQLException {
+  private void markPublished(Tx tx, long epoch, List<Row> sent, Outcome outcome)
+      throws SQLException {
     long now = clock.millis();
     List<Object[]> rows = new ArrayList<>(sent.size());
     for (int i = 0; i < outcome.ackedSeqs.size(); i++) {
       Long seq = outcome.ackedSeqs.get(i);
       if (seq != null) {
-        rows.add(new Object[] {seq, now, sent.get(i).seq()});
+        rows.add(new Object[] {seq, now, epoch, sent.get(i).seq()});
       }
     }
     tx.updateBatch(
-        "UPDATE outbox SET state = 'published', stream_seq = ?, published_at_ms = ?,"
+        "UPDATE outbox SET state = 'published', stream_seq = ?, published_at_ms = ?, epoch = ?,"
             + " attempts = attempts + 1, last_error = NULL WHERE seq = ?",
         rows);
   }

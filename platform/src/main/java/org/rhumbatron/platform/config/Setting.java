@@ -126,6 +126,19 @@ public record Setting<T>(
     return new Setting<>(key, defaultValue, raw -> raw, v -> !v.isBlank(), "a non-empty text");
   }
 
+  /**
+   * A name of letters, digits, '.', '_' and '-' (at most 64), empty by default: none given, and the
+   * user of the setting makes one (e.g. a fresh node id per start).
+   */
+  static Setting<String> optionalName(String key) {
+    return new Setting<>(
+        key,
+        "",
+        raw -> raw,
+        v -> v.matches("[A-Za-z0-9._-]{1,64}"),
+        "1 to 64 letters, digits, '.', '_' or '-'");
+  }
+
   /** An absolute http or https URL without a trailing slash, e.g. an API's base URL. */
   static Setting<String> httpUrl(String key, String defaultValue) {
     return new Setting<>(

@@ -280,6 +280,18 @@ public final class Settings {
   public static final Setting<Duration> WORKFLOW_RETRY_PAUSE =
       register(duration("workflows.retry-pause", Duration.ofSeconds(1)));
 
+  // Several cores on one PostgreSQL database (DESIGN.md 9): the node's id (empty: a fresh one per
+  // start), how often it writes its heartbeat and renews its leases, how long a lease and a
+  // heartbeat count on the database's clock, and how often it looks for duties to take.
+  public static final Setting<String> CLUSTER_NODE_ID =
+      register(Setting.optionalName("cluster.node-id"));
+  public static final Setting<Duration> CLUSTER_HEARTBEAT =
+      register(duration("cluster.heartbeat", Duration.ofSeconds(3)));
+  public static final Setting<Duration> CLUSTER_LEASE =
+      register(duration("cluster.lease", Duration.ofSeconds(15)));
+  public static final Setting<Duration> CLUSTER_POLL =
+      register(duration("cluster.poll", Duration.ofMillis(500)));
+
   /** The settings of one row of the consumers table. */
   public record QueueRow(
       Queue queue,
@@ -434,6 +446,15 @@ public final class Settings {
   }
 
   private void checkConflicts() {
+    if (get(CLUSTER_LEASE).compareTo(get(CLUSTER_HEARTBEAT).multipliedBy(2)) < 0) {
+      // One late heartbeat must not cost a node its duties.
+      throw new SettingsException(
+          CLUSTER_LEASE.key(), "must be at least twice " + CLUSTER_HEARTBEAT.key());
+    }
+    if (get(CLUSTER_POLL).compareTo(get(CLUSTER_HEARTBEAT)) > 0) {
+      throw new SettingsException(
+          CLUSTER_POLL.key(), "must not be above " + CLUSTER_HEARTBEAT.key());
+    }
     if (get(OUTBOX_BACKOFF_MAX).compareTo(get(OUTBOX_BACKOFF_INITIAL)) < 0) {
       throw new SettingsException(
           OUTBOX_BACKOFF_MAX.key(), "must not be below " + OUTBOX_BACKOFF_INITIAL.key());

@@ -27,12 +27,32 @@ public final class BatchedPurge {
    */
   public static Result run(
       Database database, String table, String where, String orderBy, int batch, Object... args) {
+    return run(database, tx -> null, table, where, orderBy, batch, args);
+  }
+
+  /**
+   * {@link #run}, with {@code guard} run first in each batch's transaction (a duty's fence: it
+   * throws to refuse the batch).
+   */
+  public static Result run(
+      Database database,
+      TxWork<?> guard,
+      String table,
+      String where,
+      String orderBy,
+      int batch,
+      Object... args) {
     String sql = database.dialect().deleteLimited(table, where, orderBy, batch);
     long deleted = 0;
     int batches = 0;
     int largest = 0;
     while (true) {
-      int n = database.inTransaction(tx -> tx.update(sql, args));
+      int n =
+          database.inTransaction(
+              tx -> {
+                guard.run(tx);
+                return tx.update(sql, args);
+              });
       batches++;
       deleted += n;
       largest = Math.max(largest, n);

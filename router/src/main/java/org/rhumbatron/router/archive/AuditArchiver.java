@@ -72,7 +72,7 @@ public final class AuditArchiver implements SubscriptionHandler {
     List<String> ids =
         fresh.stream().filter(EventRecord::decoded).map(r -> r.event().eventId()).toList();
     try {
-      db.inTransaction(tx -> claims.claimEvents(tx, CONSUMER, ids));
+      db.inTransaction(tx -> claims.claimEvents(tx, streamIndex, CONSUMER, ids));
     } catch (DatabaseException e) {
       withdraw(key, ids);
       return BatchOutcome.failed(

@@ -8,9 +8,14 @@ import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import org.rhumbatron.platform.cluster.Duty;
+import org.rhumbatron.platform.cluster.DutyOwnership;
+import org.rhumbatron.platform.cluster.FencedException;
+import org.rhumbatron.platform.cluster.OwnsEverything;
 import org.rhumbatron.platform.db.Database;
 import org.rhumbatron.platform.db.Tx;
 import org.rhumbatron.protocol.Event;
+import org.rhumbatron.protocol.EventStreams;
 
 /**
  * The seed's {@code claimEvents}: {@code INSERT OR IGNORE processed_events (consumer, event_id)}. A
@@ -25,14 +30,35 @@ public final class EventClaims {
   private static final int LOOKUP_CHUNK = 100;
 
   private final Clock clock;
+  private final DutyOwnership ownership;
 
   public EventClaims(Clock clock) {
-    this.clock = clock;
+    this(clock, OwnsEverything.single());
   }
 
-  /** Claims each id for {@code consumer}; returns the fresh ones, in the order given. */
-  public List<String> claimEvents(Tx tx, String consumer, Collection<String> eventIds)
-      throws SQLException {
+  /** With several cores: every claim passes the fence of its stream's duty. */
+  public EventClaims(Clock clock, DutyOwnership ownership) {
+    this.clock = clock;
+    this.ownership = ownership;
+  }
+
+  /**
+   * The fence of stream {@code streamIndex}'s duty, in the caller's transaction: a router run's
+   * effects and claims commit only while this node holds the stream.
+   *
+   * @throws FencedException when another node holds the stream now
+   */
+  public void fence(Tx tx, int streamIndex) throws SQLException {
+    ownership.fence(tx, Duty.stream(streamIndex));
+  }
+
+  /**
+   * Claims each id for {@code consumer} on stream {@code streamIndex} (after its {@link #fence});
+   * returns the fresh ones, in the order given.
+   */
+  public List<String> claimEvents(
+      Tx tx, int streamIndex, String consumer, Collection<String> eventIds) throws SQLException {
+    fence(tx, streamIndex);
     long now = clock.millis();
     List<String> ids = List.copyOf(eventIds);
     List<Object[]> rows = new ArrayList<>(ids.size());
@@ -49,10 +75,17 @@ public final class EventClaims {
     return fresh;
   }
 
-  /** {@link #claimEvents} of {@code events}' ids; returns the fresh events, in the order given. */
+  /**
+   * {@link #claimEvents} of {@code events}' ids (all of one stream, their projects'); returns the
+   * fresh events, in the order given.
+   */
   public List<Event> claimFresh(Tx tx, String consumer, List<Event> events) throws SQLException {
+    if (events.isEmpty()) {
+      return List.of();
+    }
+    int stream = EventStreams.streamIndex(events.get(0).projectId());
     Set<String> fresh =
-        Set.copyOf(claimEvents(tx, consumer, events.stream().map(Event::eventId).toList()));
+        Set.copyOf(claimEvents(tx, stream, consumer, events.stream().map(Event::eventId).toList()));
     return events.stream().filter(e -> fresh.contains(e.eventId())).toList();
   }
 

@@ -8,6 +8,8 @@ import java.time.LocalDate;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
+import org.rhumbatron.platform.cluster.DutyOwnership;
+import org.rhumbatron.platform.cluster.OwnsEverything;
 import org.rhumbatron.platform.config.Settings;
 import org.rhumbatron.platform.db.Database;
 import org.rhumbatron.protocol.Command;
@@ -37,11 +39,24 @@ public final class Maintenance {
 
   public Maintenance(
       Database database, CommandSink commands, DeadLetterOperator deadLetters, Settings settings) {
+    this(database, commands, deadLetters, settings, OwnsEverything.single());
+  }
+
+  /**
+   * With several cores: the ticks run their jobs on the holder of the sweep duty only (the caller
+   * checks), and each purge batch passes its fence.
+   */
+  public Maintenance(
+      Database database,
+      CommandSink commands,
+      DeadLetterOperator deadLetters,
+      Settings settings,
+      DutyOwnership ownership) {
     this.database = database;
     this.commands = commands;
     this.deadLetters = deadLetters;
     this.settings = settings;
-    this.retention = new Retention(database, settings);
+    this.retention = new Retention(database, settings, ownership);
   }
 
   /**

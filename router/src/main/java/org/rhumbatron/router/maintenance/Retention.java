@@ -9,6 +9,8 @@ import java.util.List;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import org.rhumbatron.lifecycle.LifecycleRetention;
+import org.rhumbatron.platform.cluster.Duty;
+import org.rhumbatron.platform.cluster.DutyOwnership;
 import org.rhumbatron.platform.config.Setting;
 import org.rhumbatron.platform.config.Settings;
 import org.rhumbatron.platform.db.BatchedPurge;
@@ -76,10 +78,12 @@ final class Retention {
 
   private final Database database;
   private final Settings settings;
+  private final DutyOwnership ownership;
 
-  Retention(Database database, Settings settings) {
+  Retention(Database database, Settings settings, DutyOwnership ownership) {
     this.database = database;
     this.settings = settings;
+    this.ownership = ownership;
   }
 
   /** Purges every table of {@link #HORIZONS} up to its horizon before {@code now}. */
@@ -90,7 +94,15 @@ final class Retention {
       Object before = h.before(now, settings);
       BatchedPurge.Result r;
       try {
-        r = BatchedPurge.run(database, h.table(), h.where(), h.timeColumn(), batch, before);
+        r =
+            BatchedPurge.run(
+                database,
+                tx -> ownership.fence(tx, Duty.SWEEP),
+                h.table(),
+                h.where(),
+                h.timeColumn(),
+                batch,
+                before);
       } catch (RuntimeException e) { // the next tick goes on from where this one stopped
         log.warn("purge of {} failed: {}", h.table(), e.toString());
         continue;
@@ -111,13 +123,19 @@ final class Retention {
         "model_routes",
         () ->
             LifecycleRetention.modelRoutes(
-                database, now.minus(settings.get(Settings.PROCESSED_EVENTS_KEEP)), batch));
+                database,
+                tx -> ownership.fence(tx, Duty.SWEEP),
+                now.minus(settings.get(Settings.PROCESSED_EVENTS_KEEP)),
+                batch));
     owned(
         results,
         "workflow_instances",
         () ->
             LifecycleRetention.endedWorkflows(
-                database, now.minus(settings.get(Settings.WORKFLOWS_KEEP_ENDED)), batch));
+                database,
+                tx -> ownership.fence(tx, Duty.SWEEP),
+                now.minus(settings.get(Settings.WORKFLOWS_KEEP_ENDED)),
+                batch));
     return results;
   }
 

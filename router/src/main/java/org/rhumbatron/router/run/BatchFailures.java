@@ -101,6 +101,7 @@ public final class BatchFailures {
     long now = clock.millis();
     return database.inTransaction(
         tx -> {
+          claims.fence(tx, streamIndex); // a failure counts only on the stream's holder
           Set<String> processed = processedAmong(tx, consumer, failed);
           List<EventRecord> handledBefore = new ArrayList<>();
           Map<String, List<EventRecord>> open = new LinkedHashMap<>();
@@ -224,6 +225,6 @@ public final class BatchFailures {
         failures,
         projectId,
         now);
-    claims.claimEvents(tx, consumer, ids);
+    claims.claimEvents(tx, streamIndex, consumer, ids);
   }
 }

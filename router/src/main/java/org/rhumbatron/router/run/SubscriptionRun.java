@@ -9,6 +9,9 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.IntConsumer;
+import org.rhumbatron.platform.cluster.Duty;
+import org.rhumbatron.platform.cluster.DutyOwnership;
+import org.rhumbatron.platform.cluster.OwnsEverything;
 import org.rhumbatron.platform.eventlog.EventLogClient;
 import org.rhumbatron.platform.eventlog.EventRecord;
 import org.rhumbatron.platform.eventlog.Subscription;
@@ -31,7 +34,23 @@ public final class SubscriptionRun {
   private volatile IntConsumer retryLater = stream -> {};
   private final Map<Subscription, LongAdder> applied = new EnumMap<>(Subscription.class);
 
+  private final DutyOwnership ownership;
+
   public SubscriptionRun(EventLogClient eventLog, BatchFailures failures, Duration nackDelay) {
+    this(eventLog, failures, nackDelay, OwnsEverything.single());
+  }
+
+  /**
+   * With several cores: a consume runs only while this node holds the stream's duty; a batch during
+   * which it lost the duty goes back at once, uncounted (its writes were fenced, what committed
+   * before is claimed and the redelivery skips it).
+   */
+  public SubscriptionRun(
+      EventLogClient eventLog,
+      BatchFailures failures,
+      Duration nackDelay,
+      DutyOwnership ownership) {
+    this.ownership = ownership;
     this.eventLog = eventLog;
     this.failures = failures;
     this.nackDelay = nackDelay;
@@ -91,6 +110,10 @@ public final class SubscriptionRun {
 
   /** One consume: at most the seed's 100 records. */
   public Consumed consume(int streamIndex, SubscriptionHandler handler) {
+    Duty duty = Duty.stream(streamIndex);
+    if (!ownership.owns(duty)) {
+      return Consumed.NOTHING; // another node runs this stream
+    }
     List<EventRecord> batch =
         eventLog.fetch(streamIndex, handler.subscription(), Integer.MAX_VALUE);
     if (batch.isEmpty()) {
@@ -102,6 +125,15 @@ public final class SubscriptionRun {
     } catch (RuntimeException e) {
       // A handler that throws failed the whole batch; its transactions rolled back their claims.
       outcome = BatchOutcome.failed(batch, describe(e));
+    }
+    if (!ownership.owns(duty)) {
+      batch.forEach(r -> r.nak(Duration.ZERO));
+      log.info(
+          "{} on {}: this node lost the stream during a batch; {} records go back to its holder",
+          handler.subscription().durableName(),
+          EventStreams.streamName(streamIndex),
+          batch.size());
+      return new Consumed(batch.size(), batch.size(), 0, false);
     }
     Set<EventRecord> unapplied = Collections.newSetFromMap(new IdentityHashMap<>());
     unapplied.addAll(outcome.deferred());

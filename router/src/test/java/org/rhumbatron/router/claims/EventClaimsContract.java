@@ -20,12 +20,12 @@ abstract class EventClaimsContract {
     try (Database db = Database.open(db().url())) {
       List<String> first =
           db.inTransaction(
-              tx -> claims.claimEvents(tx, "project-view-projector", List.of("e1", "e2")));
+              tx -> claims.claimEvents(tx, 0, "project-view-projector", List.of("e1", "e2")));
       List<String> again =
           db.inTransaction(
-              tx -> claims.claimEvents(tx, "project-view-projector", List.of("e2", "e3")));
+              tx -> claims.claimEvents(tx, 0, "project-view-projector", List.of("e2", "e3")));
       List<String> other =
-          db.inTransaction(tx -> claims.claimEvents(tx, "causal-router", List.of("e1")));
+          db.inTransaction(tx -> claims.claimEvents(tx, 0, "causal-router", List.of("e1")));
       assertThat(first).containsExactly("e1", "e2");
       assertThat(again).as("the duplicate delivery applies nothing").containsExactly("e3");
       assertThat(other).as("claims are per consumer").containsExactly("e1");
@@ -35,11 +35,11 @@ abstract class EventClaimsContract {
   @Test
   void aReleasedClaimIsFreshOnTheNextDelivery() {
     try (Database db = Database.open(db().url())) {
-      db.inTransaction(tx -> claims.claimEvents(tx, "causal-router", List.of("e1", "e2")));
+      db.inTransaction(tx -> claims.claimEvents(tx, 0, "causal-router", List.of("e1", "e2")));
       Integer released = db.inTransaction(tx -> claims.release(tx, "causal-router", List.of("e2")));
       assertThat(released).isEqualTo(1);
       List<String> next =
-          db.inTransaction(tx -> claims.claimEvents(tx, "causal-router", List.of("e1", "e2")));
+          db.inTransaction(tx -> claims.claimEvents(tx, 0, "causal-router", List.of("e1", "e2")));
       assertThat(next).containsExactly("e2");
     }
   }
@@ -51,12 +51,12 @@ abstract class EventClaimsContract {
               () ->
                   db.inTransaction(
                       tx -> {
-                        claims.claimEvents(tx, "audit-archiver", List.of("e9"));
+                        claims.claimEvents(tx, 0, "audit-archiver", List.of("e9"));
                         throw new IllegalStateException("the effect failed");
                       }))
           .hasMessage("the effect failed");
       List<String> fresh =
-          db.inTransaction(tx -> claims.claimEvents(tx, "audit-archiver", List.of("e9")));
+          db.inTransaction(tx -> claims.claimEvents(tx, 0, "audit-archiver", List.of("e9")));
       assertThat(fresh).containsExactly("e9");
     }
   }

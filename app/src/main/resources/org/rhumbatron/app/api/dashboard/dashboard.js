@@ -100,10 +100,11 @@
     state.busy = true;
     try {
       const showClosed = $('show-closed').checked;
-      const [ready, streams, backlog, failed, groups, dead] = await Promise.all([
+      const [ready, streams, backlog, failed, groups, dead, cluster] = await Promise.all([
         get('/readyz'), get('/api/streams'), get('/api/outbox/backlog'),
         get('/api/outbox/failed?limit=100'), get('/api/dead-letters/groups'),
         get('/api/dead-letters?limit=200&state=' + (showClosed ? 'all' : 'open')),
+        get('/api/cluster'),
       ]);
       // A closed row no longer changes: only the open ones are read again.
       const polled = [...state.acted].filter(([, d]) => !d || d.status === 'open').map(([id]) => id);
@@ -116,6 +117,7 @@
         render('flow', { streams: streams.ok ? streams.body.streams : null,
           backlog: backlog.body.streams }, renderFlow);
       }
+      if (cluster.ok) render('cluster', cluster.body, renderCluster);
       if (failed.ok) render('failed', failed.body.rows, renderFailed);
       if (groups.ok) render('groups', groups.body.groups, renderGroups);
       if (dead.ok) {
@@ -209,6 +211,19 @@
     $('ages-body').replaceChildren(...streams.filter((s) => s.name !== 'COMMANDS').map((s) =>
       el('tr', { id: 'age-' + s.name }, td(s.name, 'stream'),
         ...EVENT_CONSUMERS.map((c) => td(age(s, c), c)))));
+  }
+
+  function renderCluster(cluster) {
+    const live = cluster.nodes.filter((n) => n.state === 'live').length;
+    $('cluster-count').textContent = '(' + live + ' live of ' + cluster.nodes.length + ')';
+    const held = (id) => cluster.duties.filter((d) => d.owner === id)
+      .map((d) => d.duty + ' (' + d.epoch + ')').join(', ');
+    const free = cluster.duties.filter((d) => !d.owner).map((d) => d.duty + ' (' + d.epoch + ')');
+    const rows = cluster.nodes.map((n) => el('tr', { id: 'node-' + n.nodeId },
+      td(n.nodeId + (n.nodeId === cluster.nodeId ? ' (this core)' : '')), td(n.address),
+      td(n.lastHeartbeat), td(n.state), td(held(n.nodeId))));
+    if (free.length) rows.push(el('tr', {}, td('(nobody)'), td(''), td(''), td(''), td(free.join(', '))));
+    $('cluster-body').replaceChildren(...rows);
   }
 
   function renderFailed(rows) {

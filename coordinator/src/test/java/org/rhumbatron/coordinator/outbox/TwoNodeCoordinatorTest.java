@@ -1,0 +1,210 @@
+package org.rhumbatron.coordinator.outbox;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.rhumbatron.coordinator.CoordinatorFixture;
+import org.rhumbatron.coordinator.StreamContents;
+import org.rhumbatron.coordinator.actor.ActorAddress;
+import org.rhumbatron.platform.cluster.Duty;
+import org.rhumbatron.platform.cluster.FencedException;
+import org.rhumbatron.platform.cluster.KickRelay;
+import org.rhumbatron.platform.cluster.LeasedOwnership;
+import org.rhumbatron.platform.config.Settings;
+import org.rhumbatron.protocol.Event;
+import org.rhumbatron.protocol.EventStreams;
+import org.rhumbatron.testkit.SettableClock;
+import org.rhumbatron.testkit.db.DatabaseExtension;
+import org.rhumbatron.testkit.nats.NatsServerExtension;
+
+/**
+ * Two nodes on one PostgreSQL database and one nats-server: the node that lost a stream's duty
+ * while paused (a zombie) cannot record the rows it sent as published, nor fire an alarm of the
+ * stream's actors; the new holder does both, under its epoch.
+ */
+class TwoNodeCoordinatorTest {
+  @RegisterExtension final NatsServerExtension nats = NatsServerExtension.perTest();
+  @RegisterExtension final DatabaseExtension database = DatabaseExtension.postgres();
+
+  private static final Duration LEASE = Duration.ofSeconds(2);
+  private final SettableClock clock = CoordinatorFixture.clockAt("2026-03-01T10:00:00Z");
+  private final List<CoordinatorFixture> nodes = new ArrayList<>();
+
+  @AfterEach
+  void close() throws Exception {
+    for (CoordinatorFixture f : nodes) {
+      f.close();
+    }
+  }
+
+  private CoordinatorFixture node(String id) throws Exception {
+    CoordinatorFixture f =
+        CoordinatorFixture.startNode(
+            database.database().url(),
+            nats.url(),
+            clock,
+            Settings.defaults(),
+            db ->
+                new LeasedOwnership(
+                    db,
+                    id,
+                    () -> null,
+                    Duration.ofMillis(400),
+                    LEASE,
+                    Duration.ofMillis(200),
+                    Clock.systemUTC()));
+    nodes.add(f);
+    return f;
+  }
+
+  private static LeasedOwnership leases(CoordinatorFixture f) {
+    return (LeasedOwnership) f.ownership;
+  }
+
+  private static int heldCount(CoordinatorFixture f) {
+    int n = 0;
+    for (Duty d : Duty.values()) {
+      n += f.ownership.owns(d) ? 1 : 0;
+    }
+    return n;
+  }
+
+  /** Starts both nodes, waits until they share the duties, and names a project {@code a} holds. */
+  private static String settledProjectOf(CoordinatorFixture a, CoordinatorFixture b) {
+    a.ownership.start();
+    b.ownership.start();
+    await()
+        .atMost(Duration.ofSeconds(15))
+        .during(Duration.ofMillis(800))
+        .until(
+            () ->
+                heldCount(a) > 0
+                    && heldCount(b) > 0
+                    && heldCount(a) + heldCount(b) == Duty.values().length);
+    return IntStream.range(0, 1000)
+        .mapToObj(i -> "p-zombie-" + i)
+        .filter(id -> a.ownership.owns(Duty.ofProject(id)))
+        .findFirst()
+        .orElseThrow();
+  }
+
+  @Test
+  void rowsCommittedOnTheOtherNodeReachTheHolderThroughTheKickRelay() throws Exception {
+    CoordinatorFixture a = node("node-a");
+    CoordinatorFixture b = node("node-b");
+    String p = settledProjectOf(a, b);
+    // No outbox poll and no alarm ticker here: only a relayed kick makes a publish these rows.
+    for (CoordinatorFixture f : List.of(a, b)) {
+      KickRelay relay = KickRelay.start(f.nats, f.coordinator.publisher()::kickHeld);
+      f.coordinator.publisher().forwardKicks(relay::send);
+    }
+    b.coordinator.root(p).createProject("tenant-1", "Demo").join();
+    List<Event> events =
+        IntStream.range(0, 5).mapToObj(i -> b.changeEvent(p, "c1", "t1", i)).toList();
+    b.coordinator.changeEvents().appendChangeEvents(p, "c1", events).join();
+
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> states(a, p).stream().allMatch("published"::equals));
+    assertThat(StreamContents.eventIdsOf(a.nats, p)).hasSize(6);
+    assertThat(b.coordinator.publisher().publishedCount())
+        .as("b does not hold the stream")
+        .isZero();
+  }
+
+  @Test
+  void aZombieCannotFireAnAlarmAndTheNewHolderFiresItOnce() throws Exception {
+    CoordinatorFixture a = node("node-a");
+    CoordinatorFixture b = node("node-b");
+    String p = settledProjectOf(a, b);
+    Duty duty = Duty.ofProject(p);
+    ActorAddress root = a.coordinator.root(p).address();
+    a.db.inTransaction(
+        tx -> {
+          a.coordinator.runtime().alarms().set(tx, root, clock.instant());
+          return null;
+        });
+    assertThat(b.coordinator.runtime().fireDueAlarms()).as("not b's to fire").isZero();
+
+    leases(a).suspend(); // paused past its lease
+    await().atMost(LEASE.plusSeconds(5)).until(() -> b.ownership.owns(duty));
+    assertThat(a.ownership.owns(duty)).as("the zombie still believes it holds it").isTrue();
+    assertThat(a.coordinator.runtime().fireDueAlarms()).as("the zombie's fire").isZero();
+    assertThat(a.ownership.fencedWrites()).isEqualTo(1);
+    assertThat(a.coordinator.runtime().alarmFires()).isZero();
+
+    assertThat(b.coordinator.runtime().fireDueAlarms()).isEqualTo(1);
+    assertThat(b.coordinator.runtime().fireDueAlarms()).as("fired once").isZero();
+  }
+
+  @Test
+  void aZombieCannotRecordWhatItSentAndTheNewHolderPublishesUnderItsEpoch() throws Exception {
+    CoordinatorFixture a = node("node-a");
+    CoordinatorFixture b = node("node-b");
+    String p = settledProjectOf(a, b);
+    int stream = EventStreams.streamIndex(p);
+    Duty duty = Duty.stream(stream);
+    long epoch = leases(a).epoch(duty).orElseThrow();
+
+    // Rows wait while both publishers hold their sends.
+    a.coordinator.publisher().pause();
+    b.coordinator.publisher().pause();
+    a.coordinator.root(p).createProject("tenant-1", "Demo").join();
+    List<Event> events =
+        IntStream.range(0, 20).mapToObj(i -> a.changeEvent(p, "c1", "t1", i)).toList();
+    a.coordinator.changeEvents().appendChangeEvents(p, "c1", events).join();
+    assertThat(states(a, p)).containsOnly("pending").hasSize(21);
+
+    leases(a).suspend(); // paused past its lease
+    await().atMost(LEASE.plusSeconds(5)).until(() -> b.ownership.owns(duty));
+    assertThat(leases(b).epoch(duty)).contains(epoch + 1);
+
+    // The zombie still believes it holds the stream: it sends, and its record is refused.
+    assertThat(a.ownership.owns(duty)).isTrue();
+    a.coordinator.publisher().resume();
+    assertThatThrownBy(() -> a.coordinator.publisher().publishDueOnLane(stream).join())
+        .hasRootCauseInstanceOf(FencedException.class);
+    assertThat(states(a, p)).as("nothing of the zombie's record lands").containsOnly("pending");
+    assertThat(a.ownership.owns(duty)).isFalse();
+    assertThat(a.ownership.fencedWrites()).isEqualTo(1);
+    assertThat(a.coordinator.publisher().publishDueOnLane(stream).join().published())
+        .as("stepped down: it sends no more")
+        .isZero();
+
+    b.coordinator.publisher().resume();
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .until(
+            () -> {
+              b.coordinator.publisher().publishDueOnLane(stream).join();
+              return states(b, p).stream().allMatch("published"::equals);
+            });
+    List<Long> epochs =
+        b.db.read(
+            tx ->
+                tx.query(
+                    "SELECT epoch FROM outbox WHERE project_id = ? ORDER BY seq",
+                    rs -> rs.getLong(1),
+                    p));
+    assertThat(epochs).hasSize(21).containsOnly(epoch + 1);
+    assertThat(StreamContents.eventIdsOf(b.nats, p)).hasSize(21).doesNotHaveDuplicates();
+  }
+
+  private static List<String> states(CoordinatorFixture f, String p) {
+    return f.db.read(
+        tx ->
+            tx.query(
+                "SELECT state FROM outbox WHERE project_id = ? ORDER BY seq",
+                rs -> rs.getString(1),
+                p));
+  }
+}

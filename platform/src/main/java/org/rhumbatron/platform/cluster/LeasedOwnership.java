@@ -1,0 +1,462 @@
+package org.rhumbatron.platform.cluster;
+
+import java.sql.SQLException;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Supplier;
+import org.rhumbatron.platform.concurrent.DaemonThreads;
+import org.rhumbatron.platform.db.Database;
+import org.rhumbatron.platform.db.Tx;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Duties held through lease rows in PostgreSQL ({@code cluster_leases}: duty, owner, epoch,
+ * expiry), with a heartbeat row per node ({@code cluster_nodes}). Every {@code cluster.poll} the
+ * node reads the live nodes and the leases; every {@code cluster.heartbeat} it also writes its
+ * heartbeat and renews its leases. Each duty belongs to the live node that rendezvous hashing
+ * picks; that node takes it once it is free (released, or its lease expired on the database's
+ * clock) with one conditional UPDATE that increments the epoch. A holder that is no longer the pick
+ * hands the duty over. Expiry only decides when a duty may be taken; whether a write commits is the
+ * fence's ({@link #fence}): the lease row read {@code FOR SHARE} in the write's transaction, which
+ * a takeover must wait for.
+ */
+public final class LeasedOwnership implements DutyOwnership {
+  private static final Logger log = LoggerFactory.getLogger(LeasedOwnership.class);
+  // A takeover or renewal waits at most this long for the fenced writes in flight.
+  private static final String LOCK_WAIT = "2s";
+  // A node row without a heartbeat for this long is deleted (it stays visible as lost till then).
+  private static final Duration FORGET_NODES_AFTER = Duration.ofHours(1);
+
+  private final Database database;
+  private final String nodeId;
+  private final Supplier<String> address;
+  private final Duration heartbeat;
+  private final Duration lease;
+  private final Duration poll;
+  private final Clock clock;
+  private final Map<Duty, Long> held = new ConcurrentHashMap<>();
+  private final List<DutyListener> listeners = new CopyOnWriteArrayList<>();
+  private final LongAdder changes = new LongAdder();
+  private final LongAdder fenced = new LongAdder();
+  private final ScheduledExecutorService loop;
+  private ScheduledFuture<?> ticking;
+  // Touched on the loop thread only.
+  private long lastBeatMs = Long.MIN_VALUE / 2;
+  private volatile long lastRenewedMs;
+  private volatile boolean closed;
+
+  private record LeaseRow(String owner, long epoch, boolean expired) {}
+
+  private record Snapshot(List<String> live, Map<Duty, LeaseRow> leases) {}
+
+  public LeasedOwnership(
+      Database database,
+      String nodeId,
+      Supplier<String> address,
+      Duration heartbeat,
+      Duration lease,
+      Duration poll,
+      Clock clock) {
+    this.database = database;
+    this.nodeId = Objects.requireNonNull(nodeId, "nodeId");
+    this.address = address;
+    this.heartbeat = heartbeat;
+    this.lease = lease;
+    this.poll = poll;
+    this.clock = clock;
+    this.loop =
+        Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("cluster-" + nodeId));
+  }
+
+  @Override
+  public String nodeId() {
+    return nodeId;
+  }
+
+  @Override
+  public boolean owns(Duty duty) {
+    return held.containsKey(duty);
+  }
+
+  @Override
+  public long fence(Tx tx, Duty duty) throws SQLException {
+    Long mine = held.get(duty);
+    // FOR SHARE: a takeover's UPDATE of this row waits until this transaction ends. The local
+    // timeout ends this transaction's session if its client stalls with it open (a paused node),
+    // so the wait is bounded.
+    Optional<LeaseRow> row =
+        tx.queryFirst(
+            "SELECT owner_node, epoch, set_config('idle_in_transaction_session_timeout', ?, true)"
+                + " FROM cluster_leases WHERE duty = ? FOR SHARE",
+            rs -> new LeaseRow(rs.getString(1), rs.getLong(2), false),
+            Long.toString(lease.toMillis()),
+            duty.key());
+    LeaseRow current = row.orElse(new LeaseRow(null, 0, true));
+    if (mine != null && nodeId.equals(current.owner()) && mine == current.epoch()) {
+      return mine;
+    }
+    fenced.increment();
+    if (mine != null) {
+      stepDown(duty, mine, "its epoch " + mine + " was taken: " + describe(current));
+    }
+    throw new FencedException(
+        duty, nodeId, mine == null ? 0 : mine, current.epoch(), current.owner());
+  }
+
+  @Override
+  public void listen(DutyListener listener) {
+    listeners.add(listener);
+  }
+
+  @Override
+  public synchronized void start() {
+    database.inTransaction(
+        tx ->
+            tx.update(
+                "INSERT INTO cluster_nodes (node_id, address, started_at, last_heartbeat, state)"
+                    + " VALUES (?, ?, now(), now(), 'live') ON CONFLICT (node_id) DO UPDATE SET"
+                    + " address = excluded.address, started_at = now(), last_heartbeat = now(),"
+                    + " state = 'live'",
+                nodeId,
+                address.get()));
+    lastRenewedMs = clock.millis();
+    // The first round before start returns: what starts next (the lost-tail repair, the router's
+    // catch-up) finds the duties this node takes at once.
+    try {
+      loop.submit(this::tickQuietly).get();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (java.util.concurrent.ExecutionException e) {
+      throw new IllegalStateException("the first lease round failed", e.getCause());
+    }
+    resume();
+  }
+
+  /**
+   * Stops the heartbeats and the lease checks without releasing anything, as a paused process would
+   * (the failover tests and the checker's node-pause); {@link #resume} goes on.
+   */
+  public synchronized void suspend() {
+    if (ticking != null) {
+      ticking.cancel(false);
+      ticking = null;
+    }
+  }
+
+  /** Starts the heartbeats and lease checks again after {@link #suspend} (or at start). */
+  public synchronized void resume() {
+    if (closed || ticking != null) {
+      return;
+    }
+    ticking =
+        loop.scheduleWithFixedDelay(
+            this::tickQuietly, poll.toMillis(), poll.toMillis(), TimeUnit.MILLISECONDS);
+  }
+
+  private void tickQuietly() {
+    try {
+      tick();
+    } catch (RuntimeException e) {
+      log.warn("cluster node {}: lease check failed: {}", nodeId, e.toString());
+    }
+  }
+
+  /** One round: heartbeat and renewal when due, then take, keep or hand over each duty. */
+  void tick() {
+    long startMs = clock.millis();
+    if (!held.isEmpty() && startMs - lastRenewedMs > lease.toMillis()) {
+      for (Map.Entry<Duty, Long> e : Map.copyOf(held).entrySet()) {
+        stepDown(e.getKey(), e.getValue(), "it could not renew its lease within " + lease);
+      }
+    }
+    boolean beat = startMs - lastBeatMs >= heartbeat.toMillis();
+    Map<Duty, Long> renewed = new EnumMap<>(Duty.class);
+    Snapshot s =
+        database.inTransaction(
+            tx -> {
+              renewed.clear();
+              if (beat) {
+                beatAndRenew(tx, renewed);
+              }
+              return snapshot(tx);
+            });
+    if (beat) {
+      lastBeatMs = startMs;
+      lastRenewedMs = startMs;
+      for (Map.Entry<Duty, Long> e : Map.copyOf(held).entrySet()) {
+        if (!e.getValue().equals(renewed.get(e.getKey()))) {
+          stepDown(e.getKey(), e.getValue(), "its lease was not renewed: another node holds it");
+        }
+      }
+    }
+    for (Duty d : Duty.values()) {
+      LeaseRow row = s.leases().get(d);
+      if (row == null) {
+        continue; // the migration makes every row; nothing to take
+      }
+      String pick = Rendezvous.owner(d, s.live());
+      Long mine = held.get(d);
+      if (mine != null) {
+        if (!nodeId.equals(row.owner()) || mine != row.epoch()) {
+          stepDown(d, mine, "its epoch " + mine + " was taken: " + describe(row));
+        } else if (pick != null && !nodeId.equals(pick)) {
+          handOver(d, mine, pick);
+        }
+      } else if (nodeId.equals(pick)
+          && (row.owner() == null || row.expired() || nodeId.equals(row.owner()))) {
+        // (A row this node id holds but this process does not: an earlier run of the node.)
+        take(d, row);
+      }
+    }
+  }
+
+  private void beatAndRenew(Tx tx, Map<Duty, Long> renewed) throws SQLException {
+    tx.queryFirst("SELECT set_config('lock_timeout', ?, true)", rs -> 1, LOCK_WAIT);
+    int beats =
+        tx.update(
+            "UPDATE cluster_nodes SET last_heartbeat = now(), address = ?, state = 'live'"
+                + " WHERE node_id = ?",
+            address.get(),
+            nodeId);
+    if (beats == 0) {
+      tx.update(
+          "INSERT INTO cluster_nodes (node_id, address, started_at, last_heartbeat, state)"
+              + " VALUES (?, ?, now(), now(), 'live')",
+          nodeId,
+          address.get());
+    }
+    for (Object[] r :
+        tx.query(
+            "UPDATE cluster_leases SET expires_at = now() + ? * interval '1 millisecond'"
+                + " WHERE owner_node = ? RETURNING duty, epoch",
+            rs -> new Object[] {rs.getString(1), rs.getLong(2)},
+            (double) lease.toMillis(),
+            nodeId)) {
+      renewed.put(Duty.ofKey((String) r[0]), (Long) r[1]);
+    }
+    tx.update(
+        "DELETE FROM cluster_nodes WHERE last_heartbeat < now() - ? * interval '1 millisecond'",
+        (double) FORGET_NODES_AFTER.toMillis());
+  }
+
+  private Snapshot snapshot(Tx tx) throws SQLException {
+    List<String> live =
+        tx.query(
+            "SELECT node_id FROM cluster_nodes WHERE state = 'live'"
+                + " AND last_heartbeat > now() - ? * interval '1 millisecond'",
+            rs -> rs.getString(1),
+            (double) lease.toMillis());
+    Map<Duty, LeaseRow> leases = new EnumMap<>(Duty.class);
+    for (Object[] r :
+        tx.query(
+            "SELECT duty, owner_node, epoch, expires_at < now() FROM cluster_leases",
+            rs ->
+                new Object[] {
+                  rs.getString(1), new LeaseRow(rs.getString(2), rs.getLong(3), rs.getBoolean(4))
+                })) {
+      try {
+        leases.put(Duty.ofKey((String) r[0]), (LeaseRow) r[1]);
+      } catch (IllegalArgumentException unknown) {
+        // A duty of a newer version of core: not this node's to take.
+      }
+    }
+    return new Snapshot(live, leases);
+  }
+
+  /** Takes {@code duty} if it is still as read: free or expired at that epoch. */
+  private void take(Duty duty, LeaseRow seen) {
+    Optional<Long> epoch =
+        database.inTransaction(
+            tx -> {
+              tx.queryFirst("SELECT set_config('lock_timeout', ?, true)", rs -> 1, LOCK_WAIT);
+              return tx.queryFirst(
+                  "UPDATE cluster_leases SET owner_node = ?, epoch = epoch + 1,"
+                      + " expires_at = now() + ? * interval '1 millisecond', taken_at = now()"
+                      + " WHERE duty = ? AND epoch = ?"
+                      + " AND (owner_node IS NULL OR owner_node = ? OR expires_at < now())"
+                      + " RETURNING epoch",
+                  rs -> rs.getLong(1),
+                  nodeId,
+                  (double) lease.toMillis(),
+                  duty.key(),
+                  seen.epoch(),
+                  nodeId);
+            });
+    if (epoch.isEmpty()) {
+      return; // another node was quicker, or the holder renewed: read again next round
+    }
+    held.put(duty, epoch.get());
+    changes.increment();
+    log.info(
+        "cluster node {} took {} at epoch {} (from {})",
+        nodeId,
+        duty.key(),
+        epoch.get(),
+        seen.owner() == null ? "nobody" : seen.owner() + ", lease expired");
+    for (DutyListener l : listeners) {
+      try {
+        l.gained(duty, epoch.get());
+      } catch (RuntimeException e) {
+        log.warn("starting {} on node {} failed: {}", duty.key(), nodeId, e.toString());
+      }
+    }
+  }
+
+  /** Lets go of {@code duty} at once so that {@code pick} takes it on its next round. */
+  private void handOver(Duty duty, long epoch, String pick) {
+    if (!held.remove(duty, epoch)) {
+      return;
+    }
+    changes.increment();
+    notifyLost(duty);
+    database.inTransaction(
+        tx ->
+            tx.update(
+                "UPDATE cluster_leases SET owner_node = NULL, expires_at = now()"
+                    + " WHERE duty = ? AND owner_node = ? AND epoch = ?",
+                duty.key(),
+                nodeId,
+                epoch));
+    log.info("cluster node {} hands {} (epoch {}) over to {}", nodeId, duty.key(), epoch, pick);
+  }
+
+  /** Stops {@code duty} at once after finding it lost; a WARN once per loss. */
+  private void stepDown(Duty duty, long epoch, String why) {
+    if (!held.remove(duty, epoch)) {
+      return;
+    }
+    changes.increment();
+    log.warn(
+        "cluster node {} stops {}: {}; it takes duties again only through the assignment",
+        nodeId,
+        duty.key(),
+        why);
+    notifyLost(duty);
+  }
+
+  private void notifyLost(Duty duty) {
+    for (DutyListener l : listeners) {
+      try {
+        l.lost(duty);
+      } catch (RuntimeException e) {
+        log.warn("stopping {} on node {} failed: {}", duty.key(), nodeId, e.toString());
+      }
+    }
+  }
+
+  private static String describe(LeaseRow row) {
+    return row.owner() == null
+        ? "nobody holds it (epoch " + row.epoch() + ")"
+        : row.owner() + " holds it at epoch " + row.epoch();
+  }
+
+  /** The epoch this node holds {@code duty} at, or empty. */
+  public Optional<Long> epoch(Duty duty) {
+    return Optional.ofNullable(held.get(duty));
+  }
+
+  @Override
+  public ClusterView view() {
+    return database.read(
+        tx -> {
+          List<ClusterView.Node> nodes =
+              tx.query(
+                  "SELECT node_id, address, (extract(epoch FROM started_at) * 1000)::bigint,"
+                      + " (extract(epoch FROM last_heartbeat) * 1000)::bigint,"
+                      + " CASE WHEN state = 'stopped' THEN 'STOPPED'"
+                      + " WHEN last_heartbeat > now() - ? * interval '1 millisecond' THEN 'LIVE'"
+                      + " ELSE 'LOST' END FROM cluster_nodes ORDER BY node_id",
+                  rs ->
+                      new ClusterView.Node(
+                          rs.getString(1),
+                          rs.getString(2),
+                          Instant.ofEpochMilli(rs.getLong(3)),
+                          Instant.ofEpochMilli(rs.getLong(4)),
+                          NodeState.valueOf(rs.getString(5))),
+                  (double) lease.toMillis());
+          List<ClusterView.Lease> leases = new ArrayList<>();
+          for (Object[] r :
+              tx.query(
+                  "SELECT duty, owner_node, epoch, (extract(epoch FROM expires_at) * 1000)::bigint"
+                      + " FROM cluster_leases ORDER BY duty",
+                  rs ->
+                      new Object[] {
+                        rs.getString(1), rs.getString(2), rs.getLong(3), rs.getLong(4)
+                      })) {
+            leases.add(
+                new ClusterView.Lease(
+                    Duty.ofKey((String) r[0]),
+                    (String) r[1],
+                    (Long) r[2],
+                    Instant.ofEpochMilli((Long) r[3])));
+          }
+          return new ClusterView(nodeId, nodes, leases);
+        });
+  }
+
+  @Override
+  public long ownershipChanges() {
+    return changes.sum();
+  }
+
+  @Override
+  public long fencedWrites() {
+    return fenced.sum();
+  }
+
+  /** Releases every duty at once (their writes in flight are fenced) and marks the node stopped. */
+  @Override
+  public void close() {
+    synchronized (this) {
+      if (closed) {
+        return;
+      }
+      closed = true;
+      suspend();
+    }
+    loop.shutdown();
+    try {
+      loop.awaitTermination(5, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    for (Map.Entry<Duty, Long> e : Map.copyOf(held).entrySet()) {
+      if (held.remove(e.getKey(), e.getValue())) {
+        changes.increment();
+        notifyLost(e.getKey());
+      }
+    }
+    try {
+      database.inTransaction(
+          tx -> {
+            tx.update(
+                "UPDATE cluster_leases SET owner_node = NULL, expires_at = now()"
+                    + " WHERE owner_node = ?",
+                nodeId);
+            tx.update("UPDATE cluster_nodes SET state = 'stopped' WHERE node_id = ?", nodeId);
+            return null;
+          });
+      log.info("cluster node {} stopped and released its duties", nodeId);
+    } catch (RuntimeException e) {
+      log.warn(
+          "cluster node {} could not release its duties ({}): they move when their leases expire",
+          nodeId,
+          e.toString());
+    }
+  }
+}

@@ -1,0 +1,246 @@
+package org.rhumbatron.platform.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.rhumbatron.platform.db.Database;
+import org.rhumbatron.testkit.db.DatabaseExtension;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Several nodes on one PostgreSQL database, each with its own connection pool as separate processes
+ * would have: duties spread by rendezvous, a lapsed lease moves only its node's duties with a new
+ * epoch, a clean stop hands over at once, and a zombie's write is refused.
+ */
+class LeasedOwnershipTest {
+  @RegisterExtension final DatabaseExtension database = DatabaseExtension.postgres();
+
+  private static final Duration SHORT_LEASE = Duration.ofSeconds(2);
+  private static final Duration SHORT_BEAT = Duration.ofMillis(400);
+  private static final Duration SHORT_POLL = Duration.ofMillis(200);
+
+  private final List<AutoCloseable> open = new ArrayList<>();
+
+  @AfterEach
+  void closeAll() throws Exception {
+    for (int i = open.size() - 1; i >= 0; i--) {
+      open.get(i).close();
+    }
+  }
+
+  private record Node(LeasedOwnership ownership, Database db) {}
+
+  private Node node(String id, Duration heartbeat, Duration lease, Duration poll) {
+    Database db = Database.open(database.database().url());
+    open.add(db);
+    LeasedOwnership o =
+        new LeasedOwnership(
+            db, id, () -> "http://" + id + ":8080", heartbeat, lease, poll, Clock.systemUTC());
+    open.add(o);
+    return new Node(o, db);
+  }
+
+  private Node node(String id) {
+    return node(id, SHORT_BEAT, SHORT_LEASE, SHORT_POLL);
+  }
+
+  /** The lease rows as the database has them: duty to (owner, epoch). */
+  private Map<Duty, ClusterView.Lease> leases(Node any) {
+    Map<Duty, ClusterView.Lease> out = new EnumMap<>(Duty.class);
+    any.ownership().view().duties().forEach(l -> out.put(l.duty(), l));
+    return out;
+  }
+
+  private static Set<Duty> held(Node n) {
+    Set<Duty> out = new HashSet<>();
+    for (Duty d : Duty.values()) {
+      if (n.ownership().owns(d)) {
+        out.add(d);
+      }
+    }
+    return out;
+  }
+
+  /** Waits until the nodes hold every duty once, each some, and that holds for a few rounds. */
+  private static void awaitSettled(List<Node> nodes) {
+    await()
+        .atMost(Duration.ofSeconds(15))
+        .during(SHORT_POLL.multipliedBy(4))
+        .until(() -> allHeldOnce(nodes) && nodes.stream().allMatch(n -> !held(n).isEmpty()));
+  }
+
+  private static boolean allHeldOnce(List<Node> nodes) {
+    int total = 0;
+    Set<Duty> union = new HashSet<>();
+    for (Node n : nodes) {
+      total += held(n).size();
+      union.addAll(held(n));
+    }
+    return total == Duty.values().length && union.size() == Duty.values().length;
+  }
+
+  @Test
+  void dutiesSpreadOverLiveNodesAndADeadNodeMovesOnlyItsOwn() {
+    Node a = node("node-a");
+    Node b = node("node-b");
+    Node c = node("node-c");
+    List<Node> nodes = List.of(a, b, c);
+    nodes.forEach(n -> n.ownership().start());
+    awaitSettled(nodes);
+    Map<Duty, ClusterView.Lease> before = leases(a);
+    Set<Duty> ofC = held(c);
+
+    c.ownership().suspend(); // dead to the others: no heartbeat, no renewal
+    await().atMost(SHORT_LEASE.plusSeconds(5)).until(() -> allHeldOnce(List.of(a, b)));
+
+    Map<Duty, ClusterView.Lease> after = leases(a);
+    for (Duty d : Duty.values()) {
+      if (ofC.contains(d)) {
+        assertThat(after.get(d).owner()).as(d.key()).isIn("node-a", "node-b");
+        assertThat(after.get(d).epoch())
+            .as(d.key() + " taken over")
+            .isEqualTo(before.get(d).epoch() + 1);
+      } else {
+        assertThat(after.get(d).owner()).as(d.key() + " stays").isEqualTo(before.get(d).owner());
+        assertThat(after.get(d).epoch()).as(d.key() + " epoch").isEqualTo(before.get(d).epoch());
+      }
+    }
+    assertThat(a.ownership().view().nodes())
+        .filteredOn(n -> n.nodeId().equals("node-c"))
+        .extracting(ClusterView.Node::state)
+        .containsExactly(NodeState.LOST);
+  }
+
+  @Test
+  void aRestartUnderTheSameNodeIdTakesItsDutiesBackAtOnceAndFencesTheOldRun() throws Exception {
+    // A long lease: only the node id may let the new run in before it expires.
+    Node old = node("node-a", Duration.ofSeconds(3), Duration.ofSeconds(60), SHORT_POLL);
+    old.ownership().start();
+    assertThat(held(old)).hasSize(Duty.values().length);
+    long epoch = old.ownership().epoch(Duty.SWEEP).orElseThrow();
+    old.ownership().suspend(); // killed: nothing released
+
+    Node again = node("node-a", Duration.ofSeconds(3), Duration.ofSeconds(60), SHORT_POLL);
+    again.ownership().start();
+    assertThat(held(again)).as("held once start returns").hasSize(Duty.values().length);
+    assertThat(again.ownership().epoch(Duty.SWEEP)).contains(epoch + 1);
+    assertThatThrownBy(() -> old.db().inTransaction(tx -> old.ownership().fence(tx, Duty.SWEEP)))
+        .isInstanceOf(FencedException.class);
+  }
+
+  @Test
+  void aCleanStopHandsItsDutiesOverWithinTwoSeconds() {
+    // The production timings: a 15 s lease must not matter to a clean stop.
+    Node a = node("node-a", Duration.ofSeconds(3), Duration.ofSeconds(15), Duration.ofMillis(500));
+    Node b = node("node-b", Duration.ofSeconds(3), Duration.ofSeconds(15), Duration.ofMillis(500));
+    a.ownership().start();
+    b.ownership().start();
+    await()
+        .atMost(Duration.ofSeconds(15))
+        .during(Duration.ofSeconds(1))
+        .until(() -> allHeldOnce(List.of(a, b)) && !held(a).isEmpty() && !held(b).isEmpty());
+
+    long stopped = System.nanoTime();
+    a.ownership().close();
+    await()
+        .atMost(Duration.ofSeconds(2))
+        .pollInterval(Duration.ofMillis(10))
+        .until(() -> held(b).size() == Duty.values().length);
+    long tookMs = (System.nanoTime() - stopped) / 1_000_000;
+    LoggerFactory.getLogger(getClass()).info("clean stop to takeover: {} ms", tookMs);
+    assertThat(a.ownership().view().nodes())
+        .filteredOn(n -> n.nodeId().equals("node-a"))
+        .extracting(ClusterView.Node::state)
+        .containsExactly(NodeState.STOPPED);
+  }
+
+  @Test
+  void aZombiesWriteIsRefusedAndItStepsDownOnce() throws Exception {
+    database
+        .database()
+        .connect()
+        .createStatement()
+        .execute("CREATE TABLE guarded (what TEXT NOT NULL, epoch BIGINT NOT NULL)");
+    Node a = node("node-a");
+    Node b = node("node-b");
+    a.ownership().start();
+    b.ownership().start();
+    awaitSettled(List.of(a, b));
+    Duty duty = held(a).iterator().next();
+    long epoch = a.ownership().epoch(duty).orElseThrow();
+
+    Logger logger = (Logger) LoggerFactory.getLogger(LeasedOwnership.class);
+    ListAppender<ILoggingEvent> logs = new ListAppender<>();
+    logs.start();
+    logger.addAppender(logs);
+    try {
+      long paused = System.nanoTime();
+      a.ownership().suspend(); // paused past its lease
+      await().atMost(SHORT_LEASE.plusSeconds(5)).until(() -> b.ownership().owns(duty));
+      LoggerFactory.getLogger(getClass())
+          .info("lease lapse to takeover: {} ms", (System.nanoTime() - paused) / 1_000_000);
+      long taken = b.ownership().epoch(duty).orElseThrow();
+      assertThat(taken).isEqualTo(epoch + 1);
+      b.db()
+          .inTransaction(
+              tx ->
+                  tx.update(
+                      "INSERT INTO guarded VALUES ('new owner', ?)",
+                      b.ownership().fence(tx, duty)));
+
+      // The zombie still believes it holds the duty, and writes.
+      assertThat(a.ownership().owns(duty)).isTrue();
+      assertThatThrownBy(
+              () ->
+                  a.db()
+                      .inTransaction(
+                          tx -> {
+                            tx.update("INSERT INTO guarded VALUES ('zombie', ?)", epoch);
+                            return a.ownership().fence(tx, duty);
+                          }))
+          .isInstanceOfSatisfying(
+              FencedException.class,
+              f -> {
+                assertThat(f.duty()).isEqualTo(duty);
+                assertThat(f.heldEpoch()).isEqualTo(epoch);
+                assertThat(f.currentEpoch()).isEqualTo(epoch + 1);
+              });
+      long zombieRows =
+          a.db().read(tx -> tx.queryLong("SELECT count(*) FROM guarded WHERE what = 'zombie'"));
+      assertThat(zombieRows).as("nothing of the zombie's write lands").isZero();
+      assertThat(a.ownership().owns(duty)).as("it stepped down").isFalse();
+      assertThat(a.ownership().fencedWrites()).isEqualTo(1);
+
+      // Resumed, it takes work again only through the assignment: its pick hands back to it.
+      a.ownership().resume();
+      await().atMost(Duration.ofSeconds(10)).until(() -> allHeldOnce(List.of(a, b)));
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .until(() -> a.ownership().epoch(duty).orElse(0L) == epoch + 2);
+      List<String> warns =
+          logs.list.stream()
+              .filter(e -> e.getLevel() == ch.qos.logback.classic.Level.WARN)
+              .map(ILoggingEvent::getFormattedMessage)
+              .filter(m -> m.contains("node-a stops " + duty.key() + ":"))
+              .toList();
+      assertThat(warns).hasSize(1);
+    } finally {
+      logger.detachAppender(logs);
+    }
+  }
+}

@@ -1,0 +1,170 @@
+package org.rhumbatron.router;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+import org.rhumbatron.platform.cluster.Duty;
+import org.rhumbatron.platform.cluster.LeasedOwnership;
+import org.rhumbatron.protocol.Event;
+import org.rhumbatron.protocol.EventStreams;
+import org.rhumbatron.testkit.db.DatabaseExtension;
+import org.rhumbatron.testkit.nats.NatsServerExtension;
+
+/**
+ * Two routers on one PostgreSQL database and one nats-server: a node that lost a stream's duty
+ * while paused (a zombie) commits nothing of the batch it fetched; it hands the records back, and
+ * the new holder applies each Event once.
+ */
+class TwoNodeRouterTest {
+  @RegisterExtension final NatsServerExtension nats = NatsServerExtension.perTest();
+  @RegisterExtension final DatabaseExtension database = DatabaseExtension.postgres();
+  @TempDir Path dataDir;
+
+  private static final Duration LEASE = Duration.ofSeconds(2);
+  private final List<RouterFixture> nodes = new ArrayList<>();
+
+  @AfterEach
+  void close() throws Exception {
+    for (RouterFixture f : nodes) {
+      f.close();
+    }
+  }
+
+  private RouterFixture node(String id) throws Exception {
+    RouterFixture f =
+        new RouterFixture(
+            nats.url(),
+            database.database().url(),
+            dataDir.resolve(id),
+            Map.of(),
+            archiver -> archiver,
+            db ->
+                new LeasedOwnership(
+                    db,
+                    id,
+                    () -> null,
+                    Duration.ofMillis(400),
+                    LEASE,
+                    Duration.ofMillis(200),
+                    Clock.systemUTC()));
+    nodes.add(f);
+    return f;
+  }
+
+  private static int heldCount(RouterFixture f) {
+    int n = 0;
+    for (Duty d : Duty.values()) {
+      n += f.ownership.owns(d) ? 1 : 0;
+    }
+    return n;
+  }
+
+  private static void settle(RouterFixture a, RouterFixture b) {
+    a.ownership.start();
+    b.ownership.start();
+    await()
+        .atMost(Duration.ofSeconds(15))
+        .during(Duration.ofMillis(800))
+        .until(
+            () ->
+                heldCount(a) > 0
+                    && heldCount(b) > 0
+                    && heldCount(a) + heldCount(b) == Duty.values().length);
+  }
+
+  @Test
+  void onlyTheHolderOfTheSweepDutyRunsMaintenanceAndAZombiesPurgeIsFenced() throws Exception {
+    RouterFixture a = node("node-a");
+    RouterFixture b = node("node-b");
+    settle(a, b);
+    RouterFixture holder = a.ownership.owns(Duty.SWEEP) ? a : b;
+    RouterFixture other = holder == a ? b : a;
+    Instant daily = Instant.parse("2026-12-03T04:17:10Z");
+
+    assertThat(other.router.sweepTick(daily).maintenance()).isEmpty();
+    assertThat(other.sentCommands).isEmpty();
+    assertThat(holder.router.sweepTick(daily).maintenance()).hasSize(1);
+    assertThat(holder.sentCommands)
+        .extracting(c -> c.commandType().wireName())
+        .contains("forks.sweep");
+    assertThat(holder.ownership.fencedWrites()).isZero();
+
+    ((LeasedOwnership) holder.ownership).suspend(); // paused past its lease
+    await().atMost(LEASE.plusSeconds(5)).until(() -> other.ownership.owns(Duty.SWEEP));
+    assertThat(holder.ownership.owns(Duty.SWEEP)).isTrue();
+    holder.router.sweepTick(daily.plus(Duration.ofDays(1)));
+    assertThat(holder.ownership.fencedWrites()).as("its purge batches were refused").isPositive();
+    assertThat(holder.ownership.owns(Duty.SWEEP)).isFalse();
+    assertThat(other.router.sweepTick(daily.plus(Duration.ofDays(1))).maintenance()).hasSize(1);
+  }
+
+  private static void runOnce(RouterFixture f, int stream) {
+    f.router.nudge(stream);
+    f.router.drained(stream).join();
+  }
+
+  @Test
+  void aZombieRouterCommitsNothingAndTheNewHolderAppliesEachEventOnce() throws Exception {
+    RouterFixture a = node("node-a");
+    RouterFixture b = node("node-b");
+    // The claims' times tell which node wrote them.
+    b.clock.advance(Duration.ofHours(1));
+    settle(a, b);
+    String p =
+        java.util.stream.IntStream.range(0, 1000)
+            .mapToObj(i -> "p-route-" + i)
+            .filter(id -> a.ownership.owns(Duty.ofProject(id)))
+            .findFirst()
+            .orElseThrow();
+    int stream = EventStreams.streamIndex(p);
+    Duty duty = Duty.stream(stream);
+    ((LeasedOwnership) a.ownership).suspend(); // paused past its lease
+    await().atMost(LEASE.plusSeconds(5)).until(() -> b.ownership.owns(duty));
+    b.router.drained(stream).join(); // the run its takeover queued found nothing yet
+
+    List<Event> events = RouterEvents.changeWithTasks(p, "c-zombie", 3);
+    a.publish(events);
+
+    assertThat(a.ownership.owns(duty)).as("the zombie still believes it holds it").isTrue();
+    runOnce(a, stream);
+    assertThat(a.count("SELECT COUNT(*) FROM project_events WHERE project_id = ?", p))
+        .as("nothing of the zombie's batch lands")
+        .isZero();
+    assertThat(a.count("SELECT COUNT(*) FROM processed_events")).isZero();
+    assertThat(a.count("SELECT COUNT(*) FROM k2_batch_failures")).isZero();
+    assertThat(a.ownership.fencedWrites()).isPositive();
+    assertThat(a.ownership.owns(duty)).isFalse();
+
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .until(
+            () -> {
+              runOnce(b, stream);
+              return b.count("SELECT COUNT(*) FROM project_events WHERE project_id = ?", p)
+                  == events.size();
+            });
+    assertThat(
+            b.count(
+                "SELECT COUNT(*) FROM processed_events WHERE consumer = 'project-view-projector'"
+                    + " AND processed_at_ms = ?",
+                b.clock.millis()))
+        .as("every claim is the new holder's")
+        .isEqualTo(events.size());
+    assertThat(
+            b.count(
+                "SELECT COUNT(*) FROM processed_events WHERE processed_at_ms <> ?",
+                b.clock.millis()))
+        .isZero();
+  }
+}
