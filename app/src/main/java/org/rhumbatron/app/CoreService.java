@@ -35,6 +35,7 @@ final class CoreService implements AutoCloseable {
   private static final Duration UNLOAD_IDLE_AFTER = Duration.ofMinutes(10);
 
   private final DataDirLock dataLock;
+  private final DataDirLock sqliteLock;
   private final PrivateNatsServer privateNats;
   private final Database database;
   private final DutyOwnership ownership;
@@ -50,6 +51,7 @@ final class CoreService implements AutoCloseable {
 
   private CoreService(
       DataDirLock dataLock,
+      DataDirLock sqliteLock,
       PrivateNatsServer privateNats,
       Database database,
       DutyOwnership ownership,
@@ -62,6 +64,7 @@ final class CoreService implements AutoCloseable {
       HttpServer http) {
     this.clefFlash = clefFlash;
     this.dataLock = dataLock;
+    this.sqliteLock = sqliteLock;
     this.privateNats = privateNats;
     this.database = database;
     this.ownership = ownership;
@@ -97,6 +100,16 @@ final class CoreService implements AutoCloseable {
     Files.createDirectories(config.dataDir());
     // Before anything opens the directory's NATS store or SQLite file.
     DataDirLock dataLock = DataDirLock.acquire(config.dataDir());
+    String nodeId = Cluster.nodeId(config.settings());
+    // SQLite is one node, wherever its file lies; refused before anything is started or written.
+    DataDirLock sqliteLock;
+    try {
+      java.util.Optional<java.nio.file.Path> sqlite = Database.sqliteFile(config.databaseUrl());
+      sqliteLock = sqlite.isPresent() ? DataDirLock.sqlite(sqlite.get(), nodeId) : null;
+    } catch (IOException | RuntimeException e) {
+      closeQuietly(dataLock);
+      throw e;
+    }
     PrivateNatsServer privateNats = null;
     Connection nats = null;
     Database database = null;
@@ -137,13 +150,21 @@ final class CoreService implements AutoCloseable {
         nats = JetStreamConnections.connect(url, "rhumbatron-core", recover);
       }
       database =
-          Database.open(config.databaseUrl(), DatabaseOptions.builder().clock(clock).build());
+          Database.open(
+              config.databaseUrl(),
+              DatabaseOptions.builder()
+                  .clock(clock)
+                  // A paused node's open transaction ends with its lease, so the actors it
+                  // holds go on elsewhere.
+                  .idleInTransactionTimeout(config.settings().get(Settings.CLUSTER_LEASE))
+                  .build());
       // The webhook and the cluster's node rows name the API's base URL, known once the HTTP
       // server has its port.
       AtomicReference<String> apiBaseUrl = new AtomicReference<>();
       // Heartbeats and leases run in real time, also when a test moves core's clock.
       ownership =
-          Cluster.ownership(database, config.settings(), Clock.systemUTC(), apiBaseUrl::get);
+          Cluster.ownership(
+              database, nodeId, config.settings(), Clock.systemUTC(), apiBaseUrl::get);
       // The publisher nudges the router, which is built after the coordinator it reads views from.
       AtomicReference<EventRouter> nudged = new AtomicReference<>();
       StreamNudges toRouter =
@@ -232,6 +253,7 @@ final class CoreService implements AutoCloseable {
       CoreService service =
           new CoreService(
               dataLock,
+              sqliteLock,
               privateNats,
               database,
               ownership,
@@ -277,6 +299,7 @@ final class CoreService implements AutoCloseable {
           database,
           natsSide == null || natsSide.connection() == null ? nats : natsSide.connection(),
           privateNats,
+          sqliteLock,
           dataLock);
       throw e;
     }
@@ -358,6 +381,7 @@ final class CoreService implements AutoCloseable {
         database,
         natsSide.connection(),
         privateNats,
+        sqliteLock,
         dataLock); // last: the directory is free once its nats-server and database are closed
     log.info("core stopped");
     closed.countDown();

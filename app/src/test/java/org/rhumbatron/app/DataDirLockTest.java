@@ -72,6 +72,36 @@ class DataDirLockTest {
     }
   }
 
+  /**
+   * Issue 31: SQLite is one node. A second core on the same SQLite file, from another data
+   * directory, is refused in one line naming the file and the running core (pid, node id), and
+   * writes nothing: no database file, no NATS store.
+   */
+  @Test
+  @org.junit.jupiter.api.Timeout(60) // a core that is not refused runs until stopped
+  void aSecondCoreOnOneSqliteFileIsRefusedNamingTheFileAndTheRunningCore(@TempDir Path other)
+      throws Exception {
+    Path database = dir.resolve("shared.db");
+    try (DataDirLock held = DataDirLock.sqlite(database, "node-a")) {
+      assertThat(
+              refusal(
+                  "core", "--data", other.toString(), "--db", database.toString(), "--http", "0"))
+          .isEqualTo(
+              "rhumbatron: SQLite database "
+                  + database.toAbsolutePath().normalize()
+                  + " is in use by another core (pid "
+                  + ProcessHandle.current().pid()
+                  + ", node node-a): SQLite runs one core; stop that core, or run several on"
+                  + " PostgreSQL");
+    }
+    assertThat(database).doesNotExist();
+    try (var files = Files.list(other)) {
+      assertThat(files.map(f -> f.getFileName().toString()))
+          .as("nothing but the data directory's own lock")
+          .containsExactly("core.lock");
+    }
+  }
+
   @Test
   void theLockOfAKilledProcessIsTakenOver() throws Exception {
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();

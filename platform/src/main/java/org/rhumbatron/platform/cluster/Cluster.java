@@ -17,7 +17,12 @@ public final class Cluster {
    */
   public static DutyOwnership ownership(
       Database database, Settings settings, Clock clock, Supplier<String> address) {
-    String nodeId = nodeId(settings);
+    return ownership(database, nodeId(settings), settings, clock, address);
+  }
+
+  /** {@link #ownership} as the node {@code nodeId}. */
+  public static DutyOwnership ownership(
+      Database database, String nodeId, Settings settings, Clock clock, Supplier<String> address) {
     if (database.dialect() instanceof SqliteDialect) {
       return new OwnsEverything(nodeId, clock.instant());
     }

@@ -58,6 +58,15 @@ public final class Database implements AutoCloseable {
    * @throws DatabaseException naming the URL when it is not one of these, the database cannot be
    *     reached, or a migration fails
    */
+  /**
+   * The file of a SQLite {@code urlOrPath}, empty for PostgreSQL.
+   *
+   * @throws DatabaseException naming the URL when it is none of those {@link #open} takes
+   */
+  public static java.util.Optional<java.nio.file.Path> sqliteFile(String urlOrPath) {
+    return java.util.Optional.ofNullable(DatabaseUrl.parse(urlOrPath).file());
+  }
+
   public static Database open(String urlOrPath) {
     return open(urlOrPath, DatabaseOptions.defaults());
   }
