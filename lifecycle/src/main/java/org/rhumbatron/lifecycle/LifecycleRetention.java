@@ -57,31 +57,22 @@ public final class LifecycleRetention {
             + " AND updated_at_ms < ? ORDER BY updated_at_ms LIMIT "
             + batch
             + ("postgres".equals(database.dialect().name()) ? " FOR UPDATE" : "");
-    long deleted = 0;
-    int batches = 0;
-    int largest = 0;
-    while (true) {
-      int n =
-          database.inTransaction(
-              tx -> {
-                guard.run(tx);
-                List<String> ids = tx.query(select, rs -> rs.getString(1), before.toEpochMilli());
-                if (ids.isEmpty()) {
-                  return 0;
-                }
-                String in = String.join(", ", Collections.nCopies(ids.size(), "?"));
-                Object[] args = ids.toArray();
-                tx.update("DELETE FROM workflow_steps WHERE instance_id IN (" + in + ")", args);
-                return tx.update(
-                    "DELETE FROM workflow_instances WHERE instance_id IN (" + in + ") AND " + ENDED,
-                    args);
-              });
-      batches++;
-      deleted += n;
-      largest = Math.max(largest, n);
-      if (n < batch) {
-        return new BatchedPurge.Result("workflow_instances", deleted, batches, largest);
-      }
-    }
+    return BatchedPurge.repeat(
+        database,
+        "workflow_instances",
+        batch,
+        tx -> {
+          guard.run(tx);
+          List<String> ids = tx.query(select, rs -> rs.getString(1), before.toEpochMilli());
+          if (ids.isEmpty()) {
+            return 0;
+          }
+          String in = String.join(", ", Collections.nCopies(ids.size(), "?"));
+          Object[] args = ids.toArray();
+          tx.update("DELETE FROM workflow_steps WHERE instance_id IN (" + in + ")", args);
+          return tx.update(
+              "DELETE FROM workflow_instances WHERE instance_id IN (" + in + ") AND " + ENDED,
+              args);
+        });
   }
 }

@@ -255,12 +255,7 @@ abstract class CatchUpContract {
     List<Event> events = RouterEvents.changeWithTasks(project, "c-quiet", 2);
     f.publish(events);
     // The age counts from when the server stored the Event: what the stream's max age drops by.
-    Instant written =
-        f.connection
-            .jetStreamManagement()
-            .getMessage(EventStreams.streamName(stream), 1)
-            .getTime()
-            .toInstant();
+    Instant written = firstStoredAt(stream);
     f.clock.set(written.plusSeconds(10));
     f.router.startCatchUp();
 
@@ -309,12 +304,7 @@ abstract class CatchUpContract {
     List<EventRecord> delivered =
         f.eventLog.fetch(stream, Subscription.PROJECT_VIEW_PROJECTOR, events.size());
     assertThat(delivered).hasSize(events.size());
-    Instant written =
-        f.connection
-            .jetStreamManagement()
-            .getMessage(EventStreams.streamName(stream), 1)
-            .getTime()
-            .toInstant();
+    Instant written = firstStoredAt(stream);
     f.clock.set(written.plusSeconds(31));
     f.router.startCatchUp();
 
@@ -326,6 +316,15 @@ abstract class CatchUpContract {
                         "SELECT COUNT(*) FROM processed_events WHERE consumer = ?",
                         Subscription.PROJECT_VIEW_PROJECTOR.durableName())
                     == events.size());
+  }
+
+  /** When the server stored the stream's first message. */
+  private Instant firstStoredAt(int stream) throws Exception {
+    return f.connection
+        .jetStreamManagement()
+        .getMessage(EventStreams.streamName(stream), 1)
+        .getTime()
+        .toInstant();
   }
 
   private static Event intent(String project, String changeId) {

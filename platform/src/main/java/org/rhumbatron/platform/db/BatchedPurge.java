@@ -43,16 +43,28 @@ public final class BatchedPurge {
       int batch,
       Object... args) {
     String sql = database.dialect().deleteLimited(table, where, orderBy, batch);
+    return repeat(
+        database,
+        table,
+        batch,
+        tx -> {
+          guard.run(tx);
+          return tx.update(sql, args);
+        });
+  }
+
+  /**
+   * Runs {@code oneBatch} (deleting at most {@code batch} rows and returning how many) in a
+   * transaction of its own, again and again until one deletes fewer than {@code batch}: for purges
+   * that a single DELETE cannot say (rows of two tables).
+   */
+  public static Result repeat(
+      Database database, String table, int batch, TxWork<Integer> oneBatch) {
     long deleted = 0;
     int batches = 0;
     int largest = 0;
     while (true) {
-      int n =
-          database.inTransaction(
-              tx -> {
-                guard.run(tx);
-                return tx.update(sql, args);
-              });
+      int n = database.inTransaction(oneBatch);
       batches++;
       deleted += n;
       largest = Math.max(largest, n);
