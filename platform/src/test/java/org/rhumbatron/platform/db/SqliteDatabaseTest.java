@@ -296,7 +296,16 @@ class SqliteDatabaseTest extends DatabaseContract {
   void closeFailsAsyncWorkNotYetRunAndRefusesNewWork() throws Exception {
     Database db = open();
     CountDownLatch release = new CountDownLatch(1);
-    CompletableFuture<Integer> holding = holdWriter(db, release, "p1");
+    CountDownLatch running = new CountDownLatch(1);
+    CompletableFuture<Integer> holding =
+        db.inTransactionAsync(
+            tx -> {
+              running.countDown();
+              awaitLatch(release);
+              return insertProject(tx, "p1");
+            });
+    // The close must find it running: work not yet picked up fails with the close instead.
+    assertThat(running.await(10, TimeUnit.SECONDS)).isTrue();
     List<CompletableFuture<Integer>> queued = new java.util.ArrayList<>();
     for (int i = 0; i < 5; i++) {
       int n = i;
