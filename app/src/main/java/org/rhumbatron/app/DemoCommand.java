@@ -13,12 +13,14 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.Comparator;
 import java.util.HexFormat;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
+import org.rhumbatron.platform.bucket.BucketStore;
 import org.rhumbatron.platform.config.Setting;
 import org.rhumbatron.platform.config.Settings;
 import picocli.CommandLine.Command;
@@ -101,6 +103,16 @@ final class DemoCommand implements Callable<Integer> {
               + " jdbc:postgresql: URL of a new or empty database. Default: ${DEFAULT-VALUE}")
   String db;
 
+  @Option(
+      names = "--cores",
+      defaultValue = "1",
+      description =
+          "Cores (nodes) on the one database, needs --db postgres with more than 1: this process"
+              + " runs one, the others are child processes; one of them is SIGKILLed when half"
+              + " the Changes ended, and the summary says how long the takeover took and whether"
+              + " every Change ended. Default: ${DEFAULT-VALUE}")
+  int cores;
+
   @Option(names = "--json", description = "Print the summary as one JSON object on stdout.")
   boolean json;
 
@@ -127,6 +139,7 @@ final class DemoCommand implements Callable<Integer> {
       throw new IllegalArgumentException("--changes must be 1 or more, got " + changes);
     }
     checkDb(db);
+    checkCores(cores, db);
     boolean temporary = data == null;
     Path dir = temporary ? Files.createTempDirectory("rhumbatron-demo-") : data;
     DataDirLock.refuseIfHeld(dir); // a running core's directory is in use, not "used before"
@@ -143,6 +156,10 @@ final class DemoCommand implements Callable<Integer> {
       token = newToken();
     }
     Settings settings = loaded.with(Settings.API_TOKEN, token);
+    if (cores > 1) {
+      // Any core may archive an Event: the archive lives where all of them reach it.
+      settings = settings.with(Settings.BUCKET_STORE, BucketStore.NATS);
+    }
     Clock clock = Clock.systemUTC();
     // Status lines go to stdout, unless stdout is for the JSON summary.
     PrintStream out = json ? System.err : System.out;
@@ -208,13 +225,21 @@ final class DemoCommand implements Callable<Integer> {
       }
       out.println("rhumbatron demo: dashboard " + dashboard);
       DemoSummary summary;
+      DemoCores others = null;
       try {
         DemoRun run =
             new DemoRun(
                 core, settings, dir, clock, changes, duration, DemoProgress.onStderr(clock));
+        if (cores > 1) {
+          others = startOthers(core, settings, dir, databaseUrl, clock, out);
+          run.halfway(killOneHalfway(core, others, settings), clusterOf(cores));
+        }
         // Without --keep-running core stops right after the summary: no link to a dead page.
         summary = run.run(keepRunning ? dashboard : null);
       } catch (Exception | Error e) {
+        if (others != null) {
+          others.close();
+        }
         core.close();
         cleanUp.run();
         if (temporary) {
@@ -240,12 +265,95 @@ final class DemoCommand implements Callable<Integer> {
         core.awaitClose();
         stopped.await();
       } else {
+        if (others != null) {
+          others.close();
+        }
         core.close();
         core.awaitClose();
+      }
+      if (others != null) {
+        others.close();
       }
     }
     cleanUp.run();
     return 0;
+  }
+
+  /** More than one core needs PostgreSQL: SQLite is one node (DESIGN.md 9). */
+  static void checkCores(int cores, String spec) {
+    if (cores < 1) {
+      throw new IllegalArgumentException("--cores must be 1 or more, got " + cores);
+    }
+    if (cores > 1 && !spec.equals("postgres") && !spec.startsWith("jdbc:postgresql:")) {
+      throw new IllegalArgumentException(
+          "--cores "
+              + cores
+              + " needs --db postgres (or a jdbc:postgresql: URL): SQLite is one node");
+    }
+  }
+
+  private DemoCores startOthers(
+      CoreService core,
+      Settings settings,
+      Path dir,
+      String databaseUrl,
+      Clock clock,
+      PrintStream out)
+      throws IOException {
+    Map<String, String> shared =
+        Map.of(
+            Settings.API_TOKEN.envName(),
+            settings.get(Settings.API_TOKEN),
+            Settings.BUCKET_STORE.envName(),
+            "nats",
+            Settings.INTEGRATION_CONFLICT_REVIEW_DELAY.envName(),
+            settings.get(Settings.INTEGRATION_CONFLICT_REVIEW_DELAY).toMillis() + "ms");
+    DemoCores others =
+        DemoCores.start(cores - 1, dir, core.natsUrl(), databaseUrl, config, shared, clock);
+    out.println(
+        "rhumbatron demo: "
+            + (cores - 1)
+            + " more core(s) as child processes, logs in "
+            + dir
+            + "/core-K.log; one is SIGKILLed when half the Changes ended");
+    return others;
+  }
+
+  private final AtomicReference<Thread> killer = new AtomicReference<>();
+  private final AtomicReference<DemoCores.Takeover> takeover = new AtomicReference<>();
+
+  /** Kills one of {@code others} and waits for the takeover beside the run, not in its loop. */
+  private Runnable killOneHalfway(CoreService core, DemoCores others, Settings settings) {
+    Duration within = settings.get(Settings.CLUSTER_LEASE).multipliedBy(3);
+    return () -> {
+      Thread t =
+          new Thread(
+              () -> {
+                try {
+                  takeover.set(others.killOneAndAwaitTakeover(core.ownership(), within));
+                } catch (InterruptedException e) {
+                  Thread.currentThread().interrupt();
+                }
+              },
+              "rhumbatron-demo-kill");
+      t.setDaemon(true);
+      killer.set(t);
+      t.start();
+    };
+  }
+
+  private java.util.function.Supplier<DemoSummary.Cluster> clusterOf(int count) {
+    return () -> {
+      Thread t = killer.get();
+      if (t != null) {
+        try {
+          t.join();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }
+      return new DemoSummary.Cluster(count, takeover.get());
+    };
   }
 
   /** {@code sqlite}, {@code postgres} or a JDBC URL; anything else is one line naming the forms. */

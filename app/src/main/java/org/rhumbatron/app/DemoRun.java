@@ -41,6 +41,8 @@ final class DemoRun {
   private final Duration creating;
   private final DemoProgress progress;
   private final DemoSummary.Approvals approvals = new DemoSummary.Approvals();
+  private Runnable halfway;
+  private java.util.function.Supplier<DemoSummary.Cluster> cluster = () -> null;
 
   DemoRun(
       CoreService core,
@@ -57,6 +59,16 @@ final class DemoRun {
     this.changes = changes;
     this.creating = creating;
     this.progress = progress;
+  }
+
+  /**
+   * {@code action} runs once, when half the Changes asked for ended (the demo's core kill with
+   * several cores); {@code cluster} gives the summary's cores lines at the end.
+   */
+  DemoRun halfway(Runnable action, java.util.function.Supplier<DemoSummary.Cluster> cluster) {
+    this.halfway = action;
+    this.cluster = cluster;
+    return this;
   }
 
   /** The demo's counts are the whole database's and streams', so it needs them fresh. */
@@ -112,6 +124,10 @@ final class DemoRun {
       }
       counts = next;
       progress.update(counts);
+      if (halfway != null && counts.ended() * 2 >= changes) {
+        halfway.run();
+        halfway = null;
+      }
       if (!creatingMore && counts.ended() >= created) {
         break;
       }
@@ -141,7 +157,8 @@ final class DemoRun {
             wallMs,
             quiet,
             dashboard,
-            dataDir));
+            dataDir,
+            cluster.get()));
   }
 
   /** Approves each Change awaiting approval; one that moved on meanwhile comes again or not. */

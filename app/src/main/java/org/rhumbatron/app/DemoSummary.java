@@ -49,6 +49,9 @@ record DemoSummary(
           .collect(Collectors.joining(", ", "(", ")"));
   private static final ObjectMapper JSON = new ObjectMapper();
 
+  /** With {@code --cores N}: the cores, the one killed half way (null: none) and its takeover. */
+  record Cluster(int cores, DemoCores.Takeover takeover) {}
+
   /** The run's own figures, beside what the database holds. */
   record Run(
       int requested,
@@ -58,7 +61,8 @@ record DemoSummary(
       long wallMillis,
       boolean quiet,
       String dashboard,
-      Path dataDir) {}
+      Path dataDir,
+      Cluster cluster) {}
 
   /** The operator's approvals by their outcome. */
   static final class Approvals {
@@ -177,6 +181,17 @@ record DemoSummary(
     return LatencyStats.percentile(publishToAppliedMillis, p);
   }
 
+  /** Whether every Change created ended (none is open). */
+  boolean everyChangeEnded() {
+    long open = 0;
+    for (Map.Entry<String, Long> e : changesByState.entrySet()) {
+      if (ChangeInfo.OPEN_STATES.contains(e.getKey())) {
+        open += e.getValue();
+      }
+    }
+    return open == 0;
+  }
+
   String toJson() {
     ObjectNode out = JSON.createObjectNode();
     ObjectNode changes = out.putObject("changes");
@@ -204,6 +219,19 @@ record DemoSummary(
     out.put("wall_s", run.wallMillis() / 1000.0);
     out.put("changes_per_s", changesPerSecond());
     out.put("quiet", run.quiet());
+    Cluster cluster = run.cluster();
+    if (cluster != null) {
+      ObjectNode c = out.putObject("cores");
+      c.put("count", cluster.cores());
+      c.put("every_change_ended", everyChangeEnded());
+      DemoCores.Takeover t = cluster.takeover();
+      if (t != null) {
+        c.put("killed_node", t.killedNode());
+        c.put("killed_held_duties", t.dutiesHeld());
+        c.put("takeover_ms", t.millis());
+        c.put("takeover_complete", t.complete());
+      }
+    }
     out.put("dashboard", run.dashboard());
     out.put("data", run.dataDir().toString());
     try {
@@ -263,9 +291,37 @@ record DemoSummary(
     if (!run.quiet()) {
       line(b, "note", "core was still busy when the counts were read");
     }
+    if (run.cluster() != null) {
+      clusterLines(b, run.cluster());
+    }
     line(b, "dashboard", run.dashboard() != null ? run.dashboard() : DemoCommand.DASHBOARD_GONE);
     line(b, "data", run.dataDir().toString());
     return b.toString();
+  }
+
+  private void clusterLines(StringBuilder b, Cluster cluster) {
+    DemoCores.Takeover t = cluster.takeover();
+    line(
+        b,
+        "cores",
+        cluster.cores()
+            + (t == null
+                ? " (none killed: the run ended before half its Changes did)"
+                : "; "
+                    + t.killedNode()
+                    + " SIGKILLed half way, holding "
+                    + t.dutiesHeld()
+                    + " duties"));
+    if (t != null) {
+      line(
+          b,
+          "takeover",
+          t.complete()
+              ? String.format(
+                  "%.1f s until the other cores held all its duties", t.millis() / 1000.0)
+              : String.format("NOT complete after %.1f s", t.millis() / 1000.0));
+    }
+    line(b, "every Change ended", everyChangeEnded() ? "yes" : "NO");
   }
 
   private static void line(StringBuilder b, String name, String value) {

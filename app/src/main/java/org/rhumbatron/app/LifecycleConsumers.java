@@ -115,12 +115,19 @@ final class LifecycleConsumers implements AutoCloseable {
     }
     // A Workflow a crash interrupted goes on at its next step: resumed by the holder of the sweep
     // duty, now and whenever a node takes the duty over (a dead node's instances then go on).
+    // Simulated Agents die with their node: a node that gains a duty (a dead or leaving node's)
+    // resumes every held Task; one already worked on elsewhere only repeats what is done.
+    SimulatedAgentRuntime resumable = simulated;
     ownership.listen(
         new DutyListener() {
           @Override
           public void gained(Duty duty, long epoch) {
             if (duty == Duty.SWEEP) {
               workflows.resumeAll();
+            }
+            if (resumable != null) {
+              // Off the ownership's thread, which renews the leases.
+              java.util.concurrent.CompletableFuture.runAsync(resumable::resumeHeld);
             }
           }
         });

@@ -58,7 +58,8 @@ public final class CheckCommand implements Callable<Integer> {
           "Fault kinds, comma separated. Default: every kind the database supports: "
               + "core-kill, core-kill-after-commit, nats-kill, nats-pause, lost-tail, link-cut,"
               + " link-stall, link-slow, nats-down-at-start, poison, and db-restart"
-              + " (PostgreSQL) or disk-full (SQLite).")
+              + " (PostgreSQL) or disk-full (SQLite); node-kill and node-pause with --cores 2"
+              + " or more; nats-node-kill (and no lost-tail) with --nats-cluster 3 or 5.")
   List<String> faults;
 
   @Option(
@@ -81,6 +82,23 @@ public final class CheckCommand implements Callable<Integer> {
           "Hostile messages in all, spread over the poison faults. Default: ${DEFAULT-VALUE}")
   int poison;
 
+  @Option(
+      names = "--cores",
+      defaultValue = "1",
+      description =
+          "Cores (nodes) sharing the database, each a process of its own; more than 1 needs"
+              + " PostgreSQL and adds the faults node-kill and node-pause. Default: ${DEFAULT-VALUE}")
+  int cores;
+
+  @Option(
+      names = "--nats-cluster",
+      defaultValue = "1",
+      description =
+          "nats-servers: 1, or a cluster of 3 or 5 routed on loopback, with every stream and bucket"
+              + " on each (streams.replicas); a cluster adds the fault nats-node-kill and drops"
+              + " lost-tail. Default: ${DEFAULT-VALUE}")
+  int natsCluster;
+
   @Option(names = "--json", description = "Print the result as JSON instead of a table.")
   boolean json;
 
@@ -99,10 +117,16 @@ public final class CheckCommand implements Callable<Integer> {
     if (poison < 0) {
       throw new IllegalArgumentException("--poison must be 0 or more, got " + poison);
     }
+    CheckShape shape = new CheckShape(cores, natsCluster, CheckShape.DEFAULT_LEASE);
     CheckDatabase database = CheckDatabase.of(db);
-    List<FaultPlan.Kind> kinds = kinds(faults, database);
+    if (cores > 1 && database.oneNodeOnly()) {
+      throw new IllegalArgumentException(
+          "--cores " + cores + " needs PostgreSQL (--db postgres): SQLite is one node");
+    }
+    List<FaultPlan.Kind> kinds = kinds(faults, database, shape);
     List<FaultPlan.Kind> dropped =
-        FaultPlan.plan(s, duration, kinds, CheckWorkload.streams(CheckRun.runId(s))).dropped();
+        FaultPlan.plan(s, duration, kinds, CheckWorkload.streams(CheckRun.runId(s)), shape)
+            .dropped();
     System.err.println(
         "rhumbatron check: seed "
             + s
@@ -110,7 +134,11 @@ public final class CheckCommand implements Callable<Integer> {
             + duration
             + ", faults "
             + String.join(",", kinds.stream().map(k -> k.wire).toList())
-            + ", data in "
+            + ", "
+            + cores
+            + " core(s), "
+            + natsCluster
+            + " nats-server(s), data in "
             + dir);
     if (!dropped.isEmpty()) {
       System.err.println(
@@ -120,7 +148,8 @@ public final class CheckCommand implements Callable<Integer> {
               + duration
               + " and are dropped (a longer --duration fits them)");
     }
-    CheckReport report = new CheckRun(dir, database, s, duration, kinds, poison, clock).run();
+    CheckReport report =
+        new CheckRun(dir, database, s, duration, kinds, poison, clock).shape(shape).run();
     System.out.println(json ? report.toJson() : report.toTable());
     if (report.internalError() != null) {
       System.err.println(
@@ -130,7 +159,16 @@ public final class CheckCommand implements Callable<Integer> {
               + dir);
     }
     System.err.println(
-        "rhumbatron check: repeat with --seed " + s + " --duration " + duration + " --db " + db);
+        "rhumbatron check: repeat with --seed "
+            + s
+            + " --duration "
+            + duration
+            + " --db "
+            + db
+            + " --cores "
+            + cores
+            + " --nats-cluster "
+            + natsCluster);
     return exitCode(report);
   }
 
@@ -143,10 +181,18 @@ public final class CheckCommand implements Callable<Integer> {
   }
 
   static List<FaultPlan.Kind> kinds(List<String> names, CheckDatabase database) {
+    return kinds(names, database, CheckShape.SINGLE);
+  }
+
+  /**
+   * The kinds named, or every kind the database and the shape support; one that does not fit is
+   * refused.
+   */
+  static List<FaultPlan.Kind> kinds(List<String> names, CheckDatabase database, CheckShape shape) {
     if (names == null || names.isEmpty()) {
       List<FaultPlan.Kind> all = new ArrayList<>();
       for (FaultPlan.Kind k : FaultPlan.Kind.values()) {
-        if (database.supports(k)) {
+        if (database.supports(k) && shape.supports(k)) {
           all.add(k);
         }
       }
@@ -158,6 +204,15 @@ public final class CheckCommand implements Callable<Integer> {
       if (!database.supports(k)) {
         throw new IllegalArgumentException(
             "fault " + k.wire + " does not apply to --db " + database.describe());
+      }
+      if (!shape.supports(k)) {
+        throw new IllegalArgumentException(
+            "fault "
+                + k.wire
+                + " does not apply to --cores "
+                + shape.cores()
+                + " --nats-cluster "
+                + shape.natsServers());
       }
       out.add(k);
     }

@@ -52,6 +52,11 @@ abstract class CheckDatabase implements AutoCloseable {
 
   abstract String describe();
 
+  /** Whether the database takes one core only (SQLite, DESIGN.md 9). */
+  boolean oneNodeOnly() {
+    return false;
+  }
+
   boolean supports(FaultPlan.Kind kind) {
     boolean databaseFault = kind == FaultPlan.Kind.DB_RESTART || kind == FaultPlan.Kind.DISK_FULL;
     return !databaseFault || kind == outageKind();
@@ -102,6 +107,11 @@ abstract class CheckDatabase implements AutoCloseable {
       return "sqlite";
     }
 
+    @Override
+    boolean oneNodeOnly() {
+      return true;
+    }
+
     /** Keeps the database beside the run (as {@code check.db}) before the tmpfs goes away. */
     @Override
     public void close() throws Exception {
@@ -136,7 +146,7 @@ abstract class CheckDatabase implements AutoCloseable {
               "rhumbatron-check-pg-",
               PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwxr-xr-x")));
       pgData = parent.resolve("data");
-      port = CheckCluster.freePort();
+      port = CheckCores.freePort();
       if (asRoot()) {
         run(List.of("chown", "postgres:postgres", parent.toString()));
       }
@@ -258,6 +268,11 @@ abstract class CheckDatabase implements AutoCloseable {
     @Override
     String describe() {
       return url;
+    }
+
+    @Override
+    boolean oneNodeOnly() {
+      return url.startsWith("jdbc:sqlite:");
     }
   }
 

@@ -16,9 +16,13 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import org.rhumbatron.platform.bucket.Bucket;
+import org.rhumbatron.platform.bucket.NatsObjectStoreBucket;
 import org.rhumbatron.platform.db.Database;
 import org.rhumbatron.platform.eventlog.Subscription;
 import org.rhumbatron.platform.jetstream.JetStreamConnections;
+import org.rhumbatron.platform.net.TcpProxy;
 import org.rhumbatron.protocol.EventStreams;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -51,6 +55,8 @@ final class CheckRun {
   private final int poisonCount;
   private final Clock clock;
   private List<Integer> poisonStreams = allStreams();
+  private CheckShape shape = CheckShape.SINGLE;
+  private final Takeovers takeovers;
 
   CheckRun(
       Path dir,
@@ -67,6 +73,13 @@ final class CheckRun {
     this.kinds = kinds;
     this.poisonCount = poisonCount;
     this.clock = clock;
+    this.takeovers = new Takeovers(clock);
+  }
+
+  /** The cores and nats-servers to run; one of each by default. */
+  CheckRun shape(CheckShape s) {
+    this.shape = s;
+    return this;
   }
 
   /**
@@ -126,8 +139,9 @@ final class CheckRun {
             "queues.ack-extend-every=4s",
             "integration.conflict-review-delay=5s",
             "agents.simulated.step-delay=20ms",
-            ""));
-    FaultPlan.Plan schedule = FaultPlan.plan(seed, duration, kinds, CheckWorkload.streams(runId));
+            shape.settings()));
+    FaultPlan.Plan schedule =
+        FaultPlan.plan(seed, duration, kinds, CheckWorkload.streams(runId), shape);
     schedule.dropped().forEach(k -> faults.dropped(k.wire));
     List<FaultPlan.Fault> plan = schedule.faults();
     List<Poison.Sent> poison = new ArrayList<>();
@@ -135,18 +149,20 @@ final class CheckRun {
     long poisonFaults = plan.stream().filter(f -> f.kind() == FaultPlan.Kind.POISON).count();
     Poison poisoner = new Poison(runId, seed);
     try (CheckDatabase db = database;
-        CheckCluster cluster = new CheckCluster(dir, db.start(dir), config, token)) {
+        CheckCluster cluster = new CheckCluster(dir, db.start(dir), config, token, shape)) {
+      CheckCores cores = cluster.cores();
+      Supplier<List<String>> live = live(cores);
       boolean downAtStart =
           plan.stream().anyMatch(f -> f.kind() == FaultPlan.Kind.NATS_DOWN_AT_START);
       if (downAtStart) {
-        cluster.startCore();
+        cores.startAll();
         Thread.sleep(plan.get(0).lastsMillis());
         faults.fault(FaultPlan.Kind.NATS_DOWN_AT_START.wire, 1);
       }
-      cluster.startNats();
-      cluster.startCore();
-      LagWatch lags = new LagWatch(cluster.apiUrl()).start();
-      CheckApi api = new CheckApi(cluster.apiUrl(), token, clock);
+      cluster.nats().startAll();
+      cores.startAll();
+      LagWatch lags = new LagWatch(live).start();
+      CheckApi api = new CheckApi(live, token, clock);
       CheckWorkload workload = new CheckWorkload(api, clock, runId, seed);
       workload.provision();
       if (poisonStreams == null) {
@@ -192,11 +208,15 @@ final class CheckRun {
       if (workload.failure() != null) {
         throw workload.failure();
       }
-      long caughtUpMillis = awaitSettled(cluster.dbUrl(), cluster.natsUrl());
+      long caughtUpMillis = awaitSettled(cluster.dbUrl(), cluster.nats().url());
       lags.close();
-      cluster.stopCore();
-      try (Connection nats = JetStreamConnections.connect(cluster.natsUrl(), "check-reader");
+      cores.stopAll();
+      try (Connection nats = JetStreamConnections.connect(cluster.nats().url(), "check-reader");
           Database history = Database.open(cluster.dbUrl())) {
+        Bucket archive = cluster.directoryArchive(clock);
+        if (archive == null) {
+          archive = NatsObjectStoreBucket.open(nats, Bucket.EVIDENCE, clock, shape.replicas());
+        }
         CheckReport report =
             new HistoryChecker(history, nats.jetStreamManagement())
                 .check(
@@ -204,10 +224,12 @@ final class CheckRun {
                         workload.changesByRequest(),
                         poison,
                         poisonCut,
-                        cluster.crashes(),
-                        cluster.coreLogs(),
-                        cluster.archiveRoot()));
+                        cores.crashes(),
+                        cores.logs(),
+                        archive));
         report.takeRunFrom(faults);
+        api.report(report);
+        takeovers.report(report);
         report.total("archiver_analytics_done_after_settle_ms", caughtUpMillis);
         lags.report(report);
         return report;
@@ -224,18 +246,20 @@ final class CheckRun {
       Set<String> poisonCut,
       int n)
       throws Exception {
+    CheckCores cores = cluster.cores();
+    CheckNats nats = cluster.nats();
     switch (f.kind()) {
       case CORE_KILL -> {
-        cluster.killCore();
+        cores.killAll();
         Thread.sleep(f.lastsMillis());
-        cluster.startCore();
+        cores.startAll();
       }
       case CORE_KILL_AFTER_COMMIT -> {
         CountDownLatch killed = new CountDownLatch(1);
         workload.afterNextCreate(
             () -> {
               try {
-                cluster.killCore();
+                cores.killAll();
               } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
               }
@@ -243,23 +267,44 @@ final class CheckRun {
             });
         if (!killed.await(AFTER_COMMIT_WITHIN.toMillis(), TimeUnit.MILLISECONDS)) {
           workload.afterNextCreate(null);
-          cluster.killCore();
+          cores.killAll();
         }
         Thread.sleep(f.lastsMillis());
-        cluster.startCore();
+        cores.startAll();
       }
       case NATS_KILL -> {
-        cluster.killNats();
+        nats.killAll();
         Thread.sleep(f.lastsMillis());
-        cluster.startNats();
+        nats.startAll();
       }
       case NATS_PAUSE -> {
-        cluster.pauseNats();
+        nats.signalAll("STOP");
         Thread.sleep(f.lastsMillis());
-        cluster.resumeNats();
+        nats.signalAll("CONT");
+      }
+      case NATS_NODE_KILL -> {
+        nats.kill(f.target());
+        Thread.sleep(f.lastsMillis());
+        nats.start(f.target());
+      }
+      case NODE_KILL -> {
+        String nodeId = takeovers.nodeId(cores.apiUrl(f.target()));
+        long at = clock.millis();
+        cores.kill(f.target());
+        takeovers.await(nodeId, false, at, Duration.ofMillis(f.lastsMillis()), live(cores));
+        Thread.sleep(Math.max(0, at + f.lastsMillis() - clock.millis()));
+        cores.start(f.target());
+      }
+      case NODE_PAUSE -> {
+        String nodeId = takeovers.nodeId(cores.apiUrl(f.target()));
+        long at = clock.millis();
+        cores.pause(f.target());
+        takeovers.await(nodeId, true, at, Duration.ofMillis(f.lastsMillis()), live(cores));
+        Thread.sleep(Math.max(0, at + f.lastsMillis() - clock.millis()));
+        cores.resume(f.target());
       }
       case LOST_TAIL -> {
-        List<Long> cut = cluster.loseTail(f.stream(), 3);
+        List<Long> cut = nats.loseTail(f.stream(), 3);
         String subject = EventStreams.streamSubject(f.stream());
         for (Poison.Sent p : poison) {
           if (p.eventStream() && p.subject().equals(subject) && cut.contains(p.streamSequence())) {
@@ -268,23 +313,23 @@ final class CheckRun {
         }
       }
       case LINK_CUT -> {
-        cluster.proxy().cut();
+        nats.proxies(TcpProxy::cut);
         Thread.sleep(f.lastsMillis());
-        cluster.proxy().heal();
+        nats.proxies(TcpProxy::heal);
       }
       case LINK_STALL -> {
-        cluster.proxy().stall();
+        nats.proxies(TcpProxy::stall);
         Thread.sleep(f.lastsMillis());
-        cluster.proxy().heal();
+        nats.proxies(TcpProxy::heal);
       }
       case LINK_SLOW -> {
-        cluster.proxy().slow(50_000);
+        nats.proxies(p -> p.slow(50_000));
         Thread.sleep(f.lastsMillis());
-        cluster.proxy().heal();
+        nats.proxies(TcpProxy::heal);
       }
       case POISON -> {
-        try (Connection nats = JetStreamConnections.connect(cluster.natsUrl(), "check-poison")) {
-          poison.addAll(poisoner.send(nats.jetStream(), n, poison.size(), poisonStreams));
+        try (Connection c = JetStreamConnections.connect(nats.url(), "check-poison")) {
+          poison.addAll(poisoner.send(c.jetStream(), n, poison.size(), poisonStreams));
         }
       }
       case DB_RESTART, DISK_FULL -> database.outage(f.lastsMillis());
@@ -292,6 +337,14 @@ final class CheckRun {
         // handled before the workload starts
       }
     }
+  }
+
+  /** The cores a client reaches now, or all when none runs (its requests then fail and retry). */
+  private static Supplier<List<String>> live(CheckCores cores) {
+    return () -> {
+      List<String> running = cores.liveApiUrls();
+      return running.isEmpty() ? cores.apiUrls() : running;
+    };
   }
 
   /**

@@ -28,7 +28,10 @@ final class FaultPlan {
     NATS_DOWN_AT_START("nats-down-at-start"),
     DB_RESTART("db-restart"),
     DISK_FULL("disk-full"),
-    POISON("poison");
+    POISON("poison"),
+    NODE_KILL("node-kill"),
+    NODE_PAUSE("node-pause"),
+    NATS_NODE_KILL("nats-node-kill");
 
     final String wire;
 
@@ -52,9 +55,13 @@ final class FaultPlan {
 
   /**
    * One fault: when it starts (from the run's start), how long it lasts, which stream it hits (-1
-   * for a fault that hits none).
+   * for a fault that hits none), which core or nats-server it hits (-1 for one that hits all).
    */
-  record Fault(Kind kind, long atMillis, long lastsMillis, int stream) {}
+  record Fault(Kind kind, long atMillis, long lastsMillis, int stream, int target) {
+    Fault(Kind kind, long atMillis, long lastsMillis, int stream) {
+      this(kind, atMillis, lastsMillis, stream, -1);
+    }
+  }
 
   /** The faults in order, and the kinds asked for that did not fit in the duration. */
   record Plan(List<Fault> faults, List<Kind> dropped) {}
@@ -70,6 +77,12 @@ final class FaultPlan {
    * use (see {@link org.rhumbatron.protocol.EventStreams#streamIndex}), not empty.
    */
   static Plan plan(long seed, Duration duration, List<Kind> kinds, List<Integer> streams) {
+    return plan(seed, duration, kinds, streams, CheckShape.SINGLE);
+  }
+
+  /** As above, for the cores and servers of {@code shape}: a node fault hits one of them. */
+  static Plan plan(
+      long seed, Duration duration, List<Kind> kinds, List<Integer> streams, CheckShape shape) {
     if (streams.isEmpty()) {
       throw new IllegalArgumentException("a plan needs the workload's event streams");
     }
@@ -86,7 +99,7 @@ final class FaultPlan {
     }
     long at = FIRST_AFTER.toMillis();
     for (Kind kind : first) {
-      Fault f = fault(kind, at, random, total, streams);
+      Fault f = fault(kind, at, random, total, streams, shape);
       if (f.atMillis() + f.lastsMillis() > total) {
         dropped.add(kind);
         continue;
@@ -96,7 +109,8 @@ final class FaultPlan {
     }
     List<Kind> planned = first.stream().filter(k -> !dropped.contains(k)).toList();
     while (!planned.isEmpty() && at < total) {
-      Fault f = fault(planned.get(random.nextInt(planned.size())), at, random, total, streams);
+      Fault f =
+          fault(planned.get(random.nextInt(planned.size())), at, random, total, streams, shape);
       if (f.atMillis() + f.lastsMillis() > total) {
         break;
       }
@@ -106,14 +120,28 @@ final class FaultPlan {
     return new Plan(List.copyOf(out), List.copyOf(dropped));
   }
 
-  private static Fault fault(Kind kind, long at, Random random, long total, List<Integer> streams) {
-    long lasts = length(kind, random, total);
+  private static Fault fault(
+      Kind kind, long at, Random random, long total, List<Integer> streams, CheckShape shape) {
+    long lasts = length(kind, random, total, shape.lease().toMillis());
     int stream = kind == Kind.LOST_TAIL ? streams.get(random.nextInt(streams.size())) : -1;
-    return new Fault(kind, at, lasts, stream);
+    // Drawn only for the node kinds, so the schedules of the other kinds stay as they were.
+    int target =
+        switch (kind) {
+          case NODE_KILL, NODE_PAUSE -> random.nextInt(shape.cores());
+          case NATS_NODE_KILL -> random.nextInt(shape.natsServers());
+          default -> -1;
+        };
+    return new Fault(kind, at, lasts, stream, target);
   }
 
-  /** How long a fault of {@code kind} lasts: the ranges, at most a sixth of the run. */
-  private static long length(Kind kind, Random random, long total) {
+  /**
+   * How long a fault of {@code kind} lasts: the issue's ranges, at most a sixth of the run. A core
+   * stays down or paused past its lease, so that the others take its duties over.
+   */
+  private static long length(Kind kind, Random random, long total, long lease) {
+    if (kind == Kind.NODE_KILL || kind == Kind.NODE_PAUSE) {
+      return between(random, lease + 5_000, 2 * lease + 15_000);
+    }
     long cap = Math.max(10_000, total / 6);
     long lasts =
         switch (kind) {
@@ -123,7 +151,9 @@ final class FaultPlan {
           case DB_RESTART, DISK_FULL -> between(random, 5_000, 20_000);
           case CORE_KILL, CORE_KILL_AFTER_COMMIT, NATS_KILL, LOST_TAIL ->
               between(random, 1_000, 5_000);
+          case NATS_NODE_KILL -> between(random, 5_000, 30_000);
           case POISON, NATS_DOWN_AT_START -> 0;
+          case NODE_KILL, NODE_PAUSE -> throw new IllegalStateException("measured by the lease");
         };
     return Math.min(lasts, cap);
   }

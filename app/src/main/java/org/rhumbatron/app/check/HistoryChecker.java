@@ -1,15 +1,12 @@
 package org.rhumbatron.app.check;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.nats.client.JetStreamApiException;
 import io.nats.client.JetStreamManagement;
 import io.nats.client.api.ConsumerInfo;
 import io.nats.client.api.MessageInfo;
 import io.nats.client.api.StreamState;
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -20,8 +17,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.stream.Stream;
-import java.util.zip.GZIPInputStream;
 import org.rhumbatron.lifecycle.ChangeInfo;
+import org.rhumbatron.platform.bucket.Bucket;
 import org.rhumbatron.platform.db.Database;
 import org.rhumbatron.platform.eventlog.Subscription;
 import org.rhumbatron.protocol.EnvelopeCodec;
@@ -64,7 +61,6 @@ public final class HistoryChecker {
   static final Set<Subscription> CAUGHT_UP =
       Set.of(Subscription.ANALYTICS_PROJECTOR, Subscription.AUDIT_ARCHIVER);
 
-  private static final ObjectMapper JSON = new ObjectMapper();
   private static final Set<EventType> CHANGE_ENDS =
       Set.of(
           EventType.CHANGE_COMPLETED,
@@ -80,7 +76,7 @@ public final class HistoryChecker {
    * @param poison the poison messages sent
    * @param crashes core exits that no fault caused, each described
    * @param coreLogs core's log files, where a rejected poison message is named
-   * @param archiveRoot the directory bucket of the audit archive, or null when it is elsewhere
+   * @param archive the evidence bucket with the audit archive, or null when it is out of reach
    */
   /**
    * What the run did: the Changes it asked for, the poison it sent and the markers of those among
@@ -93,7 +89,7 @@ public final class HistoryChecker {
       Set<String> poisonCutByLostTail,
       List<String> crashes,
       List<Path> coreLogs,
-      Path archiveRoot) {}
+      Bucket archive) {}
 
   private final Database db;
   private final JetStreamManagement jsm;
@@ -188,7 +184,8 @@ public final class HistoryChecker {
       }
     }
     checkTwiceInTables(report);
-    checkArchive(report, run.archiveRoot(), firstStored, poisonMarkers);
+    ArchiveCheck.check(report, run.archive(), firstStored.keySet(), poisonMarkers);
+    EpochOrder.check(db, report);
     checkEffects(report, events);
     checkChanges(report, run.changesByRequest());
     ViewAgreement.check(db, report);
@@ -260,53 +257,6 @@ public final class HistoryChecker {
                         + " AND event_id IS NOT NULL GROUP BY event_id, name HAVING COUNT(*) > 1",
                     rs -> rs.getString(1)))
         .forEach(id -> report.violation(analytics, id));
-  }
-
-  /** Every published Event in some archive object; one in two objects is archived twice. */
-  private void checkArchive(
-      CheckReport report, Path root, Map<String, Stored> firstStored, Set<String> poisonMarkers)
-      throws IOException {
-    String never = APPLIED_NEVER + Subscription.AUDIT_ARCHIVER.durableName();
-    String twice = APPLIED_TWICE + Subscription.AUDIT_ARCHIVER.durableName();
-    if (root == null || !Files.isDirectory(root)) {
-      report.note("the audit archive is not a directory bucket here: not checked");
-      return;
-    }
-    report.expect(never);
-    report.expect(twice);
-    Map<String, String> objectOf = new HashMap<>();
-    List<Path> objects;
-    try (Stream<Path> walk = Files.walk(root)) {
-      objects = walk.filter(p -> p.toString().endsWith(".ndjson.gz")).sorted().toList();
-    }
-    long lines = 0;
-    for (Path object : objects) {
-      try (BufferedReader r =
-          new BufferedReader(
-              new InputStreamReader(
-                  new GZIPInputStream(Files.newInputStream(object)), StandardCharsets.UTF_8))) {
-        String line;
-        while ((line = r.readLine()) != null) {
-          lines++;
-          JsonNode node = JSON.readTree(line);
-          String id = node.path("eventId").asText(null);
-          if (id == null || poisonMarkers.contains(node.path("messageId").asText(""))) {
-            continue;
-          }
-          String earlier = objectOf.putIfAbsent(id, object.getFileName().toString());
-          if (earlier != null && !earlier.equals(object.getFileName().toString())) {
-            report.violation(twice, id);
-          }
-        }
-      }
-    }
-    report.total("archive_objects", objects.size());
-    report.total("archive_lines", lines);
-    for (String id : firstStored.keySet()) {
-      if (!objectOf.containsKey(id)) {
-        report.violation(never, id);
-      }
-    }
   }
 
   /** Distinct Events that record one effect: each effect's key must have one. */

@@ -5,18 +5,20 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
  * Scrapes core's {@code /metrics} through a run and keeps, per consumer, the largest age of the
  * oldest unread Event of any stream: the issue's figure for the archiver and the analytics. A
- * scrape that fails (core killed, NATS away) is skipped.
+ * scrape that fails (core killed, NATS away) is skipped; with several cores, each is scraped.
  */
 final class LagWatch implements AutoCloseable {
   static final String METRIC = "rhumbatron_consumer_oldest_unread_age_seconds";
@@ -31,7 +33,7 @@ final class LagWatch implements AutoCloseable {
 
   private final HttpClient http =
       HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
-  private final URI metrics;
+  private final Supplier<List<String>> apiUrls;
   private final Map<String, Double> max = new TreeMap<>();
   private final ScheduledExecutorService timer =
       Executors.newSingleThreadScheduledExecutor(
@@ -42,7 +44,12 @@ final class LagWatch implements AutoCloseable {
           });
 
   LagWatch(String apiUrl) {
-    this.metrics = URI.create(apiUrl + "/metrics");
+    this(() -> List.of(apiUrl));
+  }
+
+  /** Scrapes every core of {@code apiUrls} that runs; each reports the streams it reads. */
+  LagWatch(Supplier<List<String>> apiUrls) {
+    this.apiUrls = apiUrls;
   }
 
   LagWatch start() {
@@ -51,17 +58,21 @@ final class LagWatch implements AutoCloseable {
   }
 
   private void scrape() {
-    String body;
-    try {
-      body =
-          http.send(
-                  HttpRequest.newBuilder(metrics).timeout(Duration.ofSeconds(3)).build(),
-                  HttpResponse.BodyHandlers.ofString())
-              .body();
-    } catch (Exception down) {
-      return;
+    for (String url : apiUrls.get()) {
+      String body;
+      try {
+        body =
+            http.send(
+                    HttpRequest.newBuilder(URI.create(url + "/metrics"))
+                        .timeout(Duration.ofSeconds(3))
+                        .build(),
+                    HttpResponse.BodyHandlers.ofString())
+                .body();
+      } catch (Exception down) {
+        continue;
+      }
+      record(body);
     }
-    record(body);
   }
 
   /** Folds one exposition into the maxima. */

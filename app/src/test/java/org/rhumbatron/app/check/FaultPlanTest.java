@@ -1,6 +1,7 @@
 package org.rhumbatron.app.check;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.file.Path;
 import java.time.Clock;
@@ -83,6 +84,51 @@ class FaultPlanTest {
     assertThat(
             FaultPlan.plan(ISSUE_SEED, Duration.ofMinutes(30), SQLITE_KINDS, List.of(0)).dropped())
         .isEmpty();
+  }
+
+  @Test
+  void nodeFaultsNeedSeveralCoresAndANatsNodeKillACluster() {
+    CheckDatabase postgres = CheckDatabase.of("postgres");
+    assertThat(CheckCommand.kinds(null, postgres))
+        .doesNotContain(
+            FaultPlan.Kind.NODE_KILL, FaultPlan.Kind.NODE_PAUSE, FaultPlan.Kind.NATS_NODE_KILL);
+    CheckShape cluster = new CheckShape(3, 3, Duration.ofSeconds(15));
+    assertThat(CheckCommand.kinds(null, postgres, cluster))
+        .contains(
+            FaultPlan.Kind.NODE_KILL, FaultPlan.Kind.NODE_PAUSE, FaultPlan.Kind.NATS_NODE_KILL)
+        .as("a cluster's other replicas keep a tail one server lost")
+        .doesNotContain(FaultPlan.Kind.LOST_TAIL);
+    assertThatThrownBy(() -> CheckCommand.kinds(List.of("node-kill"), postgres))
+        .hasMessageContaining("node-kill")
+        .hasMessageContaining("--cores 1");
+    assertThatThrownBy(() -> new CheckShape(3, 2, Duration.ofSeconds(15)))
+        .hasMessageContaining("--nats-cluster");
+  }
+
+  @Test
+  void aNodeFaultHitsOneCoreOrServerAndOutlastsTheLease() {
+    Duration lease = Duration.ofSeconds(15);
+    CheckShape shape = new CheckShape(3, 3, lease);
+    List<FaultPlan.Kind> kinds =
+        List.of(FaultPlan.Kind.NODE_KILL, FaultPlan.Kind.NODE_PAUSE, FaultPlan.Kind.NATS_NODE_KILL);
+    java.util.Set<Integer> cores = new java.util.HashSet<>();
+    int nodeFaults = 0;
+    for (long seed = ISSUE_SEED; seed < ISSUE_SEED + 10; seed++) {
+      FaultPlan.Plan plan = FaultPlan.plan(seed, Duration.ofMinutes(30), kinds, List.of(0), shape);
+      assertThat(plan.dropped()).isEmpty();
+      for (FaultPlan.Fault f : plan.faults()) {
+        assertThat(f.target()).as("%s", f).isBetween(0, 2);
+        if (f.kind() != FaultPlan.Kind.NATS_NODE_KILL) {
+          nodeFaults++;
+          cores.add(f.target());
+          assertThat(f.lastsMillis())
+              .as("%s outlasts the lease", f)
+              .isGreaterThan(lease.toMillis());
+        }
+      }
+    }
+    assertThat(nodeFaults).isGreaterThan(10);
+    assertThat(cores).as("every core is hit some time").containsExactlyInAnyOrder(0, 1, 2);
   }
 
   @Test

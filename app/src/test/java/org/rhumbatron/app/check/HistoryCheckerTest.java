@@ -8,6 +8,7 @@ import io.nats.client.JetStream;
 import io.nats.client.impl.Headers;
 import io.nats.client.impl.NatsMessage;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -15,6 +16,8 @@ import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
+import org.rhumbatron.platform.bucket.Bucket;
+import org.rhumbatron.platform.bucket.DirectoryBucket;
 import org.rhumbatron.platform.config.Settings;
 import org.rhumbatron.platform.db.Database;
 import org.rhumbatron.platform.eventlog.Subscription;
@@ -164,7 +167,12 @@ class HistoryCheckerTest {
           new HistoryChecker(db, connection.jetStreamManagement())
               .check(
                   new HistoryChecker.Run(
-                      Map.of(), List.of(), Set.of(), List.of(), List.of(), archive));
+                      Map.of(),
+                      List.of(),
+                      Set.of(),
+                      List.of(),
+                      List.of(),
+                      DirectoryBucket.open(dir, Bucket.EVIDENCE, Clock.systemUTC())));
 
       assertThat(report.passed()).isFalse();
       assertThat(report.ids(HistoryChecker.APPLIED_NEVER + "audit-archiver")).containsExactly(LOST);

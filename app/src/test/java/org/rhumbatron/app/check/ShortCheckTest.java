@@ -51,7 +51,7 @@ class ShortCheckTest {
     deleteTree(dir);
   }
 
-  private static void deleteTree(Path dir) throws IOException {
+  static void deleteTree(Path dir) throws IOException {
     try (Stream<Path> paths = Files.walk(dir)) {
       for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
         Files.delete(p);

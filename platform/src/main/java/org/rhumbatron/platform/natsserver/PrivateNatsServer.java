@@ -94,6 +94,14 @@ public final class PrivateNatsServer implements AutoCloseable {
    * Starts {@code nats-server} on 127.0.0.1 at {@code port} (0 = a free one) under {@code dataDir}.
    */
   public static PrivateNatsServer start(Path dataDir, int port) {
+    return start(dataDir, port, List.of());
+  }
+
+  /**
+   * As {@link #start(Path, int)}, with {@code extraArgs} after the server's own (a cluster member's
+   * {@code --cluster}, {@code --routes} and name).
+   */
+  public static PrivateNatsServer start(Path dataDir, int port, List<String> extraArgs) {
     Path binary = findBinary();
     try {
       Path storeDir = dataDir.resolve("nats");
@@ -113,6 +121,7 @@ public final class PrivateNatsServer implements AutoCloseable {
               storeDir.toString(),
               "-l",
               logFile.toString()));
+      command.addAll(extraArgs);
       Process process =
           new ProcessBuilder(command)
               .redirectErrorStream(true)
