@@ -8,11 +8,18 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
+import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.rhumbatron.coordinator.CoordinatorFixture;
+import org.rhumbatron.coordinator.LogCapture;
+import org.rhumbatron.coordinator.NumberedEvents;
+import org.rhumbatron.coordinator.OutboxRows;
 import org.rhumbatron.coordinator.StreamContents;
 import org.rhumbatron.coordinator.actor.ActorAddress;
 import org.rhumbatron.platform.cluster.Duty;
@@ -20,24 +27,38 @@ import org.rhumbatron.platform.cluster.FencedException;
 import org.rhumbatron.platform.cluster.KickRelay;
 import org.rhumbatron.platform.cluster.LeasedOwnership;
 import org.rhumbatron.platform.config.Settings;
+import org.rhumbatron.platform.natsserver.NatsStoreDamage;
 import org.rhumbatron.protocol.Event;
 import org.rhumbatron.protocol.EventStreams;
 import org.rhumbatron.testkit.SettableClock;
 import org.rhumbatron.testkit.db.DatabaseExtension;
+import org.rhumbatron.testkit.nats.NatsServer;
 import org.rhumbatron.testkit.nats.NatsServerExtension;
 
 /**
  * Two nodes on one PostgreSQL database and one nats-server: the node that lost a stream's duty
  * while paused (a zombie) cannot record the rows it sent as published, nor fire an alarm of the
- * stream's actors; the new holder does both, under its epoch.
+ * stream's actors; the new holder does both, under its epoch. A node that takes a stream over
+ * repairs a tail the server lost before it publishes.
  */
 class TwoNodeCoordinatorTest {
   @RegisterExtension final NatsServerExtension nats = NatsServerExtension.perTest();
   @RegisterExtension final DatabaseExtension database = DatabaseExtension.postgres();
 
   private static final Duration LEASE = Duration.ofSeconds(2);
+  private static final int EVENTS = 20;
+  private static final int LOST = 8;
+  private static final int WAITING = 5;
   private final SettableClock clock = CoordinatorFixture.clockAt("2026-03-01T10:00:00Z");
   private final List<CoordinatorFixture> nodes = new ArrayList<>();
+
+  /** How node A leaves the stream. */
+  enum Departure {
+    /** A stops cleanly and hands its duties over at once. */
+    STOPS,
+    /** A dies (SIGKILL): its connection is gone, and its lease lapses. */
+    DIES
+  }
 
   @AfterEach
   void close() throws Exception {
@@ -197,6 +218,109 @@ class TwoNodeCoordinatorTest {
                     p));
     assertThat(epochs).hasSize(21).containsOnly(epoch + 1);
     assertThat(StreamContents.eventIdsOf(b.nats, p)).hasSize(21).doesNotHaveDuplicates();
+  }
+
+  /**
+   * Node A publishes a stream; the server then loses the stream's acknowledged tail while A goes
+   * away, so A never repairs it. Node B takes the stream over, and before it publishes it runs the
+   * repair a node runs at start (DESIGN.md 5): the lost Events are on the stream again, each once,
+   * sent by B under its epoch, and ahead of the Events A committed but had not sent.
+   */
+  @ParameterizedTest
+  @EnumSource(Departure.class)
+  void theNodeThatTakesAStreamOverSendsItsLostTailAgain(Departure departure) throws Exception {
+    NatsServer server = nats.server();
+    String p = "takeover-tail-0";
+    int stream = EventStreams.streamIndex(p);
+    String streamName = EventStreams.streamName(stream);
+    Duty duty = Duty.stream(stream);
+
+    CoordinatorFixture a = node("node-a");
+    a.ownership.start(); // alone: A holds every duty
+    long epochOfA = leases(a).epoch(duty).orElseThrow();
+    publish(a, p, 0, EVENTS);
+    await().atMost(Duration.ofSeconds(20)).until(() -> OutboxRows.unpublished(a.db) == 0);
+    long last = EVENTS + 1;
+    assertThat(a.transport.lastSequence(stream)).isEqualTo(last);
+    // The last Events A commits wait in its outbox: they must reach the stream after the lost ones.
+    a.coordinator.publisher().pause();
+    publish(a, p, EVENTS, WAITING);
+    assertThat(OutboxRows.unpublished(a.db)).isEqualTo(WAITING);
+
+    if (departure == Departure.STOPS) {
+      nodes.remove(a);
+      a.close();
+    } else {
+      leases(a).suspend(); // no heartbeat, no renewal, no release
+      a.coordinator.close();
+      a.nats.close();
+    }
+    // The server crashes too and comes back without the stream's last acknowledged messages.
+    server.kill();
+    assertThat(NatsStoreDamage.cutLastMessages(server.streamDir(streamName), LOST)).hasSize(LOST);
+    server.restart();
+    Set<String> lostIds =
+        IntStream.range(EVENTS - LOST, EVENTS)
+            .mapToObj(n -> NumberedEvents.idOf(p, n))
+            .collect(Collectors.toSet());
+
+    try (LogCapture log = LogCapture.of(LostTailRepair.class)) {
+      CoordinatorFixture b = node("node-b");
+      assertThat(b.transport.lastSequence(stream)).isEqualTo(last - LOST);
+      assertThat(StreamContents.eventIdsOf(b.nats, p)).doesNotContainAnyElementsOf(lostIds);
+      b.ownership.start();
+      await().atMost(LEASE.plusSeconds(10)).until(() -> b.ownership.owns(duty));
+
+      await().atMost(Duration.ofSeconds(20)).until(() -> OutboxRows.unpublished(b.db) == 0);
+      assertThat(log.messages())
+          .containsExactly(
+              streamName
+                  + " lost its tail: "
+                  + LOST
+                  + " published events (sequences "
+                  + (last - LOST + 1)
+                  + ".."
+                  + last
+                  + ") go out again");
+    }
+    CoordinatorFixture b = nodes.get(nodes.size() - 1);
+    List<Event> onStream = StreamContents.eventsOf(b.nats, p);
+    assertThat(onStream.stream().map(Event::eventId))
+        .as("every Event of p once")
+        .doesNotHaveDuplicates()
+        .hasSize(1 + EVENTS + WAITING);
+    assertThat(onStream.stream().map(NumberedEvents::numberOf).filter(n -> n >= 0))
+        .as("in commit order")
+        .containsExactlyElementsOf(IntStream.range(0, EVENTS + WAITING).boxed().toList());
+    long epochOfB = leases(b).epoch(duty).orElseThrow();
+    assertThat(epochOfB).isGreaterThan(epochOfA);
+    List<Long> resentEpochs =
+        b.db.read(
+            tx ->
+                tx.query(
+                    "SELECT epoch FROM outbox WHERE project_id = ? AND state = 'published'"
+                        + " AND stream_seq > ?",
+                    rs -> rs.getLong(1),
+                    p,
+                    last - LOST));
+    assertThat(resentEpochs)
+        .as("the lost ones and the waiting ones, sent by B")
+        .hasSize(LOST + WAITING)
+        .containsOnly(epochOfB);
+  }
+
+  /** Numbered Change Events {@code from..from+count-1} of {@code p}, after project.created. */
+  private void publish(CoordinatorFixture f, String p, int from, int count) {
+    if (from == 0) {
+      assertThat(f.coordinator.root(p).createProject("tenant-1", p).join()).isTrue();
+    }
+    for (int n = from; n < from + count; n++) { // one transaction each: outbox order is n's order
+      f.coordinator
+          .changeEvents()
+          .appendChangeEvents(
+              p, NumberedEvents.changeOf(p), List.of(NumberedEvents.event(p, n, clock.instant())))
+          .join();
+    }
   }
 
   private static List<String> states(CoordinatorFixture f, String p) {
