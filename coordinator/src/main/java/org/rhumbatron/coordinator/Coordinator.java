@@ -108,8 +108,16 @@ public final class Coordinator implements AutoCloseable {
         Executors.newFixedThreadPool(PUBLISH_THREADS, DaemonThreads.named("outbox-publisher"));
     this.recoveryPool = Executors.newSingleThreadExecutor(DaemonThreads.named("outbox-recovery"));
     this.publisher =
-        new OutboxPublisher(
-            database, runtime.alarms(), transport, nudges, clock, settings, publishPool, ownership);
+        OutboxPublisher.wiring()
+            .database(database)
+            .alarms(runtime.alarms())
+            .transport(transport)
+            .nudges(nudges)
+            .clock(clock)
+            .settings(settings)
+            .pool(publishPool)
+            .ownership(ownership)
+            .wire();
     this.repair =
         new LostTailRepair(
             database, transport, clock, settings.get(Settings.OUTBOX_KEEP_PUBLISHED), ownership);

@@ -27,7 +27,6 @@ import org.rhumbatron.coordinator.actor.ActorAlarms;
 import org.rhumbatron.coordinator.actor.SerialExecutor;
 import org.rhumbatron.platform.cluster.Duty;
 import org.rhumbatron.platform.cluster.DutyOwnership;
-import org.rhumbatron.platform.cluster.OwnsEverything;
 import org.rhumbatron.platform.concurrent.Futures;
 import org.rhumbatron.platform.config.Settings;
 import org.rhumbatron.platform.db.Database;
@@ -156,32 +155,19 @@ public final class OutboxPublisher {
     }
   }
 
-  public OutboxPublisher(
-      Database database,
-      ActorAlarms alarms,
-      EventLogTransport transport,
-      StreamNudges nudges,
-      Clock clock,
-      Settings settings,
-      Executor pool) {
-    this(database, alarms, transport, nudges, clock, settings, pool, OwnsEverything.single());
+  /** The publisher's parts; see {@link OutboxPublisherWiring}. */
+  public static OutboxPublisherWiring wiring() {
+    return new OutboxPublisherWiring();
   }
 
-  public OutboxPublisher(
-      Database database,
-      ActorAlarms alarms,
-      EventLogTransport transport,
-      StreamNudges nudges,
-      Clock clock,
-      Settings settings,
-      Executor pool,
-      DutyOwnership ownership) {
-    this.ownership = ownership;
-    this.database = database;
-    this.alarms = alarms;
-    this.transport = transport;
-    this.nudges = nudges;
-    this.clock = clock;
+  OutboxPublisher(OutboxPublisherWiring w) {
+    this.ownership = w.ownership;
+    this.database = w.database;
+    this.alarms = w.alarms;
+    this.transport = w.transport;
+    this.nudges = w.nudges;
+    this.clock = w.clock;
+    Settings settings = w.settings;
     this.perProject = settings.get(Settings.OUTBOX_PUBLISH_BATCH);
     this.publishTimeout = settings.get(Settings.OUTBOX_PUBLISH_TIMEOUT);
     this.backoff =
@@ -191,7 +177,7 @@ public final class OutboxPublisher {
             settings.get(Settings.OUTBOX_MAX_ATTEMPTS));
     for (int i = 0; i < lanes.length; i++) {
       // A stream this node does not hold yet is checked when it takes it over.
-      lanes[i] = new Lane(pool, !ownership.owns(Duty.stream(i)));
+      lanes[i] = new Lane(w.pool, !ownership.owns(Duty.stream(i)));
     }
   }
 
