@@ -4,15 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import java.time.Clock;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -26,10 +24,12 @@ import org.rhumbatron.platform.cluster.Duty;
 import org.rhumbatron.platform.cluster.FencedException;
 import org.rhumbatron.platform.cluster.KickRelay;
 import org.rhumbatron.platform.cluster.LeasedOwnership;
+import org.rhumbatron.platform.cluster.TestNodes;
 import org.rhumbatron.platform.config.Settings;
 import org.rhumbatron.platform.natsserver.NatsStoreDamage;
 import org.rhumbatron.protocol.Event;
 import org.rhumbatron.protocol.EventStreams;
+import org.rhumbatron.testkit.Fixtures;
 import org.rhumbatron.testkit.SettableClock;
 import org.rhumbatron.testkit.db.DatabaseExtension;
 import org.rhumbatron.testkit.nats.NatsServer;
@@ -45,12 +45,14 @@ class TwoNodeCoordinatorTest {
   @RegisterExtension final NatsServerExtension nats = NatsServerExtension.perTest();
   @RegisterExtension final DatabaseExtension database = DatabaseExtension.postgres();
 
-  private static final Duration LEASE = Duration.ofSeconds(2);
+  private static final Duration LEASE = TestNodes.LEASE;
   private static final int EVENTS = 20;
   private static final int LOST = 8;
   private static final int WAITING = 5;
   private final SettableClock clock = CoordinatorFixture.clockAt("2026-03-01T10:00:00Z");
-  private final List<CoordinatorFixture> nodes = new ArrayList<>();
+  @RegisterExtension
+  @Order(Fixtures.LAST)
+  final Fixtures<CoordinatorFixture> nodes = new Fixtures<>();
 
   /** How node A leaves the stream. */
   enum Departure {
@@ -60,13 +62,6 @@ class TwoNodeCoordinatorTest {
     DIES
   }
 
-  @AfterEach
-  void close() throws Exception {
-    for (CoordinatorFixture f : nodes) {
-      f.close();
-    }
-  }
-
   private CoordinatorFixture node(String id) throws Exception {
     CoordinatorFixture f =
         CoordinatorFixture.startNode(
@@ -74,48 +69,18 @@ class TwoNodeCoordinatorTest {
             nats.url(),
             clock,
             Settings.defaults(),
-            db ->
-                new LeasedOwnership(
-                    db,
-                    id,
-                    () -> null,
-                    Duration.ofMillis(400),
-                    LEASE,
-                    Duration.ofMillis(200),
-                    Clock.systemUTC()));
-    nodes.add(f);
-    return f;
+            db -> TestNodes.ownership(db, id));
+    return nodes.add(f);
   }
 
   private static LeasedOwnership leases(CoordinatorFixture f) {
     return (LeasedOwnership) f.ownership;
   }
 
-  private static int heldCount(CoordinatorFixture f) {
-    int n = 0;
-    for (Duty d : Duty.values()) {
-      n += f.ownership.owns(d) ? 1 : 0;
-    }
-    return n;
-  }
-
   /** Starts both nodes, waits until they share the duties, and names a project {@code a} holds. */
   private static String settledProjectOf(CoordinatorFixture a, CoordinatorFixture b) {
-    a.ownership.start();
-    b.ownership.start();
-    await()
-        .atMost(Duration.ofSeconds(15))
-        .during(Duration.ofMillis(800))
-        .until(
-            () ->
-                heldCount(a) > 0
-                    && heldCount(b) > 0
-                    && heldCount(a) + heldCount(b) == Duty.values().length);
-    return IntStream.range(0, 1000)
-        .mapToObj(i -> "p-zombie-" + i)
-        .filter(id -> a.ownership.owns(Duty.ofProject(id)))
-        .findFirst()
-        .orElseThrow();
+    TestNodes.startSharing(a.ownership, b.ownership);
+    return TestNodes.projectHeldBy(a.ownership, "p-zombie");
   }
 
   @Test
@@ -248,13 +213,12 @@ class TwoNodeCoordinatorTest {
     assertThat(OutboxRows.unpublished(a.db)).isEqualTo(WAITING);
 
     if (departure == Departure.STOPS) {
-      nodes.remove(a);
-      a.close();
+      a.ownership.close(); // hands its duties over
     } else {
       leases(a).suspend(); // no heartbeat, no renewal, no release
-      a.coordinator.close();
-      a.nats.close();
     }
+    a.coordinator.close();
+    a.nats.close();
     // The server crashes too and comes back without the stream's last acknowledged messages.
     server.kill();
     assertThat(NatsStoreDamage.cutLastMessages(server.streamDir(streamName), LOST)).hasSize(LOST);
@@ -264,8 +228,9 @@ class TwoNodeCoordinatorTest {
             .mapToObj(n -> NumberedEvents.idOf(p, n))
             .collect(Collectors.toSet());
 
+    CoordinatorFixture b;
     try (LogCapture log = LogCapture.of(LostTailRepair.class)) {
-      CoordinatorFixture b = node("node-b");
+      b = node("node-b");
       assertThat(b.transport.lastSequence(stream)).isEqualTo(last - LOST);
       assertThat(StreamContents.eventIdsOf(b.nats, p)).doesNotContainAnyElementsOf(lostIds);
       b.ownership.start();
@@ -283,7 +248,6 @@ class TwoNodeCoordinatorTest {
                   + last
                   + ") go out again");
     }
-    CoordinatorFixture b = nodes.get(nodes.size() - 1);
     List<Event> onStream = StreamContents.eventsOf(b.nats, p);
     assertThat(onStream.stream().map(Event::eventId))
         .as("every Event of p once")
