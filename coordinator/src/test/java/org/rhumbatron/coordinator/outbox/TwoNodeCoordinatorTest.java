@@ -4,13 +4,19 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.UnaryOperator;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -26,6 +32,8 @@ import org.rhumbatron.platform.cluster.KickRelay;
 import org.rhumbatron.platform.cluster.LeasedOwnership;
 import org.rhumbatron.platform.cluster.TestNodes;
 import org.rhumbatron.platform.config.Settings;
+import org.rhumbatron.platform.eventlog.EventLogException;
+import org.rhumbatron.platform.eventlog.EventLogTransport;
 import org.rhumbatron.platform.natsserver.NatsStoreDamage;
 import org.rhumbatron.protocol.Event;
 import org.rhumbatron.protocol.EventStreams;
@@ -50,6 +58,7 @@ class TwoNodeCoordinatorTest {
   private static final int LOST = 8;
   private static final int WAITING = 5;
   private final SettableClock clock = CoordinatorFixture.clockAt("2026-03-01T10:00:00Z");
+
   @RegisterExtension
   @Order(Fixtures.LAST)
   final Fixtures<CoordinatorFixture> nodes = new Fixtures<>();
@@ -63,13 +72,20 @@ class TwoNodeCoordinatorTest {
   }
 
   private CoordinatorFixture node(String id) throws Exception {
+    return node(id, UnaryOperator.identity());
+  }
+
+  /** Node {@code id}, whose coordinator sees the event log through {@code transport}. */
+  private CoordinatorFixture node(String id, UnaryOperator<EventLogTransport> transport)
+      throws Exception {
     CoordinatorFixture f =
         CoordinatorFixture.startNode(
             database.database().url(),
             nats.url(),
             clock,
             Settings.defaults(),
-            db -> TestNodes.ownership(db, id));
+            db -> TestNodes.ownership(db, id),
+            transport);
     return nodes.add(f);
   }
 
@@ -185,6 +201,60 @@ class TwoNodeCoordinatorTest {
     assertThat(StreamContents.eventIdsOf(b.nats, p)).hasSize(21).doesNotHaveDuplicates();
   }
 
+  /** Where node A left stream {@link #TAIL_PROJECT}'s: the stream ends {@link #LOST} short. */
+  private static final String TAIL_PROJECT = "takeover-tail-0";
+
+  private static final int TAIL_STREAM = EventStreams.streamIndex(TAIL_PROJECT);
+  private static final long LAST = EVENTS + 1;
+
+  /**
+   * Node A alone publishes project.created and {@link #EVENTS} Events, then commits {@link
+   * #WAITING} more that it does not send, and leaves as {@code departure} says; the server crashes
+   * too and comes back without the stream's last {@link #LOST} messages. Returns A's epoch.
+   */
+  private long aLeavesALostTail(Departure departure) throws Exception {
+    CoordinatorFixture a = node("node-a");
+    a.ownership.start(); // alone: A holds every duty
+    long epochOfA = leases(a).epoch(Duty.stream(TAIL_STREAM)).orElseThrow();
+    publish(a, TAIL_PROJECT, 0, EVENTS);
+    await().atMost(Duration.ofSeconds(20)).until(() -> OutboxRows.unpublished(a.db) == 0);
+    assertThat(a.transport.lastSequence(TAIL_STREAM)).isEqualTo(LAST);
+    a.coordinator.publisher().pause();
+    publish(a, TAIL_PROJECT, EVENTS, WAITING);
+    assertThat(OutboxRows.unpublished(a.db)).isEqualTo(WAITING);
+    if (departure == Departure.STOPS) {
+      a.ownership.close(); // hands its duties over
+    } else {
+      leases(a).suspend(); // no heartbeat, no renewal, no release
+    }
+    a.coordinator.close();
+    a.nats.close();
+    NatsServer server = nats.server();
+    server.kill();
+    Path streamDir = server.streamDir(EventStreams.streamName(TAIL_STREAM));
+    assertThat(NatsStoreDamage.cutLastMessages(streamDir, LOST)).hasSize(LOST);
+    server.restart();
+    return epochOfA;
+  }
+
+  private static Set<String> lostIds() {
+    return IntStream.range(EVENTS - LOST, EVENTS)
+        .mapToObj(n -> NumberedEvents.idOf(TAIL_PROJECT, n))
+        .collect(Collectors.toSet());
+  }
+
+  /** Every Event of the project on the stream once, in commit order. */
+  private static void assertWholeStreamInOrder(CoordinatorFixture f) throws Exception {
+    List<Event> onStream = StreamContents.eventsOf(f.nats, TAIL_PROJECT);
+    assertThat(onStream.stream().map(Event::eventId))
+        .as("every Event of the project once")
+        .doesNotHaveDuplicates()
+        .hasSize(1 + EVENTS + WAITING);
+    assertThat(onStream.stream().map(NumberedEvents::numberOf).filter(n -> n >= 0))
+        .as("in commit order")
+        .containsExactlyElementsOf(IntStream.range(0, EVENTS + WAITING).boxed().toList());
+  }
+
   /**
    * Node A publishes a stream; the server then loses the stream's acknowledged tail while A goes
    * away, so A never repairs it. Node B takes the stream over, and before it publishes it runs the
@@ -194,45 +264,16 @@ class TwoNodeCoordinatorTest {
   @ParameterizedTest
   @EnumSource(Departure.class)
   void theNodeThatTakesAStreamOverSendsItsLostTailAgain(Departure departure) throws Exception {
-    NatsServer server = nats.server();
-    String p = "takeover-tail-0";
-    int stream = EventStreams.streamIndex(p);
-    String streamName = EventStreams.streamName(stream);
-    Duty duty = Duty.stream(stream);
-
-    CoordinatorFixture a = node("node-a");
-    a.ownership.start(); // alone: A holds every duty
-    long epochOfA = leases(a).epoch(duty).orElseThrow();
-    publish(a, p, 0, EVENTS);
-    await().atMost(Duration.ofSeconds(20)).until(() -> OutboxRows.unpublished(a.db) == 0);
-    long last = EVENTS + 1;
-    assertThat(a.transport.lastSequence(stream)).isEqualTo(last);
-    // The last Events A commits wait in its outbox: they must reach the stream after the lost ones.
-    a.coordinator.publisher().pause();
-    publish(a, p, EVENTS, WAITING);
-    assertThat(OutboxRows.unpublished(a.db)).isEqualTo(WAITING);
-
-    if (departure == Departure.STOPS) {
-      a.ownership.close(); // hands its duties over
-    } else {
-      leases(a).suspend(); // no heartbeat, no renewal, no release
-    }
-    a.coordinator.close();
-    a.nats.close();
-    // The server crashes too and comes back without the stream's last acknowledged messages.
-    server.kill();
-    assertThat(NatsStoreDamage.cutLastMessages(server.streamDir(streamName), LOST)).hasSize(LOST);
-    server.restart();
-    Set<String> lostIds =
-        IntStream.range(EVENTS - LOST, EVENTS)
-            .mapToObj(n -> NumberedEvents.idOf(p, n))
-            .collect(Collectors.toSet());
+    Duty duty = Duty.stream(TAIL_STREAM);
+    String streamName = EventStreams.streamName(TAIL_STREAM);
+    long epochOfA = aLeavesALostTail(departure);
 
     CoordinatorFixture b;
     try (LogCapture log = LogCapture.of(LostTailRepair.class)) {
       b = node("node-b");
-      assertThat(b.transport.lastSequence(stream)).isEqualTo(last - LOST);
-      assertThat(StreamContents.eventIdsOf(b.nats, p)).doesNotContainAnyElementsOf(lostIds);
+      assertThat(b.transport.lastSequence(TAIL_STREAM)).isEqualTo(LAST - LOST);
+      assertThat(StreamContents.eventIdsOf(b.nats, TAIL_PROJECT))
+          .doesNotContainAnyElementsOf(lostIds());
       b.ownership.start();
       await().atMost(LEASE.plusSeconds(10)).until(() -> b.ownership.owns(duty));
 
@@ -243,19 +284,12 @@ class TwoNodeCoordinatorTest {
                   + " lost its tail: "
                   + LOST
                   + " published events (sequences "
-                  + (last - LOST + 1)
+                  + (LAST - LOST + 1)
                   + ".."
-                  + last
+                  + LAST
                   + ") go out again");
     }
-    List<Event> onStream = StreamContents.eventsOf(b.nats, p);
-    assertThat(onStream.stream().map(Event::eventId))
-        .as("every Event of p once")
-        .doesNotHaveDuplicates()
-        .hasSize(1 + EVENTS + WAITING);
-    assertThat(onStream.stream().map(NumberedEvents::numberOf).filter(n -> n >= 0))
-        .as("in commit order")
-        .containsExactlyElementsOf(IntStream.range(0, EVENTS + WAITING).boxed().toList());
+    assertWholeStreamInOrder(b);
     long epochOfB = leases(b).epoch(duty).orElseThrow();
     assertThat(epochOfB).isGreaterThan(epochOfA);
     List<Long> resentEpochs =
@@ -265,12 +299,55 @@ class TwoNodeCoordinatorTest {
                     "SELECT epoch FROM outbox WHERE project_id = ? AND state = 'published'"
                         + " AND stream_seq > ?",
                     rs -> rs.getLong(1),
-                    p,
-                    last - LOST));
+                    TAIL_PROJECT,
+                    LAST - LOST));
     assertThat(resentEpochs)
         .as("the lost ones and the waiting ones, sent by B")
         .hasSize(LOST + WAITING)
         .containsOnly(epochOfB);
+  }
+
+  /**
+   * While the repair after a takeover cannot read the stream's tail (JetStream does not answer),
+   * the new holder sends nothing on the stream, not even when a run is asked for; once the tail
+   * reads, the repair runs and everything goes out in commit order.
+   */
+  @Test
+  void aStreamTakenOverSendsNothingBeforeItsTailIsRepaired() throws Exception {
+    aLeavesALostTail(Departure.STOPS);
+    AtomicBoolean unreadable = new AtomicBoolean(true);
+    AtomicInteger refused = new AtomicInteger();
+    CoordinatorFixture b = node("node-b", real -> tailReadsRefusedWhile(real, unreadable, refused));
+    b.ownership.start();
+    await().atMost(Duration.ofSeconds(10)).until(() -> refused.get() >= 2); // tried, and again
+    assertThat(b.coordinator.publisher().publishDueOnLane(TAIL_STREAM).join().published())
+        .as("a run asked for before the repair sends nothing")
+        .isZero();
+    assertThat(OutboxRows.unpublished(b.db)).isEqualTo(WAITING);
+
+    unreadable.set(false);
+    await().atMost(Duration.ofSeconds(20)).until(() -> OutboxRows.unpublished(b.db) == 0);
+    assertWholeStreamInOrder(b);
+  }
+
+  /** {@code real}, whose fill of read-past sequences fails while {@code unreadable} is set. */
+  private static EventLogTransport tailReadsRefusedWhile(
+      EventLogTransport real, AtomicBoolean unreadable, AtomicInteger refused) {
+    return (EventLogTransport)
+        Proxy.newProxyInstance(
+            EventLogTransport.class.getClassLoader(),
+            new Class<?>[] {EventLogTransport.class},
+            (proxy, method, args) -> {
+              if (method.getName().equals("fillReadPastSequences") && unreadable.get()) {
+                refused.incrementAndGet();
+                throw new EventLogException("JetStream does not answer (test)", null);
+              }
+              try {
+                return method.invoke(real, args);
+              } catch (InvocationTargetException e) {
+                throw e.getCause();
+              }
+            });
   }
 
   /** Numbered Change Events {@code from..from+count-1} of {@code p}, after project.created. */
