@@ -190,33 +190,37 @@ final class NatsSide {
                 clock,
                 settings.get(Settings.STREAM_REPLICAS));
     EventRouter r =
-        EventRouter.wire(
-            new EventLogClient(nats, codec, settings),
-            database,
-            coordinator::view,
-            new CausalRules(
-                command -> queues.commands().send(command),
-                clock,
-                lifecycle,
-                clefFlash,
-                new CommandCap(
-                    settings.get(Settings.COMMANDS_PER_CHANGE_PER_DAY),
+        EventRouter.wiring()
+            .eventLog(new EventLogClient(nats, codec, settings))
+            .database(database)
+            .views(coordinator::view)
+            .rules(
+                new CausalRules(
+                    command -> queues.commands().send(command),
                     clock,
-                    new PlatformMetrics(database, clock, MetricsBinding.METRICS)),
-                settings.get(Settings.WAKE_PENDING_WINDOW)),
-            new AuditArchiver(
-                bucket, codec, database, new EventClaims(clock, coordinator.ownership())),
-            new AnalyticsProjector(
-                database,
-                new EventClaims(clock, coordinator.ownership()),
-                new PlatformMetrics(database, clock, MetricsBinding.EVENT_METRICS),
-                settings),
-            command -> queues.commands().send(command).join(),
-            queues.deadLetters(),
-            new ArchiveExpiry(bucket, clock, settings),
-            clock,
-            settings,
-            coordinator.ownership());
+                    lifecycle,
+                    clefFlash,
+                    new CommandCap(
+                        settings.get(Settings.COMMANDS_PER_CHANGE_PER_DAY),
+                        clock,
+                        new PlatformMetrics(database, clock, MetricsBinding.METRICS)),
+                    settings.get(Settings.WAKE_PENDING_WINDOW)))
+            .auditArchiver(
+                new AuditArchiver(
+                    bucket, codec, database, new EventClaims(clock, coordinator.ownership())))
+            .analyticsProjector(
+                new AnalyticsProjector(
+                    database,
+                    new EventClaims(clock, coordinator.ownership()),
+                    new PlatformMetrics(database, clock, MetricsBinding.EVENT_METRICS),
+                    settings))
+            .commands(command -> queues.commands().send(command).join())
+            .deadLetters(queues.deadLetters())
+            .archiveExpiry(new ArchiveExpiry(bucket, clock, settings))
+            .clock(clock)
+            .settings(settings)
+            .ownership(coordinator.ownership())
+            .wire();
     r.startSweeps();
     return r;
   }

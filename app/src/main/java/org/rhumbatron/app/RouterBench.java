@@ -118,18 +118,17 @@ final class RouterBench {
     // The view actors run on the coordinator's actor pool, as in `rhumbatron core`.
     try (Coordinator coordinator = new Coordinator(db, log, clock, settings, StreamNudges.NONE);
         EventRouter router =
-            EventRouter.wire(
-                new EventLogClient(nats, codec, settings),
-                db,
-                coordinator::view,
-                recording(causal),
-                idle,
-                idle,
-                c -> {},
-                null, // no maintenance tick runs in the benchmark
-                null,
-                clock,
-                settings)) {
+            EventRouter.wiring()
+                .eventLog(new EventLogClient(nats, codec, settings))
+                .database(db)
+                .views(coordinator::view)
+                .rules(recording(causal))
+                .auditArchiver(idle)
+                .analyticsProjector(idle)
+                .commands(c -> {}) // no maintenance tick runs in the benchmark
+                .clock(clock)
+                .settings(settings)
+                .wire()) {
       List<List<String>> projects = projects();
       int payloadBytes = codec.encodeEvent(event(projects.get(0).get(0), 0)).length;
 

@@ -8,16 +8,15 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.rhumbatron.platform.bucket.Bucket;
 import org.rhumbatron.platform.config.Settings;
 import org.rhumbatron.platform.config.SettingsException;
 import org.rhumbatron.protocol.EventStreams;
 import org.rhumbatron.protocol.Queue;
-import org.rhumbatron.testkit.nats.NatsCluster;
+import org.rhumbatron.testkit.nats.NatsClusterExtension;
 import org.rhumbatron.testkit.nats.NatsServer;
 
 /**
@@ -26,18 +25,8 @@ import org.rhumbatron.testkit.nats.NatsServer;
  * it makes have three copies.
  */
 class CoreOnNatsClusterTest {
-  private static NatsCluster cluster;
+  @RegisterExtension static final NatsClusterExtension nats = NatsClusterExtension.of(3);
   @TempDir Path data;
-
-  @BeforeAll
-  static void startCluster() {
-    cluster = NatsCluster.start(3);
-  }
-
-  @AfterAll
-  static void stopCluster() {
-    cluster.close();
-  }
 
   @Test
   void coreOnTheClusterListMakesThreeCopiesOfEveryStreamAndTheBucket() throws Exception {
@@ -45,11 +34,11 @@ class CoreOnNatsClusterTest {
         Settings.load(
             null,
             Map.of(
-                "RHUMBATRON_NATS_URL", cluster.url(),
+                "RHUMBATRON_NATS_URL", nats.cluster().url(),
                 "RHUMBATRON_STREAMS_REPLICAS", "3",
                 "RHUMBATRON_BUCKET_STORE", "nats"));
     String url = CoreOptions.natsUrl(null, settings);
-    assertThat(url).isEqualTo(cluster.url());
+    assertThat(url).isEqualTo(nats.cluster().url());
     try (CoreService core =
         CoreService.start(
             new CoreConfig(url, data, data.resolve("core.db").toString(), 0, settings))) {
@@ -70,7 +59,7 @@ class CoreOnNatsClusterTest {
 
   @Test
   void theOptionWinsOverTheSetting() {
-    Settings settings = Settings.load(null, Map.of("RHUMBATRON_NATS_URL", cluster.url()));
+    Settings settings = Settings.load(null, Map.of("RHUMBATRON_NATS_URL", nats.cluster().url()));
     assertThat(CoreOptions.natsUrl("nats://127.0.0.1:4999", settings))
         .isEqualTo("nats://127.0.0.1:4999");
     assertThat(CoreOptions.natsUrl(null, Settings.defaults())).isNull();

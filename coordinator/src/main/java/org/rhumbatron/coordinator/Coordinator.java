@@ -108,8 +108,16 @@ public final class Coordinator implements AutoCloseable {
         Executors.newFixedThreadPool(PUBLISH_THREADS, DaemonThreads.named("outbox-publisher"));
     this.recoveryPool = Executors.newSingleThreadExecutor(DaemonThreads.named("outbox-recovery"));
     this.publisher =
-        new OutboxPublisher(
-            database, runtime.alarms(), transport, nudges, clock, settings, publishPool, ownership);
+        OutboxPublisher.wiring()
+            .database(database)
+            .alarms(runtime.alarms())
+            .transport(transport)
+            .nudges(nudges)
+            .clock(clock)
+            .settings(settings)
+            .pool(publishPool)
+            .ownership(ownership)
+            .wire();
     this.repair =
         new LostTailRepair(
             database, transport, clock, settings.get(Settings.OUTBOX_KEEP_PUBLISHED), ownership);
@@ -129,7 +137,15 @@ public final class Coordinator implements AutoCloseable {
           @Override
           public void gained(Duty duty, long epoch) {
             if (duty.isStream()) {
-              publisher.tookOver(duty.streamIndex());
+              publisher.holdForTailCheck(duty.streamIndex());
+              recoveryPool.execute(() -> checkTakenOver(duty.streamIndex(), 1));
+            }
+          }
+
+          @Override
+          public void lost(Duty duty) {
+            if (duty.isStream()) {
+              publisher.holdForTailCheck(duty.streamIndex());
             }
           }
         });
@@ -189,24 +205,66 @@ public final class Coordinator implements AutoCloseable {
       if (!ownership.owns(Duty.stream(stream))) {
         continue; // its holder repairs it
       }
-      // A row acknowledged before the loss but not yet recorded as published would be missed.
-      // The fill goes first, so that what the repair sends again reaches every consumer.
-      // Throws while JetStream does not answer yet.
-      List<ActorAddress> lost =
-          publisher.settled(
-              stream,
-              SETTLE_WAIT,
-              () -> {
-                transport.fillReadPastSequences(stream);
-                return repair.repair(stream);
-              });
-      if (!lost.isEmpty()) {
+      if (!checkTail(stream).isEmpty()) { // throws while JetStream does not answer yet
         repaired.add(stream);
       }
     }
     publisher.resume();
     repaired.forEach(publisher::kick);
     return publisher.kickAllWaiting();
+  }
+
+  /**
+   * The lost-tail repair of one stream, on its publisher lane once the rows it acknowledged are
+   * recorded (a row acknowledged before the loss but not yet recorded would be missed). The fill
+   * goes first, so that what the repair sends again reaches every consumer.
+   */
+  private List<ActorAddress> checkTail(int stream) {
+    boolean bound = transport.boundStreams().contains(stream);
+    return publisher.checkTail(
+        stream,
+        SETTLE_WAIT,
+        () -> {
+          if (!bound) {
+            return List.<ActorAddress>of(); // its rows fail as unbound: nothing to repair
+          }
+          transport.fillReadPastSequences(stream);
+          return repair.repair(stream);
+        });
+  }
+
+  /**
+   * After this node took a stream over (on the recovery thread): the node that held it may have
+   * died with a tail the server lost, so the stream's repair runs before it publishes, as at start.
+   * Tried again until it succeeds, or this node loses the stream again.
+   */
+  private void checkTakenOver(int stream, int attempt) {
+    if (!ownership.owns(Duty.stream(stream))) {
+      return; // the next takeover checks it
+    }
+    if (transport.isConnected()) {
+      try {
+        checkTail(stream);
+        publisher.kick(stream);
+        return;
+      } catch (RuntimeException e) {
+        if (attempt % 10 == 1) {
+          log.warn(
+              "checking the tail of {} after taking it over failed (attempt {}): {}",
+              EventStreams.streamName(stream),
+              attempt,
+              e.toString());
+        }
+      }
+    }
+    try {
+      purgeTicker.schedule(
+          () -> recoveryPool.execute(() -> checkTakenOver(stream, attempt + 1)),
+          RECOVERY_RETRY.toMillis(),
+          TimeUnit.MILLISECONDS);
+    } catch (java.util.concurrent.RejectedExecutionException closing) {
+      // core is stopping
+    }
   }
 
   /**

@@ -6,11 +6,13 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Function;
+import java.util.function.UnaryOperator;
 import org.rhumbatron.coordinator.shard.ShardAlarmWork;
 import org.rhumbatron.platform.cluster.DutyOwnership;
 import org.rhumbatron.platform.cluster.OwnsEverything;
 import org.rhumbatron.platform.config.Settings;
 import org.rhumbatron.platform.db.Database;
+import org.rhumbatron.platform.eventlog.EventLogTransport;
 import org.rhumbatron.platform.eventlog.JetStreamEventLog;
 import org.rhumbatron.platform.jetstream.JetStreamConnections;
 import org.rhumbatron.platform.jetstream.JetStreamTopology;
@@ -33,7 +35,14 @@ public final class CoordinatorFixture implements AutoCloseable {
   private CoordinatorFixture(
       String dbUrl, String natsUrl, SettableClock clock, Settings settings, Set<Integer> bound)
       throws Exception {
-    this(dbUrl, natsUrl, clock, settings, bound, db -> OwnsEverything.single());
+    this(
+        dbUrl,
+        natsUrl,
+        clock,
+        settings,
+        bound,
+        db -> OwnsEverything.single(),
+        UnaryOperator.identity());
   }
 
   private CoordinatorFixture(
@@ -42,7 +51,8 @@ public final class CoordinatorFixture implements AutoCloseable {
       SettableClock clock,
       Settings settings,
       Set<Integer> bound,
-      Function<Database, DutyOwnership> ownership)
+      Function<Database, DutyOwnership> ownership,
+      UnaryOperator<EventLogTransport> seenAs)
       throws Exception {
     this.clock = clock;
     this.settings = settings;
@@ -63,7 +73,13 @@ public final class CoordinatorFixture implements AutoCloseable {
         bound == null ? JetStreamEventLog.bind(nats) : JetStreamEventLog.bindOnly(nats, bound);
     this.coordinator =
         new Coordinator(
-            db, transport, clock, settings, nudges::add, ShardAlarmWork.NONE, this.ownership);
+            db,
+            seenAs.apply(transport),
+            clock,
+            settings,
+            nudges::add,
+            ShardAlarmWork.NONE,
+            this.ownership);
     self[0] = coordinator;
   }
 
@@ -80,7 +96,19 @@ public final class CoordinatorFixture implements AutoCloseable {
       Settings settings,
       Function<Database, DutyOwnership> ownership)
       throws Exception {
-    return new CoordinatorFixture(dbUrl, natsUrl, clock, settings, null, ownership);
+    return startNode(dbUrl, natsUrl, clock, settings, ownership, UnaryOperator.identity());
+  }
+
+  /** {@link #startNode}, its coordinator seeing the event log through {@code seenAs}. */
+  public static CoordinatorFixture startNode(
+      String dbUrl,
+      String natsUrl,
+      SettableClock clock,
+      Settings settings,
+      Function<Database, DutyOwnership> ownership,
+      UnaryOperator<EventLogTransport> seenAs)
+      throws Exception {
+    return new CoordinatorFixture(dbUrl, natsUrl, clock, settings, null, ownership, seenAs);
   }
 
   public static CoordinatorFixture startBound(

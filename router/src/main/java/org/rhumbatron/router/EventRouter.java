@@ -14,32 +14,21 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.Function;
 import java.util.function.IntFunction;
 import org.rhumbatron.coordinator.outbox.StreamNudges;
-import org.rhumbatron.coordinator.view.ProjectViewActor;
 import org.rhumbatron.platform.cluster.Duty;
 import org.rhumbatron.platform.cluster.DutyListener;
 import org.rhumbatron.platform.cluster.DutyOwnership;
-import org.rhumbatron.platform.cluster.OwnsEverything;
 import org.rhumbatron.platform.concurrent.DaemonThreads;
 import org.rhumbatron.platform.config.Settings;
-import org.rhumbatron.platform.db.Database;
-import org.rhumbatron.platform.eventlog.EventLogClient;
 import org.rhumbatron.platform.eventlog.EventLogClient.Backlog;
 import org.rhumbatron.platform.eventlog.Subscription;
 import org.rhumbatron.protocol.EventStreams;
 import org.rhumbatron.router.archive.ArchiveExpiry;
 import org.rhumbatron.router.catchup.ConsumerLags;
-import org.rhumbatron.router.causal.CausalBatchRouter;
-import org.rhumbatron.router.causal.CausalRouterSubscription;
-import org.rhumbatron.router.claims.EventClaims;
-import org.rhumbatron.router.deadletter.DeadLetterOperator;
-import org.rhumbatron.router.maintenance.CommandSink;
 import org.rhumbatron.router.maintenance.Maintenance;
 import org.rhumbatron.router.maintenance.MaintenanceReport;
 import org.rhumbatron.router.projector.ProjectViewProjector;
-import org.rhumbatron.router.run.BatchFailures;
 import org.rhumbatron.router.run.SubscriptionHandler;
 import org.rhumbatron.router.run.SubscriptionRun;
 import org.rhumbatron.router.sweep.SweepTick;
@@ -81,76 +70,11 @@ public final class EventRouter implements StreamNudges, AutoCloseable {
       IntFunction<Map<Subscription, Backlog>> backlogs) {}
 
   /**
-   * The router as core wires it: the projector with its 15-call cap, the causal-router running
-   * {@code rules}, the sweep's archiver and analytics batches, and maintenance sending to {@code
-   * commands}.
+   * The router as core wires it: the projector with its 15-call cap, the causal-router running the
+   * rules, the sweep's archiver and analytics batches, and maintenance sending to the commands.
    */
-  public static EventRouter wire(
-      EventLogClient eventLog,
-      Database database,
-      Function<String, ProjectViewActor> views,
-      CausalBatchRouter rules,
-      SubscriptionHandler auditArchiver,
-      SubscriptionHandler analyticsProjector,
-      CommandSink commands,
-      DeadLetterOperator deadLetters,
-      ArchiveExpiry archiveExpiry,
-      Clock clock,
-      Settings settings) {
-    return wire(
-        eventLog,
-        database,
-        views,
-        rules,
-        auditArchiver,
-        analyticsProjector,
-        commands,
-        deadLetters,
-        archiveExpiry,
-        clock,
-        settings,
-        OwnsEverything.single());
-  }
-
-  /**
-   * {@link #wire} on a node of several cores: each stream's runs happen on the holder of its duty
-   * and their claims pass its fence; the maintenance ticks and the archive expiry run on the holder
-   * of the sweep duty.
-   */
-  public static EventRouter wire(
-      EventLogClient eventLog,
-      Database database,
-      Function<String, ProjectViewActor> views,
-      CausalBatchRouter rules,
-      SubscriptionHandler auditArchiver,
-      SubscriptionHandler analyticsProjector,
-      CommandSink commands,
-      DeadLetterOperator deadLetters,
-      ArchiveExpiry archiveExpiry,
-      Clock clock,
-      Settings settings,
-      DutyOwnership ownership) {
-    EventClaims claims = new EventClaims(clock, ownership);
-    SubscriptionRun run =
-        new SubscriptionRun(
-            eventLog,
-            new BatchFailures(database, claims, clock, settings.get(Settings.BATCH_FAILURE_LIMIT)),
-            settings.get(Settings.ROUTER_NACK_DELAY),
-            ownership);
-    ProjectViewProjector.Factory projector =
-        new ProjectViewProjector.Factory(
-            database, claims, views, clock, settings.get(Settings.APPLY_DELTA_CALLS_PER_RUN));
-    Parts parts =
-        new Parts(
-            run,
-            projector,
-            new CausalRouterSubscription(database, claims, rules),
-            auditArchiver,
-            analyticsProjector,
-            new Maintenance(database, commands, deadLetters, settings, ownership),
-            archiveExpiry,
-            eventLog::backlogs);
-    return new EventRouter(parts, clock, settings, ownership);
+  public static EventRouterWiring wiring() {
+    return new EventRouterWiring();
   }
 
   /** What a sweep tick did (for the log and the tests). */
@@ -181,10 +105,6 @@ public final class EventRouter implements StreamNudges, AutoCloseable {
   // Its own thread: a slow or unanswered JetStream request must not hold the minute ticks.
   private final ScheduledExecutorService watcher =
       Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("router-catch-up"));
-
-  public EventRouter(Parts parts, Clock clock, Settings settings) {
-    this(parts, clock, settings, OwnsEverything.single());
-  }
 
   public EventRouter(Parts parts, Clock clock, Settings settings, DutyOwnership ownership) {
     this.ownership = ownership;

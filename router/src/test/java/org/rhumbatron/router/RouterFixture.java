@@ -96,46 +96,52 @@ final class RouterFixture implements AutoCloseable {
     eventLog = new EventLogClient(connection, codec, settings);
     bucket = DirectoryBucket.open(dataDir, Bucket.EVIDENCE, clock);
     router =
-        EventRouter.wire(
-            eventLog,
-            database,
-            p -> runtime.actor(views, p),
-            new CausalBatchRouter() { // the rules a test sets later, with their prepare step
-              @Override
-              public CausalBatchRouter prepare(java.util.List<org.rhumbatron.protocol.Event> u) {
-                return causalRules.prepare(u);
-              }
+        EventRouter.wiring()
+            .eventLog(eventLog)
+            .database(database)
+            .views(p -> runtime.actor(views, p))
+            .rules(
+                new CausalBatchRouter() { // the rules a test sets later, with their prepare step
+                  @Override
+                  public CausalBatchRouter prepare(
+                      java.util.List<org.rhumbatron.protocol.Event> u) {
+                    return causalRules.prepare(u);
+                  }
 
-              @Override
-              public boolean prepares(org.rhumbatron.protocol.Event e) {
-                return causalRules.prepares(e);
-              }
+                  @Override
+                  public boolean prepares(org.rhumbatron.protocol.Event e) {
+                    return causalRules.prepares(e);
+                  }
 
-              @Override
-              public void routeCausalBatch(
-                  org.rhumbatron.platform.db.Tx tx,
-                  java.util.List<org.rhumbatron.protocol.Event> fresh)
-                  throws java.sql.SQLException {
-                causalRules.routeCausalBatch(tx, fresh);
-              }
-            },
-            archiver.apply(
-                new AuditArchiver(bucket, codec, database, new EventClaims(clock, ownership))),
-            new AnalyticsProjector(
-                database,
-                new EventClaims(clock, ownership),
-                new PlatformMetrics(database, clock, MetricsBinding.EVENT_METRICS),
-                settings),
-            sentCommands::add,
-            new DeadLetterOperator(
-                database,
-                new Commands(new JetStreamCommandTransport(connection), codec),
-                codec,
-                clock),
-            new ArchiveExpiry(bucket, clock, settings),
-            clock,
-            settings,
-            ownership);
+                  @Override
+                  public void routeCausalBatch(
+                      org.rhumbatron.platform.db.Tx tx,
+                      java.util.List<org.rhumbatron.protocol.Event> fresh)
+                      throws java.sql.SQLException {
+                    causalRules.routeCausalBatch(tx, fresh);
+                  }
+                })
+            .auditArchiver(
+                archiver.apply(
+                    new AuditArchiver(bucket, codec, database, new EventClaims(clock, ownership))))
+            .analyticsProjector(
+                new AnalyticsProjector(
+                    database,
+                    new EventClaims(clock, ownership),
+                    new PlatformMetrics(database, clock, MetricsBinding.EVENT_METRICS),
+                    settings))
+            .commands(sentCommands::add)
+            .deadLetters(
+                new DeadLetterOperator(
+                    database,
+                    new Commands(new JetStreamCommandTransport(connection), codec),
+                    codec,
+                    clock))
+            .archiveExpiry(new ArchiveExpiry(bucket, clock, settings))
+            .clock(clock)
+            .settings(settings)
+            .ownership(ownership)
+            .wire();
     projector = router.projector();
   }
 

@@ -4,20 +4,20 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.rhumbatron.platform.cluster.Duty;
 import org.rhumbatron.platform.cluster.LeasedOwnership;
+import org.rhumbatron.platform.cluster.TestNodes;
 import org.rhumbatron.protocol.Event;
 import org.rhumbatron.protocol.EventStreams;
+import org.rhumbatron.testkit.Fixtures;
 import org.rhumbatron.testkit.db.DatabaseExtension;
 import org.rhumbatron.testkit.nats.NatsServerExtension;
 
@@ -31,15 +31,11 @@ class TwoNodeRouterTest {
   @RegisterExtension final DatabaseExtension database = DatabaseExtension.postgres();
   @TempDir Path dataDir;
 
-  private static final Duration LEASE = Duration.ofSeconds(2);
-  private final List<RouterFixture> nodes = new ArrayList<>();
+  private static final Duration LEASE = TestNodes.LEASE;
 
-  @AfterEach
-  void close() throws Exception {
-    for (RouterFixture f : nodes) {
-      f.close();
-    }
-  }
+  @RegisterExtension
+  @Order(Fixtures.LAST)
+  final Fixtures<RouterFixture> nodes = new Fixtures<>();
 
   private RouterFixture node(String id) throws Exception {
     RouterFixture f =
@@ -49,45 +45,15 @@ class TwoNodeRouterTest {
             dataDir.resolve(id),
             Map.of(),
             archiver -> archiver,
-            db ->
-                new LeasedOwnership(
-                    db,
-                    id,
-                    () -> null,
-                    Duration.ofMillis(400),
-                    LEASE,
-                    Duration.ofMillis(200),
-                    Clock.systemUTC()));
-    nodes.add(f);
-    return f;
-  }
-
-  private static int heldCount(RouterFixture f) {
-    int n = 0;
-    for (Duty d : Duty.values()) {
-      n += f.ownership.owns(d) ? 1 : 0;
-    }
-    return n;
-  }
-
-  private static void settle(RouterFixture a, RouterFixture b) {
-    a.ownership.start();
-    b.ownership.start();
-    await()
-        .atMost(Duration.ofSeconds(15))
-        .during(Duration.ofMillis(800))
-        .until(
-            () ->
-                heldCount(a) > 0
-                    && heldCount(b) > 0
-                    && heldCount(a) + heldCount(b) == Duty.values().length);
+            db -> TestNodes.ownership(db, id));
+    return nodes.add(f);
   }
 
   @Test
   void onlyTheHolderOfTheSweepDutyRunsMaintenanceAndAZombiesPurgeIsFenced() throws Exception {
     RouterFixture a = node("node-a");
     RouterFixture b = node("node-b");
-    settle(a, b);
+    TestNodes.startSharing(a.ownership, b.ownership);
     RouterFixture holder = a.ownership.owns(Duty.SWEEP) ? a : b;
     RouterFixture other = holder == a ? b : a;
     Instant daily = Instant.parse("2026-12-03T04:17:10Z");
@@ -120,13 +86,8 @@ class TwoNodeRouterTest {
     RouterFixture b = node("node-b");
     // The claims' times tell which node wrote them.
     b.clock.advance(Duration.ofHours(1));
-    settle(a, b);
-    String p =
-        java.util.stream.IntStream.range(0, 1000)
-            .mapToObj(i -> "p-route-" + i)
-            .filter(id -> a.ownership.owns(Duty.ofProject(id)))
-            .findFirst()
-            .orElseThrow();
+    TestNodes.startSharing(a.ownership, b.ownership);
+    String p = TestNodes.projectHeldBy(a.ownership, "p-route");
     int stream = EventStreams.streamIndex(p);
     Duty duty = Duty.stream(stream);
     ((LeasedOwnership) a.ownership).suspend(); // paused past its lease

@@ -7,7 +7,6 @@ import java.util.List;
 import org.rhumbatron.coordinator.actor.ActorAddress;
 import org.rhumbatron.platform.cluster.Duty;
 import org.rhumbatron.platform.cluster.DutyOwnership;
-import org.rhumbatron.platform.cluster.OwnsEverything;
 import org.rhumbatron.platform.db.Database;
 import org.rhumbatron.platform.eventlog.EventLogTransport;
 import org.rhumbatron.protocol.EventStreams;
@@ -30,12 +29,7 @@ public final class LostTailRepair {
   private final Duration horizon;
   private final DutyOwnership ownership;
 
-  public LostTailRepair(
-      Database database, EventLogTransport transport, Clock clock, Duration horizon) {
-    this(database, transport, clock, horizon, OwnsEverything.single());
-  }
-
-  /** With several cores: a repair writes under the stream's duty, through its fence. */
+  /** With several cores a repair writes under the stream's duty, through its fence. */
   public LostTailRepair(
       Database database,
       EventLogTransport transport,

@@ -27,7 +27,6 @@ import org.rhumbatron.coordinator.actor.ActorAlarms;
 import org.rhumbatron.coordinator.actor.SerialExecutor;
 import org.rhumbatron.platform.cluster.Duty;
 import org.rhumbatron.platform.cluster.DutyOwnership;
-import org.rhumbatron.platform.cluster.OwnsEverything;
 import org.rhumbatron.platform.concurrent.Futures;
 import org.rhumbatron.platform.config.Settings;
 import org.rhumbatron.platform.db.Database;
@@ -125,38 +124,50 @@ public final class OutboxPublisher {
     // While a run that sent every row it read is being recorded, the rows up to its last seq are
     // all in flight: the next read starts after them. 0 when no such run is in flight.
     volatile long floor;
+    // Set from a change of the stream's duty until a tail check since then: another node held the
+    // stream, and a tail the server lost meanwhile must be repaired before this lane sends.
+    private boolean tailUnchecked;
+    private long dutyChanges;
 
-    Lane(Executor pool) {
+    Lane(Executor pool, boolean tailUnchecked) {
       this.serial = new SerialExecutor(pool);
+      this.tailUnchecked = tailUnchecked;
+    }
+
+    synchronized void holdForTailCheck() {
+      tailUnchecked = true;
+      dutyChanges++;
+    }
+
+    synchronized long dutyChanges() {
+      return dutyChanges;
+    }
+
+    /** Lets the lane send again unless the duty changed hands since the check began. */
+    synchronized void tailChecked(long asOf) {
+      if (dutyChanges == asOf) {
+        tailUnchecked = false;
+      }
+    }
+
+    synchronized boolean tailUnchecked() {
+      return tailUnchecked;
     }
   }
 
-  public OutboxPublisher(
-      Database database,
-      ActorAlarms alarms,
-      EventLogTransport transport,
-      StreamNudges nudges,
-      Clock clock,
-      Settings settings,
-      Executor pool) {
-    this(database, alarms, transport, nudges, clock, settings, pool, OwnsEverything.single());
+  /** The publisher's parts; see {@link OutboxPublisherWiring}. */
+  public static OutboxPublisherWiring wiring() {
+    return new OutboxPublisherWiring();
   }
 
-  public OutboxPublisher(
-      Database database,
-      ActorAlarms alarms,
-      EventLogTransport transport,
-      StreamNudges nudges,
-      Clock clock,
-      Settings settings,
-      Executor pool,
-      DutyOwnership ownership) {
-    this.ownership = ownership;
-    this.database = database;
-    this.alarms = alarms;
-    this.transport = transport;
-    this.nudges = nudges;
-    this.clock = clock;
+  OutboxPublisher(OutboxPublisherWiring w) {
+    this.ownership = w.ownership;
+    this.database = w.database;
+    this.alarms = w.alarms;
+    this.transport = w.transport;
+    this.nudges = w.nudges;
+    this.clock = w.clock;
+    Settings settings = w.settings;
     this.perProject = settings.get(Settings.OUTBOX_PUBLISH_BATCH);
     this.publishTimeout = settings.get(Settings.OUTBOX_PUBLISH_TIMEOUT);
     this.backoff =
@@ -165,7 +176,8 @@ public final class OutboxPublisher {
             settings.get(Settings.OUTBOX_BACKOFF_MAX),
             settings.get(Settings.OUTBOX_MAX_ATTEMPTS));
     for (int i = 0; i < lanes.length; i++) {
-      lanes[i] = new Lane(pool);
+      // A stream this node does not hold yet is checked when it takes it over.
+      lanes[i] = new Lane(w.pool, !ownership.owns(Duty.stream(i)));
     }
   }
 
@@ -225,13 +237,14 @@ public final class OutboxPublisher {
   }
 
   /**
-   * Runs {@code work} on the stream's lane once the runs before it are done and every row they had
-   * acknowledged is committed as published, and returns its result. What {@code work} reads of the
-   * stream's published rows is then all the stream was sent (the lost-tail repair needs that).
+   * Runs {@code check} (the lost-tail repair) on the stream's lane once the runs before it are done
+   * and every row they had acknowledged is committed as published, so what it reads of the stream's
+   * published rows is all the stream was sent. Then the lane reads the stream's tail again and may
+   * send: a stream this node took over sends nothing before this ran ({@link #holdForTailCheck}).
    *
    * @throws EventLogException when the lane does not settle within {@code wait}
    */
-  public <T> T settled(int streamIndex, Duration wait, Supplier<T> work) {
+  public <T> T checkTail(int streamIndex, Duration wait, Supplier<T> check) {
     Lane lane = lanes[streamIndex];
     CompletableFuture<T> result = new CompletableFuture<>();
     lane.serial.execute(
@@ -240,7 +253,11 @@ public final class OutboxPublisher {
             CompletableFuture.allOf(lane.records.toArray(CompletableFuture[]::new))
                 .exceptionally(e -> null) // a failed record leaves its rows pending: settled too
                 .get(wait.toMillis(), TimeUnit.MILLISECONDS);
-            result.complete(work.get());
+            long asOf = lane.dutyChanges();
+            T checked = check.get();
+            lane.synced = false;
+            lane.tailChecked(asOf);
+            result.complete(checked);
           } catch (TimeoutException e) {
             result.completeExceptionally(
                 new EventLogException(
@@ -267,12 +284,11 @@ public final class OutboxPublisher {
   }
 
   /**
-   * After this node took the stream's duty: what the lane knew of the stream's tail may be stale
-   * (another node sent meanwhile), so it reads it again, then runs.
+   * When this node gains or loses the stream's duty: whoever held it meanwhile may have left a tail
+   * the server lost, so the stream sends nothing until the next {@link #checkTail}.
    */
-  public void tookOver(int streamIndex) {
-    lanes[streamIndex].serial.execute(() -> lanes[streamIndex].synced = false);
-    kick(streamIndex);
+  public void holdForTailCheck(int streamIndex) {
+    lanes[streamIndex].holdForTailCheck();
   }
 
   /**
@@ -324,8 +340,11 @@ public final class OutboxPublisher {
     if (!ownership.owns(Duty.stream(streamIndex))) {
       return PublishRun.NOTHING; // another node publishes this stream
     }
-    long now = clock.millis();
     Lane lane = lanes[streamIndex];
+    if (lane.tailUnchecked()) {
+      return PublishRun.NOTHING; // taken over: the tail check goes first, then kicks the stream
+    }
+    long now = clock.millis();
     // Copied before the read: a row whose outcome commits after this copy is skipped either way,
     // one that committed before it is no longer waiting in what the read sees.
     Set<Long> recording = Set.copyOf(lane.recording);

@@ -9,9 +9,8 @@ import static org.rhumbatron.coordinator.outbox.OutboxLoad.countPublished;
 import java.time.Duration;
 import java.util.List;
 import java.util.stream.IntStream;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.rhumbatron.coordinator.NumberedEvents;
 import org.rhumbatron.coordinator.outbox.OutboxLoad.Core;
 import org.rhumbatron.coordinator.outbox.OutboxLoad.Writer;
@@ -19,7 +18,7 @@ import org.rhumbatron.platform.config.Settings;
 import org.rhumbatron.protocol.EventStreams;
 import org.rhumbatron.testkit.db.TestDatabase;
 import org.rhumbatron.testkit.db.TestDatabases;
-import org.rhumbatron.testkit.nats.NatsCluster;
+import org.rhumbatron.testkit.nats.NatsClusterExtension;
 import org.rhumbatron.testkit.nats.NatsServer;
 
 /**
@@ -29,17 +28,7 @@ import org.rhumbatron.testkit.nats.NatsServer;
  * stream once, in commit order, read back from the two servers left.
  */
 class OutboxOnNatsClusterTest {
-  private static NatsCluster cluster;
-
-  @BeforeAll
-  static void startCluster() {
-    cluster = NatsCluster.start(3);
-  }
-
-  @AfterAll
-  static void stopCluster() {
-    cluster.close();
-  }
+  @RegisterExtension static final NatsClusterExtension nats = NatsClusterExtension.of(3);
 
   @Test
   void aServerKilledUnderLoadLosesNoEvent() throws Exception {
@@ -50,14 +39,14 @@ class OutboxOnNatsClusterTest {
             .toList();
     Settings settings = Settings.defaults().with(Settings.STREAM_REPLICAS, 3);
     try (TestDatabase database = TestDatabases.create(TestDatabase.Kind.SQLITE);
-        Core core = new Core(database.url(), cluster.url(), settings)) {
+        Core core = new Core(database.url(), nats.cluster().url(), settings)) {
       for (String p : projects) {
         assertThat(core.coordinator.root(p).createProject("tenant-1", p).join()).isTrue();
       }
       // The victim serves core's connection and leads EVENTS_00: its death moves the client
       // and makes that stream elect a leader among its other copies.
-      NatsServer victim = cluster.serving(core.connection);
-      cluster.makeLeader(core.connection, EventStreams.streamName(0), victim);
+      NatsServer victim = nats.cluster().serving(core.connection);
+      nats.cluster().makeLeader(core.connection, EventStreams.streamName(0), victim);
       Writer writer = new Writer(core.coordinator, projects);
       try (writer) {
         writer.start();
@@ -72,7 +61,7 @@ class OutboxOnNatsClusterTest {
       awaitAllPublished(core.db, Duration.ofSeconds(30));
       assertThat(victim.isRunning()).isFalse();
       assertThat(core.transport.isConnected()).isTrue();
-      assertThat(cluster.serving(core.connection))
+      assertThat(nats.cluster().serving(core.connection))
           .as("the server the client moved to")
           .isNotSameAs(victim)
           .matches(NatsServer::isRunning);

@@ -15,11 +15,10 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.rhumbatron.platform.bucket.Bucket;
 import org.rhumbatron.platform.bucket.BucketException;
 import org.rhumbatron.platform.bucket.NatsObjectStoreBucket;
@@ -29,7 +28,7 @@ import org.rhumbatron.platform.jetstream.TopologyReport.Action;
 import org.rhumbatron.protocol.EventStreams;
 import org.rhumbatron.protocol.Queue;
 import org.rhumbatron.testkit.SettableClock;
-import org.rhumbatron.testkit.nats.NatsCluster;
+import org.rhumbatron.testkit.nats.NatsClusterExtension;
 import org.rhumbatron.testkit.nats.NatsServer;
 
 /**
@@ -40,24 +39,14 @@ import org.rhumbatron.testkit.nats.NatsServer;
 class NatsClusterReplicasTest {
   private static final String BUCKET_STREAM = "OBJ_" + Bucket.EVIDENCE;
 
-  private static NatsCluster cluster;
+  @RegisterExtension static final NatsClusterExtension nats = NatsClusterExtension.of(3);
   private final SettableClock clock = new SettableClock(Instant.parse("2026-04-01T12:00:00Z"));
   private Connection connection;
   private JetStreamManagement jsm;
 
-  @BeforeAll
-  static void startCluster() {
-    cluster = NatsCluster.start(3);
-  }
-
-  @AfterAll
-  static void stopCluster() {
-    cluster.close();
-  }
-
   @BeforeEach
   void connectToAnEmptyCluster() throws Exception {
-    connection = JetStreamConnections.connect(cluster.url(), "replicas-test");
+    connection = JetStreamConnections.connect(nats.cluster().url(), "replicas-test");
     jsm = connection.jetStreamManagement();
     // The cluster answers slowly while a copy catches up after the failover test: try again.
     await()
@@ -108,7 +97,7 @@ class NatsClusterReplicasTest {
   }
 
   private List<String> serverNames() {
-    return cluster.servers().stream().map(NatsServer::name).toList();
+    return nats.cluster().servers().stream().map(NatsServer::name).toList();
   }
 
   @Test
@@ -216,18 +205,21 @@ class NatsClusterReplicasTest {
   @Test
   void theClientTakesAnyServerOfTheListAndFailsOverToAnother() throws Exception {
     String spaced =
-        Stream.of(cluster.server(0).url(), cluster.server(1).url(), cluster.server(2).url())
+        Stream.of(
+                nats.cluster().server(0).url(),
+                nats.cluster().server(1).url(),
+                nats.cluster().server(2).url())
             .reduce((a, b) -> a + " , " + b)
             .orElseThrow();
     try (Connection c = JetStreamConnections.connect(spaced, "replicas-test-list")) {
       new JetStreamTopology(c, replicas(3)).ensure();
-      NatsServer first = cluster.serving(c);
+      NatsServer first = nats.cluster().serving(c);
       first.kill();
       try {
         await()
             .atMost(Duration.ofSeconds(15))
             .ignoreExceptions()
-            .until(() -> cluster.serving(c) != first);
+            .until(() -> nats.cluster().serving(c) != first);
         // The other two hold a copy and elect a leader; the client reads through its new server.
         await()
             .atMost(Duration.ofSeconds(15))
@@ -241,7 +233,7 @@ class NatsClusterReplicasTest {
                                 .getReplicas())
                         .isEqualTo(3));
       } finally {
-        cluster.restart(first);
+        nats.cluster().restart(first);
       }
     }
   }

@@ -16,8 +16,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.rhumbatron.platform.config.Settings;
@@ -29,7 +27,7 @@ import org.rhumbatron.protocol.CommandType;
 import org.rhumbatron.protocol.EnvelopeCodec;
 import org.rhumbatron.protocol.Queue;
 import org.rhumbatron.testkit.db.DatabaseExtension;
-import org.rhumbatron.testkit.nats.NatsCluster;
+import org.rhumbatron.testkit.nats.NatsClusterExtension;
 import org.rhumbatron.testkit.nats.NatsServer;
 
 /**
@@ -43,17 +41,7 @@ class QueueOnNatsClusterTest {
 
   private static final int COMMANDS = 120;
   private static final int KILL_AFTER = 40;
-  private static NatsCluster cluster;
-
-  @BeforeAll
-  static void startCluster() {
-    cluster = NatsCluster.start(3);
-  }
-
-  @AfterAll
-  static void stopCluster() {
-    cluster.close();
-  }
+  @RegisterExtension static final NatsClusterExtension nats = NatsClusterExtension.of(3);
 
   private static Command command(int n) {
     return QueueConsumerTest.command(CommandType.CHANGE_SETTLE, "cmd_settle_" + n);
@@ -69,24 +57,25 @@ class QueueOnNatsClusterTest {
     // The victim is the server that leads COMMANDS and serves the client: the client connects to
     // it first, so its death is both a failover of the client and of the stream's leader.
     NatsServer victim;
-    try (Connection setup = cluster.connect()) {
+    try (Connection setup = nats.cluster().connect()) {
       new JetStreamTopology(setup, settings).ensure();
       victim =
-          cluster.named(
-              setup
-                  .jetStreamManagement()
-                  .getStreamInfo(Queue.STREAM_NAME)
-                  .getClusterInfo()
-                  .getLeader());
+          nats.cluster()
+              .named(
+                  setup
+                      .jetStreamManagement()
+                      .getStreamInfo(Queue.STREAM_NAME)
+                      .getClusterInfo()
+                      .getLeader());
     }
-    String victimFirst = victim.url() + "," + cluster.url();
+    String victimFirst = victim.url() + "," + nats.cluster().url();
     try (Connection connection =
             Nats.connect(
                 JetStreamConnections.options(victimFirst, "queue-cluster-test")
                     .noRandomize()
                     .build());
         Database database = Database.open(db.database().url())) {
-      assertThat(cluster.serving(connection)).isSameAs(victim);
+      assertThat(nats.cluster().serving(connection)).isSameAs(victim);
       Commands commands = new Commands(new JetStreamCommandTransport(connection), codec);
       QueueRuntime runtime =
           new QueueRuntime(
@@ -134,7 +123,7 @@ class QueueOnNatsClusterTest {
             .until(() -> handled.size() == COMMANDS && stream(connection).getMsgCount() == 0);
       }
       assertThat(victim.isRunning()).isFalse();
-      assertThat(cluster.serving(connection))
+      assertThat(nats.cluster().serving(connection))
           .as("the server the client moved to")
           .isNotSameAs(victim)
           .matches(NatsServer::isRunning);

@@ -94,6 +94,15 @@ public final class EventClaims {
    * transaction (the projector skips duplicate-only projects without spending a call on them).
    */
   public Set<String> claimedAmong(Database database, String consumer, List<String> eventIds) {
+    return database.read(tx -> claimedAmong(tx, consumer, eventIds));
+  }
+
+  /**
+   * {@link #claimedAmong(Database, String, List)} inside {@code tx}: one query per {@value
+   * #LOOKUP_CHUNK} ids.
+   */
+  public Set<String> claimedAmong(Tx tx, String consumer, List<String> eventIds)
+      throws SQLException {
     Set<String> claimed = new HashSet<>();
     for (int from = 0; from < eventIds.size(); from += LOOKUP_CHUNK) {
       List<String> chunk = eventIds.subList(from, Math.min(eventIds.size(), from + LOOKUP_CHUNK));
@@ -102,8 +111,8 @@ public final class EventClaims {
         args[2 * i] = consumer;
         args[2 * i + 1] = chunk.get(i);
       }
-      String sql = claimedAmongSql(chunk.size());
-      claimed.addAll(database.read(tx -> tx.queryPlannedNow(sql, rs -> rs.getString(1), args)));
+      claimed.addAll(
+          tx.queryPlannedNow(claimedAmongSql(chunk.size()), rs -> rs.getString(1), args));
     }
     return claimed;
   }

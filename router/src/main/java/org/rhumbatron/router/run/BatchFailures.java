@@ -6,10 +6,12 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.sql.SQLException;
 import java.time.Clock;
 import java.util.ArrayList;
-import java.util.HashSet;
+import java.util.Collections;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import org.rhumbatron.platform.db.Database;
 import org.rhumbatron.platform.db.Tx;
@@ -32,6 +34,8 @@ public final class BatchFailures {
   public static final String EVENT_BATCH = "event_batch";
 
   private static final ObjectMapper JSON = new ObjectMapper();
+  // Keys per lookup: a fetch of router.fetch-batch (100) records takes one.
+  private static final int LOOKUP_CHUNK = 100;
 
   private final Database database;
   private final EventClaims claims;
@@ -131,12 +135,9 @@ public final class BatchFailures {
           List<EventRecord> nacked = new ArrayList<>();
           String deadLetterKey = null;
           long most = 0;
+          Map<String, Long> counts = failuresOf(tx, consumer, List.copyOf(open.keySet()));
           for (Map.Entry<String, List<EventRecord>> e : open.entrySet()) {
-            long failures =
-                tx.queryLong(
-                    "SELECT failures FROM k2_batch_failures WHERE consumer = ? AND batch_key = ?",
-                    consumer,
-                    e.getKey());
+            long failures = counts.get(e.getKey()); // the upsert above wrote every key
             if (failures >= limit) {
               deadLetterKey = deadLetterKey == null ? e.getKey() : deadLetterKey;
               most = Math.max(most, failures);
@@ -157,21 +158,31 @@ public final class BatchFailures {
     return r.decoded() ? r.event().eventId() : r.messageId();
   }
 
-  private static Set<String> processedAmong(Tx tx, String consumer, List<EventRecord> records)
+  /** The claim ids among {@code records} that {@code consumer} marked processed. */
+  private Set<String> processedAmong(Tx tx, String consumer, List<EventRecord> records)
       throws SQLException {
-    Set<String> processed = new HashSet<>();
-    for (EventRecord r : records) {
-      String id = claimId(r);
-      if (id != null
-          && tx.queryLong(
-                  "SELECT COUNT(*) FROM processed_events WHERE consumer = ? AND event_id = ?",
-                  consumer,
-                  id)
-              > 0) {
-        processed.add(id);
-      }
+    List<String> ids =
+        records.stream().map(BatchFailures::claimId).filter(Objects::nonNull).distinct().toList();
+    return claims.claimedAmong(tx, consumer, ids);
+  }
+
+  /** The failure counts of {@code keys}: one query per {@value #LOOKUP_CHUNK} keys. */
+  private static Map<String, Long> failuresOf(Tx tx, String consumer, List<String> keys)
+      throws SQLException {
+    Map<String, Long> failures = new HashMap<>();
+    for (int from = 0; from < keys.size(); from += LOOKUP_CHUNK) {
+      List<String> chunk = keys.subList(from, Math.min(keys.size(), from + LOOKUP_CHUNK));
+      List<Object> args = new ArrayList<>(chunk.size() + 1);
+      args.add(consumer);
+      args.addAll(chunk);
+      tx.query(
+          "SELECT batch_key, failures FROM k2_batch_failures WHERE consumer = ? AND batch_key IN ("
+              + String.join(", ", Collections.nCopies(chunk.size(), "?"))
+              + ")",
+          rs -> failures.put(rs.getString(1), rs.getLong(2)),
+          args.toArray());
     }
-    return processed;
+    return failures;
   }
 
   private void deadLetter(
