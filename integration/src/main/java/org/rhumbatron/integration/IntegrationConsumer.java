@@ -12,6 +12,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.rhumbatron.lifecycle.ChangeInfo;
+import org.rhumbatron.lifecycle.ChangeState;
 import org.rhumbatron.lifecycle.Composition;
 import org.rhumbatron.lifecycle.Dispatched;
 import org.rhumbatron.lifecycle.Lifecycle;
@@ -234,7 +235,7 @@ public final class IntegrationConsumer implements QueueHandler<Command> {
     for (String changeId : open.subList(0, Math.min(open.size(), rowsPerDelivery))) {
       endIfOpen(
           changeId,
-          "cancelled",
+          ChangeState.CANCELLED,
           EventType.CHANGE_CANCELLED,
           Lifecycle.projectEndReason(project.status()),
           c.commandId());
@@ -434,7 +435,7 @@ public final class IntegrationConsumer implements QueueHandler<Command> {
     for (String changeId : forks.subList(0, Math.min(forks.size(), rowsPerDelivery))) {
       endIfOpen(
           changeId,
-          "not_selected",
+          ChangeState.NOT_SELECTED,
           EventType.CHANGE_NOT_SELECTED,
           "a sibling variant completed",
           c.commandId());
@@ -488,7 +489,7 @@ public final class IntegrationConsumer implements QueueHandler<Command> {
 
   /** Ends a Change a sweep found open; one that ended since (a race) is left as it is. */
   private void endIfOpen(
-      String changeId, String state, EventType type, String reason, String causedBy)
+      String changeId, ChangeState state, EventType type, String reason, String causedBy)
       throws Exception {
     try {
       await(lifecycle.endChange(changeId, state, type, reason, causedBy));

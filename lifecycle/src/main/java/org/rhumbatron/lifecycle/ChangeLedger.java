@@ -66,7 +66,10 @@ final class ChangeLedger {
         clientRequestId);
   }
 
-  /** A project's Changes, oldest first, in {@code state} when it is not null. */
+  /**
+   * A project's Changes, oldest first, in {@code state} (a name as the API gives it) when it is not
+   * null.
+   */
   static List<ChangeInfo> changes(Tx tx, String projectId, String state, int limit)
       throws SQLException {
     String where = " WHERE c.project_id = ?" + (state == null ? "" : " AND c.state = ?");
@@ -92,7 +95,7 @@ final class ChangeLedger {
         rs.getString(3),
         rs.getString(4),
         rs.getString(5),
-        rs.getString(6),
+        ChangeState.fromDb(rs.getString(6)),
         rs.getString(7));
   }
 
@@ -103,7 +106,7 @@ final class ChangeLedger {
         rs.getString(3),
         rs.getString(4),
         rs.getString(5),
-        rs.getString(6),
+        TaskState.fromDb(rs.getString(6)),
         fromJson(rs.getString(7)),
         fromJson(rs.getString(8)),
         rs.getString(9),
@@ -129,10 +132,10 @@ final class ChangeLedger {
       String parentChangeId,
       WorkGraph graph)
       throws SQLException {
-    String[] project =
+    ProjectRow project =
         tx.queryFirst(
                 "SELECT tenant_id, status FROM projects WHERE project_id = ?",
-                rs -> new String[] {rs.getString(1), rs.getString(2)},
+                rs -> new ProjectRow(rs.getString(1), rs.getString(2)),
                 projectId)
             .orElseThrow(() -> LifecycleException.unknownProject(projectId));
     String changeId = LifecycleIds.changeId(projectId, clientRequestId);
@@ -141,12 +144,13 @@ final class ChangeLedger {
         tx.update(
             "INSERT INTO changes (change_id, project_id, client_request_id, title,"
                 + " parent_change_id, state, created_at_ms, updated_at_ms, last_activity_at_ms)"
-                + " VALUES (?, ?, ?, ?, ?, 'open', ?, ?, ?) ON CONFLICT DO NOTHING",
+                + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
             changeId,
             projectId,
             clientRequestId,
             title,
             parentChangeId,
+            ChangeState.OPEN.dbName(),
             now,
             now,
             now);
@@ -157,8 +161,8 @@ final class ChangeLedger {
               .orElseThrow(() -> LifecycleException.unknownChange(changeId)),
           false);
     }
-    if (!"active".equals(project[1])) {
-      throw LifecycleException.projectNotActive(projectId, project[1]);
+    if (!"active".equals(project.status())) {
+      throw LifecycleException.projectNotActive(projectId, project.status());
     }
     List<Object[]> rows = new ArrayList<>();
     int position = 0;
@@ -171,6 +175,7 @@ final class ChangeLedger {
             t.key(),
             position++,
             t.title(),
+            TaskState.PENDING.dbName(),
             toJson(t.dependsOn().stream().map(d -> LifecycleIds.taskId(changeId, d)).toList()),
             toJson(t.resourceScopes()),
             now,
@@ -180,10 +185,17 @@ final class ChangeLedger {
     tx.updateBatch(
         "INSERT INTO tasks (task_id, change_id, project_id, task_key, position, title, state,"
             + " depends_on, resource_scopes, attempts, created_at_ms, updated_at_ms)"
-            + " VALUES (?, ?, ?, ?, ?, ?, 'pending', ?, ?, 0, ?, ?)",
+            + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?)",
         rows);
     ChangeInfo change =
-        new ChangeInfo(changeId, projectId, project[0], clientRequestId, title, "open", null);
+        new ChangeInfo(
+            changeId,
+            projectId,
+            project.tenantId(),
+            clientRequestId,
+            title,
+            ChangeState.OPEN,
+            null);
     ObjectNode payload = payload();
     payload.put("clientRequestId", clientRequestId);
     payload.put("tasks", graph.tasks().size());
@@ -208,20 +220,20 @@ final class ChangeLedger {
   Dispatched dispatch(Tx tx, Appender out, String writer, String changeId, String causedBy)
       throws SQLException {
     ChangeInfo change = change(tx, changeId).orElseThrow(() -> unknownChange(changeId));
-    if (!"open".equals(change.state())) {
-      return Dispatched.nothing(change.state());
+    if (change.changeState() != ChangeState.OPEN) {
+      return Dispatched.nothing(change.changeState());
     }
     List<TaskInfo> tasks = tasks(tx, changeId);
-    Map<String, String> states = new HashMap<>();
-    tasks.forEach(t -> states.put(t.taskId(), t.state()));
+    Map<String, TaskState> states = new HashMap<>();
+    tasks.forEach(t -> states.put(t.taskId(), t.taskState()));
     long now = clock.millis();
     int readied = 0;
     List<TaskInfo> current = new ArrayList<>();
     for (TaskInfo t : tasks) {
-      if ("pending".equals(t.state())
-          && t.dependsOn().stream().allMatch(d -> "completed".equals(states.get(d)))) {
+      if (t.taskState() == TaskState.PENDING
+          && t.dependsOn().stream().allMatch(d -> states.get(d) == TaskState.COMPLETED)) {
         t = makeReady(tx, out, writer, change, t, causedBy, now);
-        states.put(t.taskId(), t.state());
+        states.put(t.taskId(), t.taskState());
         readied++;
       }
       current.add(t);
@@ -230,12 +242,12 @@ final class ChangeLedger {
     int admitted = 0;
     List<Wake> wakes = new ArrayList<>();
     for (TaskInfo t : current) {
-      if ("ready".equals(t.state()) && held < agentsPerChange) {
+      if (t.taskState() == TaskState.READY && held < agentsPerChange) {
         t = admitAgent(tx, out, writer, change, t, causedBy, now);
         held++;
         admitted++;
       }
-      if ("assigned".equals(t.state())) {
+      if (t.taskState() == TaskState.ASSIGNED) {
         wakes.add(new Wake(t.projectId(), changeId, t.taskId(), t.agentId(), t.attempt()));
       }
     }
@@ -246,7 +258,11 @@ final class ChangeLedger {
       touch(tx, changeId, now);
     }
     return new Dispatched(
-        verification ? "verifying" : change.state(), readied, admitted, wakes, verification);
+        (verification ? ChangeState.VERIFYING : change.changeState()).dbName(),
+        readied,
+        admitted,
+        wakes,
+        verification);
   }
 
   private TaskInfo makeReady(
@@ -254,8 +270,9 @@ final class ChangeLedger {
       throws SQLException {
     int attempt = t.attempt() + 1;
     tx.update(
-        "UPDATE tasks SET state = 'ready', attempts = ?, agent_id = NULL, blocked_limit = NULL,"
+        "UPDATE tasks SET state = ?, attempts = ?, agent_id = NULL, blocked_limit = NULL,"
             + " ready_at_ms = ?, updated_at_ms = ? WHERE task_id = ?",
+        TaskState.READY.dbName(),
         attempt,
         now,
         now,
@@ -264,7 +281,7 @@ final class ChangeLedger {
     payload.put("attempt", attempt);
     out.append(
         event(change, t.taskId(), EventType.TASK_READY, key(attempt), writer, causedBy, payload));
-    return withState(t, "ready", null, attempt);
+    return t.withState(TaskState.READY, null, attempt);
   }
 
   /**
@@ -277,11 +294,13 @@ final class ChangeLedger {
     String agentId = LifecycleIds.agentId(t.taskId(), t.attempt());
     int moved =
         tx.update(
-            "UPDATE tasks SET state = 'assigned', agent_id = ?, updated_at_ms = ?"
-                + " WHERE task_id = ? AND state = 'ready'",
+            "UPDATE tasks SET state = ?, agent_id = ?, updated_at_ms = ?"
+                + " WHERE task_id = ? AND state = ?",
+            TaskState.ASSIGNED.dbName(),
             agentId,
             now,
-            t.taskId());
+            t.taskId(),
+            TaskState.READY.dbName());
     if (moved == 0) {
       return t;
     }
@@ -299,25 +318,24 @@ final class ChangeLedger {
             writer,
             causedBy,
             payload));
-    return withState(t, "assigned", agentId, t.attempt());
+    return t.withState(TaskState.ASSIGNED, agentId, t.attempt());
   }
 
   private void startVerification(
       Tx tx, Appender out, String writer, ChangeInfo change, String causedBy, long now)
       throws SQLException {
     tx.update(
-        "UPDATE changes SET state = 'verifying', reason = NULL, updated_at_ms = ?,"
-            + " last_activity_at_ms = ? WHERE change_id = ? AND state = 'open'",
+        "UPDATE changes SET state = ?, reason = NULL, updated_at_ms = ?,"
+            + " last_activity_at_ms = ? WHERE change_id = ? AND state = ?",
+        ChangeState.VERIFYING.dbName(),
         now,
         now,
-        change.changeId());
+        change.changeId(),
+        ChangeState.OPEN.dbName());
     ObjectNode payload = payload();
     payload.put("reason", "work_graph_completed");
     // A round after verification rejected a Candidate (back to work) has Events of its own.
-    long round =
-        tx.queryLong(
-            "SELECT COUNT(*) FROM candidates WHERE change_id = ? AND state = 'rejected'",
-            change.changeId());
+    long round = rejections(tx, change.changeId());
     String key = round == 0 ? null : "r" + round;
     out.append(event(change, null, EventType.CHANGE_VERIFYING, key, writer, causedBy, payload));
     out.append(event(change, null, EventType.VERIFICATION_STARTED, key, writer, causedBy, payload));
@@ -337,21 +355,21 @@ final class ChangeLedger {
       throws SQLException {
     ChangeInfo change = change(tx, changeId).orElseThrow(() -> unknownChange(changeId));
     long now = clock.millis();
-    if ("verifying".equals(change.state())) {
+    if (change.changeState() == ChangeState.VERIFYING) {
       Optional<String> rejected =
           tx.queryFirst(
-              "SELECT candidate_id FROM candidates WHERE change_id = ? AND state = 'rejected'"
+              "SELECT candidate_id FROM candidates WHERE change_id = ? AND state = ?"
                   + " AND NOT EXISTS (SELECT 1 FROM candidates o WHERE o.change_id = ?"
-                  + " AND o.state IN ('open', 'verified') AND o.created_at_ms >= candidates.created_at_ms)"
+                  + " AND o.state IN (?, ?) AND o.created_at_ms >= candidates.created_at_ms)"
                   + " ORDER BY created_at_ms DESC",
               rs -> rs.getString(1),
               changeId,
-              changeId);
+              CandidateState.REJECTED.dbName(),
+              changeId,
+              CandidateState.OPEN.dbName(),
+              CandidateState.VERIFIED.dbName());
       if (rejected.isPresent()) {
-        long rejections =
-            tx.queryLong(
-                "SELECT COUNT(*) FROM candidates WHERE change_id = ? AND state = 'rejected'",
-                changeId);
+        long rejections = rejections(tx, changeId);
         if (rejections >= verificationAttempts) {
           String reason =
               "candidate "
@@ -361,28 +379,16 @@ final class ChangeLedger {
                   + " of "
                   + verificationAttempts
                   + " rejections)";
-          List<TaskRef> stopped =
-              end(
-                  tx,
-                  out,
-                  writer,
-                  change,
-                  "failed",
-                  EventType.CHANGE_FAILED,
-                  reason,
-                  causedBy,
-                  now);
-          return new Settled(
-              Settled.Decision.FAILED, Dispatched.nothing("failed"), reason, stopped);
+          return fail(tx, out, writer, change, reason, causedBy, now);
         }
         reopen(tx, out, writer, change, rejected.get(), causedBy, now);
         return new Settled(
             Settled.Decision.DISPATCHED, dispatch(tx, out, writer, changeId, causedBy), null);
       }
     }
-    if (!"open".equals(change.state())) {
+    if (change.changeState() != ChangeState.OPEN) {
       return new Settled(
-          Settled.Decision.NOTHING, Dispatched.nothing(change.state()), change.state());
+          Settled.Decision.NOTHING, Dispatched.nothing(change.changeState()), change.state());
     }
     List<TaskInfo> tasks = tasks(tx, changeId);
     Optional<TaskInfo> exhausted =
@@ -399,9 +405,7 @@ final class ChangeLedger {
               + " of "
               + taskAttempts
               + (t.lastError() == null ? "" : ": " + t.lastError());
-      List<TaskRef> stopped =
-          end(tx, out, writer, change, "failed", EventType.CHANGE_FAILED, reason, causedBy, now);
-      return new Settled(Settled.Decision.FAILED, Dispatched.nothing("failed"), reason, stopped);
+      return fail(tx, out, writer, change, reason, causedBy, now);
     }
     for (TaskInfo t : tasks) {
       if (t.failed()) {
@@ -414,6 +418,30 @@ final class ChangeLedger {
         dispatched.verification() ? Settled.Decision.VERIFICATION : Settled.Decision.DISPATCHED,
         dispatched,
         null);
+  }
+
+  private Settled fail(
+      Tx tx,
+      Appender out,
+      String writer,
+      ChangeInfo change,
+      String reason,
+      String causedBy,
+      long now)
+      throws SQLException {
+    List<TaskRef> stopped =
+        end(
+            tx,
+            out,
+            writer,
+            change,
+            ChangeState.FAILED,
+            EventType.CHANGE_FAILED,
+            reason,
+            causedBy,
+            now);
+    return new Settled(
+        Settled.Decision.FAILED, Dispatched.nothing(ChangeState.FAILED), reason, stopped);
   }
 
   /**
@@ -431,8 +459,9 @@ final class ChangeLedger {
       long now)
       throws SQLException {
     tx.update(
-        "UPDATE changes SET state = 'open', reason = ?, updated_at_ms = ?, last_activity_at_ms = ?"
+        "UPDATE changes SET state = ?, reason = ?, updated_at_ms = ?, last_activity_at_ms = ?"
             + " WHERE change_id = ?",
+        ChangeState.OPEN.dbName(),
         "candidate " + candidateId + " was rejected: back to work",
         now,
         now,
@@ -444,7 +473,8 @@ final class ChangeLedger {
         event(change, null, EventType.CHANGE_REOPENED, candidateId, writer, causedBy, payload));
     // Pending again: dispatch readies them in dependency order, each for its next attempt.
     tx.update(
-        "UPDATE tasks SET state = 'pending', agent_id = NULL, updated_at_ms = ? WHERE change_id = ?",
+        "UPDATE tasks SET state = ?, agent_id = NULL, updated_at_ms = ? WHERE change_id = ?",
+        TaskState.PENDING.dbName(),
         now,
         change.changeId());
     ActiveScopes.endChange(tx, change.changeId());
@@ -459,11 +489,6 @@ final class ChangeLedger {
    */
   record Ended(boolean changed, String reason, List<TaskRef> stopped) {}
 
-  /** The end reason of a Task cancelled with its Change in {@code changeState}. */
-  static String endReason(String changeState) {
-    return "change_" + changeState;
-  }
-
   /**
    * Moves an open Change to an end state ({@code cancelled}, {@code not_selected}, ...) with its
    * Event, and cancels its Tasks that had not ended. Not changed when it was in that state already;
@@ -474,21 +499,21 @@ final class ChangeLedger {
       Appender out,
       String writer,
       String changeId,
-      String state,
+      ChangeState state,
       EventType type,
       String reason,
       String causedBy)
       throws SQLException {
     ChangeInfo change = change(tx, changeId).orElseThrow(() -> unknownChange(changeId));
-    if (state.equals(change.state())) {
-      return new Ended(false, endReason(state), List.of());
+    if (state == change.changeState()) {
+      return new Ended(false, state.taskEndReason(), List.of());
     }
     if (change.ended()) {
       throw LifecycleException.changeEnded(changeId, change.state(), "end");
     }
     return new Ended(
         true,
-        endReason(state),
+        state.taskEndReason(),
         end(tx, out, writer, change, state, type, reason, causedBy, clock.millis()));
   }
 
@@ -502,7 +527,7 @@ final class ChangeLedger {
       Appender out,
       String writer,
       ChangeInfo change,
-      String state,
+      ChangeState state,
       EventType type,
       String reason,
       String causedBy,
@@ -511,7 +536,7 @@ final class ChangeLedger {
     tx.update(
         "UPDATE changes SET state = ?, reason = ?, ended_at_ms = ?, updated_at_ms = ?,"
             + " last_activity_at_ms = ? WHERE change_id = ?",
-        state,
+        state.dbName(),
         reason,
         now,
         now,
@@ -524,7 +549,7 @@ final class ChangeLedger {
     }
     Event ended = event(change, null, type, null, writer, causedBy, payload);
     out.append(ended);
-    return cancelTasks(tx, out, writer, change, endReason(state), ended.eventId(), now);
+    return cancelTasks(tx, out, writer, change, state.taskEndReason(), ended.eventId(), now);
   }
 
   private List<TaskRef> cancelTasks(
@@ -538,12 +563,13 @@ final class ChangeLedger {
       throws SQLException {
     List<TaskRef> stopped = new ArrayList<>();
     for (TaskInfo t : tasks(tx, change.changeId())) {
-      if (!TaskInfo.UNENDED_STATES.contains(t.state())) {
+      if (!TaskState.UNENDED.contains(t.taskState())) {
         continue; // completed, failed and blocked ended with an Event of their own
       }
       tx.update(
-          "UPDATE tasks SET state = 'cancelled', end_reason = ?, ended_at_ms = ?,"
+          "UPDATE tasks SET state = ?, end_reason = ?, ended_at_ms = ?,"
               + " updated_at_ms = ? WHERE task_id = ?",
+          TaskState.CANCELLED.dbName(),
           endReason,
           now,
           now,
@@ -570,7 +596,7 @@ final class ChangeLedger {
    * The Task of {@code ref}, checked: it exists, its Change is open, and the Agent holds it for
    * this attempt in one of {@code states}.
    */
-  private Held held(Tx tx, TaskRef ref, String... states) throws SQLException {
+  private Held held(Tx tx, TaskRef ref, TaskState... states) throws SQLException {
     TaskInfo t =
         task(tx, ref.taskId())
             .orElseThrow(() -> new TaskNotHeldException(ref.taskId(), ref.agentId(), "no task"));
@@ -592,7 +618,7 @@ final class ChangeLedger {
               + " is "
               + change.state());
     }
-    if (!"open".equals(change.state())) {
+    if (change.changeState() != ChangeState.OPEN) {
       throw new TaskNotHeldException(
           t.taskId(), ref.agentId(), "change " + change.changeId() + " is " + change.state());
     }
@@ -605,7 +631,7 @@ final class ChangeLedger {
               + " is "
               + (t.agentId() == null ? "unassigned" : "held by " + t.agentId()));
     }
-    if (!List.of(states).contains(t.state())) {
+    if (!List.of(states).contains(t.taskState())) {
       throw new TaskNotHeldException(t.taskId(), ref.agentId(), "the task is " + t.state());
     }
     return new Held(change, t);
@@ -616,7 +642,7 @@ final class ChangeLedger {
   /** {@code agent.woken}: a relevant wake reached the Agent (once per wake command). */
   void agentWoken(Tx tx, Appender out, String writer, TaskRef ref, String commandId)
       throws SQLException {
-    Held h = held(tx, ref, "assigned", "running");
+    Held h = held(tx, ref, TaskState.ASSIGNED, TaskState.RUNNING);
     ObjectNode payload = payload();
     payload.put("agentId", ref.agentId());
     payload.put("attempt", ref.attempt());
@@ -637,16 +663,17 @@ final class ChangeLedger {
    * ended, changes nothing.
    */
   void start(Tx tx, Appender out, String writer, TaskRef ref) throws SQLException {
-    if (endedBy(tx, ref, "completed") || endedBy(tx, ref, "failed")) {
+    if (endedBy(tx, ref, TaskState.COMPLETED) || endedBy(tx, ref, TaskState.FAILED)) {
       return;
     }
-    Held h = held(tx, ref, "assigned", "running");
-    if ("running".equals(h.task().state())) {
+    Held h = held(tx, ref, TaskState.ASSIGNED, TaskState.RUNNING);
+    if (h.task().taskState() == TaskState.RUNNING) {
       return;
     }
     long now = clock.millis();
     tx.update(
-        "UPDATE tasks SET state = 'running', updated_at_ms = ? WHERE task_id = ?",
+        "UPDATE tasks SET state = ?, updated_at_ms = ? WHERE task_id = ?",
+        TaskState.RUNNING.dbName(),
         now,
         ref.taskId());
     touch(tx, ref.changeId(), now);
@@ -655,31 +682,31 @@ final class ChangeLedger {
 
   /** running → completed ({@code task.completed}); a repeat by the same Agent changes nothing. */
   void complete(Tx tx, Appender out, String writer, TaskRef ref) throws SQLException {
-    if (endedBy(tx, ref, "completed")) {
+    if (endedBy(tx, ref, TaskState.COMPLETED)) {
       return;
     }
-    Held h = held(tx, ref, "running");
-    finish(tx, h, "completed", null);
+    Held h = held(tx, ref, TaskState.RUNNING);
+    finish(tx, h, TaskState.COMPLETED, null);
     out.append(agentEvent(h, EventType.TASK_COMPLETED, writer, ref, null));
   }
 
   /** assigned or running → failed ({@code task.failed}, with the Agent's reason). */
   void fail(Tx tx, Appender out, String writer, TaskRef ref, String error) throws SQLException {
-    if (endedBy(tx, ref, "failed")) {
+    if (endedBy(tx, ref, TaskState.FAILED)) {
       return;
     }
-    Held h = held(tx, ref, "assigned", "running");
-    finish(tx, h, "failed", error);
+    Held h = held(tx, ref, TaskState.ASSIGNED, TaskState.RUNNING);
+    finish(tx, h, TaskState.FAILED, error);
     out.append(agentEvent(h, EventType.TASK_FAILED, writer, ref, error));
   }
 
   /** The changeset of the Task's attempt ({@code changeset.proposed}), once. */
   String proposeChangeset(Tx tx, Appender out, String writer, TaskRef ref) throws SQLException {
     String changesetId = LifecycleIds.changesetId(ref.taskId(), ref.attempt());
-    if (endedBy(tx, ref, "completed")) {
+    if (endedBy(tx, ref, TaskState.COMPLETED)) {
       return changesetId; // a repeat after the attempt completed: proposed before it
     }
-    Held h = held(tx, ref, "running");
+    Held h = held(tx, ref, TaskState.RUNNING);
     List<String> keys = h.task().resourceScopes();
     int inserted =
         tx.update(
@@ -724,22 +751,22 @@ final class ChangeLedger {
   }
 
   /** Whether the Agent's attempt already ended in {@code state} (a repeated report). */
-  private static boolean endedBy(Tx tx, TaskRef ref, String state) throws SQLException {
+  private static boolean endedBy(Tx tx, TaskRef ref, TaskState state) throws SQLException {
     return task(tx, ref.taskId())
         .filter(
             t ->
-                state.equals(t.state())
+                t.taskState() == state
                     && ref.agentId().equals(t.agentId())
                     && ref.attempt() == t.attempt())
         .isPresent();
   }
 
-  private void finish(Tx tx, Held h, String state, String error) throws SQLException {
+  private void finish(Tx tx, Held h, TaskState state, String error) throws SQLException {
     long now = clock.millis();
     tx.update(
         "UPDATE tasks SET state = ?, last_error = ?, ended_at_ms = ?, updated_at_ms = ?"
             + " WHERE task_id = ?",
-        state,
+        state.dbName(),
         error,
         now,
         now,
@@ -796,21 +823,15 @@ final class ChangeLedger {
     return LifecycleIds.attemptKey(attempt);
   }
 
-  private static TaskInfo withState(TaskInfo t, String state, String agentId, int attempt) {
-    return new TaskInfo(
-        t.taskId(),
-        t.changeId(),
-        t.projectId(),
-        t.key(),
-        t.title(),
-        state,
-        t.dependsOn(),
-        t.resourceScopes(),
-        agentId,
-        attempt,
-        t.lastError(),
-        t.endReason());
+  /** The Candidates of the Change that verification rejected. */
+  private static long rejections(Tx tx, String changeId) throws SQLException {
+    return tx.queryLong(
+        "SELECT COUNT(*) FROM candidates WHERE change_id = ? AND state = ?",
+        changeId,
+        CandidateState.REJECTED.dbName());
   }
+
+  private record ProjectRow(String tenantId, String status) {}
 
   private static LifecycleException unknownChange(String changeId) {
     return LifecycleException.unknownChange(changeId);

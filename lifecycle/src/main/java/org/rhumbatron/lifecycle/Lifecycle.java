@@ -3,6 +3,7 @@ package org.rhumbatron.lifecycle;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.sql.SQLException;
 import java.time.Clock;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
@@ -171,12 +172,10 @@ public final class Lifecycle {
               tx ->
                   tx.query(
                       "SELECT change_id FROM changes WHERE project_id = ? AND state IN ("
-                          + String.join(
-                              ", ",
-                              ChangeInfo.OPEN_STATES.stream().map(st -> "'" + st + "'").toList())
+                          + StoredStates.placeholders(ChangeState.OPEN_STATES)
                           + ") ORDER BY created_at_ms, change_id",
                       rs -> rs.getString(1),
-                      projectId));
+                      withOpenStates(projectId)));
     } catch (RuntimeException e) {
       return CompletableFuture.failedFuture(e);
     }
@@ -190,7 +189,7 @@ public final class Lifecycle {
   /** Ends one Change of an ended Project; false when it had ended meanwhile in another way. */
   private CompletableFuture<Boolean> endProjectChange(
       String changeId, String reason, String causedBy) {
-    return endChange(changeId, "cancelled", EventType.CHANGE_CANCELLED, reason, causedBy)
+    return endChange(changeId, ChangeState.CANCELLED, EventType.CHANGE_CANCELLED, reason, causedBy)
         .exceptionallyCompose(
             e ->
                 unwrap(e) instanceof LifecycleException le && le.permanent()
@@ -304,15 +303,24 @@ public final class Lifecycle {
             tx.query(
                 "SELECT s.change_id FROM changes c JOIN changes s"
                     + " ON s.parent_change_id = c.parent_change_id AND s.change_id <> c.change_id"
-                    + " WHERE c.change_id = ? AND s.state IN ('open', 'verifying',"
-                    + " 'awaiting_approval', 'releasing') ORDER BY s.created_at_ms, s.change_id",
+                    + " WHERE c.change_id = ? AND s.state IN ("
+                    + StoredStates.placeholders(ChangeState.OPEN_STATES)
+                    + ") ORDER BY s.created_at_ms, s.change_id",
                 rs -> rs.getString(1),
-                changeId));
+                withOpenStates(changeId)));
+  }
+
+  /** {@code first}, then the stored names of {@link ChangeState#OPEN_STATES}: query parameters. */
+  private static Object[] withOpenStates(String first) {
+    List<Object> args = new ArrayList<>();
+    args.add(first);
+    args.addAll(StoredStates.dbNames(ChangeState.OPEN_STATES));
+    return args.toArray();
   }
 
   /** → cancelled ({@code change.cancelled}); false when it was cancelled already. */
   public CompletableFuture<Boolean> cancelChange(String changeId) {
-    return endChange(changeId, "cancelled", EventType.CHANGE_CANCELLED, null, null);
+    return endChange(changeId, ChangeState.CANCELLED, EventType.CHANGE_CANCELLED, null, null);
   }
 
   /**
@@ -321,7 +329,7 @@ public final class Lifecycle {
    * are told to stop and the claims of its Tasks are released (the future completes after that).
    */
   public CompletableFuture<Boolean> endChange(
-      String changeId, String state, EventType type, String reason, String causedBy) {
+      String changeId, ChangeState state, EventType type, String reason, String causedBy) {
     return afterEnd(
         changeId,
         onChangeShard(
@@ -390,7 +398,7 @@ public final class Lifecycle {
                     : CompletableFuture.supplyAsync(
                             () ->
                                 stopAndRelease(
-                                    changeId, ChangeLedger.endReason("failed"), s.stopped()),
+                                    changeId, ChangeState.FAILED.taskEndReason(), s.stopped()),
                             afterEnd)
                         .thenCompose(v -> v)
                         .thenApply(v -> s));
@@ -448,12 +456,14 @@ public final class Lifecycle {
         tx ->
             tx.queryLong(
                     "SELECT COUNT(*) FROM changes ch JOIN candidates c ON c.change_id ="
-                        + " ch.change_id WHERE ch.change_id = ? AND ch.state = 'verifying'"
-                        + " AND c.candidate_id = ? AND c.state = 'stale' AND NOT EXISTS (SELECT 1"
-                        + " FROM candidates n WHERE n.change_id = ch.change_id AND n.state <>"
-                        + " 'stale')",
+                        + " ch.change_id WHERE ch.change_id = ? AND ch.state = ?"
+                        + " AND c.candidate_id = ? AND c.state = ? AND NOT EXISTS (SELECT 1"
+                        + " FROM candidates n WHERE n.change_id = ch.change_id AND n.state <> ?)",
                     changeId,
-                    candidateId)
+                    ChangeState.VERIFYING.dbName(),
+                    candidateId,
+                    CandidateState.STALE.dbName(),
+                    CandidateState.STALE.dbName())
                 > 0);
   }
 
@@ -494,10 +504,10 @@ public final class Lifecycle {
    */
   public CompletableFuture<Approval> approveChange(String changeId) {
     ChangeInfo change;
-    String[] candidate;
+    CandidateLedger.Verified candidate;
     try {
       change = change(changeId).orElseThrow(() -> LifecycleException.unknownChange(changeId));
-      if (!"awaiting_approval".equals(change.state())) {
+      if (change.changeState() != ChangeState.AWAITING_APPROVAL) {
         throw new LifecycleException(
             "change "
                 + changeId
@@ -517,8 +527,8 @@ public final class Lifecycle {
     } catch (RuntimeException e) {
       return CompletableFuture.failedFuture(e);
     }
-    String candidateId = candidate[0];
-    long base = Long.parseLong(candidate[1]);
+    String candidateId = candidate.candidateId();
+    long base = candidate.baseGeneration();
     String cause = "approve:" + candidateId;
     return coordinator
         .root(change.projectId())
@@ -592,7 +602,7 @@ public final class Lifecycle {
               v ->
                   endChange(
                           sibling,
-                          "not_selected",
+                          ChangeState.NOT_SELECTED,
                           EventType.CHANGE_NOT_SELECTED,
                           "sibling variant " + changeId + " was promoted",
                           cause)
@@ -611,7 +621,8 @@ public final class Lifecycle {
               ChangeInfo c =
                   ChangeLedger.change(tx, changeId)
                       .orElseThrow(() -> LifecycleException.unknownChange(changeId));
-              if (!"awaiting_approval".equals(c.state()) && !"declined".equals(c.state())) {
+              if (c.changeState() != ChangeState.AWAITING_APPROVAL
+                  && c.changeState() != ChangeState.DECLINED) {
                 throw new LifecycleException(
                     "change "
                         + changeId
@@ -626,7 +637,7 @@ public final class Lifecycle {
                   out,
                   shard.writerId(),
                   changeId,
-                  "declined",
+                  ChangeState.DECLINED,
                   EventType.CHANGE_DECLINED,
                   "declined at approval",
                   null);
@@ -687,7 +698,7 @@ public final class Lifecycle {
             tx.query(
                 "SELECT t.project_id, t.change_id, t.task_id, t.agent_id, t.attempts FROM tasks t"
                     + " JOIN changes c ON c.change_id = t.change_id"
-                    + " WHERE t.state IN ('assigned', 'running') AND c.state = 'open'"
+                    + " WHERE t.state IN (?, ?) AND c.state = ?"
                     + " ORDER BY t.change_id, t.position LIMIT "
                     + limit,
                 rs ->
@@ -696,7 +707,10 @@ public final class Lifecycle {
                         rs.getString(2),
                         rs.getString(3),
                         rs.getString(4),
-                        rs.getInt(5))));
+                        rs.getInt(5)),
+                TaskState.ASSIGNED.dbName(),
+                TaskState.RUNNING.dbName(),
+                ChangeState.OPEN.dbName()));
   }
 
   // Agents ---------------------------------------------------------------------------------------
