@@ -30,7 +30,6 @@ import org.rhumbatron.platform.queue.QueueHandler;
 import org.rhumbatron.protocol.Command;
 import org.rhumbatron.protocol.CommandType;
 import org.rhumbatron.protocol.EventType;
-import org.rhumbatron.router.deadletter.DeadLetterOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -83,7 +82,7 @@ public final class IntegrationConsumer implements QueueHandler<Command> {
   private final Lifecycle lifecycle;
   private final WorkflowEngine workflows;
   private final Commands commands;
-  private final DeadLetterOperator deadLetters;
+  private final SettledDeadLetters deadLetters;
   private final Database database;
   private final Clock clock;
   private final int maxDeliveries;
@@ -96,7 +95,7 @@ public final class IntegrationConsumer implements QueueHandler<Command> {
       Lifecycle lifecycle,
       WorkflowEngine workflows,
       Commands commands,
-      DeadLetterOperator deadLetters,
+      SettledDeadLetters deadLetters,
       Database database,
       Clock clock,
       Settings settings) {
@@ -254,7 +253,7 @@ public final class IntegrationConsumer implements QueueHandler<Command> {
   private Result settle(Command c) throws Exception {
     Settled s = await(lifecycle.settle(c.changeId(), c.commandId()));
     sendWakes(s.dispatched());
-    int superseded = deadLetters.supersedeForChange(c.changeId());
+    int superseded = deadLetters.supersede(c.changeId());
     log.info(
         "change.settle {}: {}{}{}",
         c.changeId(),
