@@ -50,7 +50,9 @@ public final class Lifecycle {
   private final Commands commands;
   private final Clock clock;
   private final Settings settings;
-  private final ChangeLedger changes;
+  private final ChangeDispatcher dispatcher;
+  private final ChangeSettler settler;
+  private final TaskReports reports;
   private final ProjectLedger projects;
   private final ResourceLedger resources;
   private final CandidateLedger candidates;
@@ -68,7 +70,9 @@ public final class Lifecycle {
     this.commands = commands;
     this.clock = clock;
     this.settings = settings;
-    this.changes = new ChangeLedger(clock, settings);
+    this.dispatcher = new ChangeDispatcher(clock, settings);
+    this.settler = new ChangeSettler(clock, settings, dispatcher);
+    this.reports = new TaskReports(clock);
     this.projects = new ProjectLedger(clock);
     this.resources = new ResourceLedger(clock, settings.get(Settings.CLAIM_TTL));
     this.modelRoutes = new ModelRoutes(clock);
@@ -257,7 +261,7 @@ public final class Lifecycle {
     ResourceShardActor shard = changeShard(projectId, changeId);
     return shard.change(
         (tx, out) ->
-            changes.create(
+            dispatcher.create(
                 tx, out, shard.writerId(), projectId, clientRequestId, title, null, workGraph));
   }
 
@@ -285,7 +289,7 @@ public final class Lifecycle {
     ResourceShardActor shard = changeShard(projectId, changeId);
     return shard.change(
         (tx, out) ->
-            changes.create(
+            dispatcher.create(
                 tx,
                 out,
                 shard.writerId(),
@@ -335,11 +339,11 @@ public final class Lifecycle {
         onChangeShard(
             changeId,
             (tx, out, shard) ->
-                changes.end(tx, out, shard.writerId(), changeId, state, type, reason, causedBy)));
+                settler.end(tx, out, shard.writerId(), changeId, state, type, reason, causedBy)));
   }
 
   private CompletableFuture<Boolean> afterEnd(
-      String changeId, CompletableFuture<ChangeLedger.Ended> ended) {
+      String changeId, CompletableFuture<ChangeSettler.Ended> ended) {
     return ended.thenComposeAsync(
         e -> stopAndRelease(changeId, e.reason(), e.stopped()).thenApply(v -> e.changed()),
         afterEnd);
@@ -380,7 +384,7 @@ public final class Lifecycle {
   public CompletableFuture<Dispatched> dispatch(String changeId, String causedBy) {
     return onChangeShard(
         changeId,
-        (tx, out, shard) -> changes.dispatch(tx, out, shard.writerId(), changeId, causedBy));
+        (tx, out, shard) -> dispatcher.dispatch(tx, out, shard.writerId(), changeId, causedBy));
   }
 
   /**
@@ -390,7 +394,7 @@ public final class Lifecycle {
   public CompletableFuture<Settled> settle(String changeId, String causedBy) {
     return onChangeShard(
             changeId,
-            (tx, out, shard) -> changes.settle(tx, out, shard.writerId(), changeId, causedBy))
+            (tx, out, shard) -> settler.settle(tx, out, shard.writerId(), changeId, causedBy))
         .thenCompose(
             s ->
                 s.decision() != Settled.Decision.FAILED
@@ -632,7 +636,7 @@ public final class Lifecycle {
                         + " can be declined",
                     true);
               }
-              return changes.end(
+              return settler.end(
                   tx,
                   out,
                   shard.writerId(),
@@ -720,7 +724,7 @@ public final class Lifecycle {
     return onTaskShard(
         ref,
         (tx, out, shard) -> {
-          changes.agentWoken(tx, out, shard.writerId(), ref, commandId);
+          reports.agentWoken(tx, out, shard.writerId(), ref, commandId);
           return null;
         });
   }
@@ -730,7 +734,7 @@ public final class Lifecycle {
     return onTaskShard(
         ref,
         (tx, out, shard) -> {
-          changes.start(tx, out, shard.writerId(), ref);
+          reports.start(tx, out, shard.writerId(), ref);
           return null;
         });
   }
@@ -773,7 +777,7 @@ public final class Lifecycle {
   /** {@code changeset.proposed} for the Task's attempt; returns the changeset id. */
   public CompletableFuture<String> proposeChangeset(TaskRef ref) {
     return onTaskShard(
-        ref, (tx, out, shard) -> changes.proposeChangeset(tx, out, shard.writerId(), ref));
+        ref, (tx, out, shard) -> reports.proposeChangeset(tx, out, shard.writerId(), ref));
   }
 
   /** running → completed ({@code task.completed}). */
@@ -781,7 +785,7 @@ public final class Lifecycle {
     return onTaskShard(
         ref,
         (tx, out, shard) -> {
-          changes.complete(tx, out, shard.writerId(), ref);
+          reports.complete(tx, out, shard.writerId(), ref);
           return null;
         });
   }
@@ -791,7 +795,7 @@ public final class Lifecycle {
     return onTaskShard(
         ref,
         (tx, out, shard) -> {
-          changes.fail(tx, out, shard.writerId(), ref, error);
+          reports.fail(tx, out, shard.writerId(), ref, error);
           return null;
         });
   }
