@@ -82,7 +82,7 @@ final class LifecycleConsumers implements AutoCloseable {
             lifecycle,
             workflows,
             queues.commands(),
-            queues.deadLetters(),
+            queues.deadLetters()::supersedeForChange,
             database,
             clock,
             settings);

@@ -37,10 +37,13 @@ final class CoreProcess {
 
   /**
    * As {@link #launch(String...)} through {@code setsid}: the child leads a process group of its
-   * own, and a signal to that group is what a terminal's Ctrl-C sends to its foreground job.
+   * own, and a signal to that group is what a terminal's Ctrl-C sends to its foreground job. It
+   * starts with SIGINT at its default disposition whatever this JVM inherited: a shell that starts
+   * a job in the background ({@code nohup mvn ... &}) ignores SIGINT for it, children inherit an
+   * ignored signal, and a JVM that starts with SIGINT ignored never runs its shutdown on Ctrl-C.
    */
   static Process launchInOwnGroup(String... args) throws IOException {
-    return launch(List.of("/usr/bin/setsid"), args);
+    return launch(List.of("/usr/bin/env", "--default-signal=INT", "/usr/bin/setsid"), args);
   }
 
   private static Process launch(List<String> prefix, String... args) throws IOException {

@@ -121,7 +121,7 @@ abstract class IdempotencyTableContract {
             lifecycle,
             workflows,
             f.commands,
-            new DeadLetterOperator(f.database, f.commands, codec, f.clock),
+            new DeadLetterOperator(f.database, f.commands, codec, f.clock)::supersedeForChange,
             f.database,
             f.clock,
             f.settings);

@@ -104,7 +104,10 @@ class LayeringTest {
         .should()
         .dependOnClassesThat()
         .resideInAnyPackage(
-            "org.rhumbatron.agents..", "org.rhumbatron.indexer..", "org.rhumbatron.app..")
+            "org.rhumbatron.router..",
+            "org.rhumbatron.agents..",
+            "org.rhumbatron.indexer..",
+            "org.rhumbatron.app..")
         .check(classes);
     noClasses()
         .that()

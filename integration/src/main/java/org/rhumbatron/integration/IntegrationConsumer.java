@@ -12,6 +12,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.rhumbatron.lifecycle.ChangeInfo;
+import org.rhumbatron.lifecycle.ChangeState;
 import org.rhumbatron.lifecycle.Composition;
 import org.rhumbatron.lifecycle.Dispatched;
 import org.rhumbatron.lifecycle.Lifecycle;
@@ -29,7 +30,6 @@ import org.rhumbatron.platform.queue.QueueHandler;
 import org.rhumbatron.protocol.Command;
 import org.rhumbatron.protocol.CommandType;
 import org.rhumbatron.protocol.EventType;
-import org.rhumbatron.router.deadletter.DeadLetterOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -82,7 +82,7 @@ public final class IntegrationConsumer implements QueueHandler<Command> {
   private final Lifecycle lifecycle;
   private final WorkflowEngine workflows;
   private final Commands commands;
-  private final DeadLetterOperator deadLetters;
+  private final SettledDeadLetters deadLetters;
   private final Database database;
   private final Clock clock;
   private final int maxDeliveries;
@@ -95,7 +95,7 @@ public final class IntegrationConsumer implements QueueHandler<Command> {
       Lifecycle lifecycle,
       WorkflowEngine workflows,
       Commands commands,
-      DeadLetterOperator deadLetters,
+      SettledDeadLetters deadLetters,
       Database database,
       Clock clock,
       Settings settings) {
@@ -234,7 +234,7 @@ public final class IntegrationConsumer implements QueueHandler<Command> {
     for (String changeId : open.subList(0, Math.min(open.size(), rowsPerDelivery))) {
       endIfOpen(
           changeId,
-          "cancelled",
+          ChangeState.CANCELLED,
           EventType.CHANGE_CANCELLED,
           Lifecycle.projectEndReason(project.status()),
           c.commandId());
@@ -253,7 +253,7 @@ public final class IntegrationConsumer implements QueueHandler<Command> {
   private Result settle(Command c) throws Exception {
     Settled s = await(lifecycle.settle(c.changeId(), c.commandId()));
     sendWakes(s.dispatched());
-    int superseded = deadLetters.supersedeForChange(c.changeId());
+    int superseded = deadLetters.supersede(c.changeId());
     log.info(
         "change.settle {}: {}{}{}",
         c.changeId(),
@@ -434,7 +434,7 @@ public final class IntegrationConsumer implements QueueHandler<Command> {
     for (String changeId : forks.subList(0, Math.min(forks.size(), rowsPerDelivery))) {
       endIfOpen(
           changeId,
-          "not_selected",
+          ChangeState.NOT_SELECTED,
           EventType.CHANGE_NOT_SELECTED,
           "a sibling variant completed",
           c.commandId());
@@ -488,7 +488,7 @@ public final class IntegrationConsumer implements QueueHandler<Command> {
 
   /** Ends a Change a sweep found open; one that ended since (a race) is left as it is. */
   private void endIfOpen(
-      String changeId, String state, EventType type, String reason, String causedBy)
+      String changeId, ChangeState state, EventType type, String reason, String causedBy)
       throws Exception {
     try {
       await(lifecycle.endChange(changeId, state, type, reason, causedBy));

@@ -80,7 +80,8 @@ abstract class IntegrationContract {
             f.lifecycle,
             workflows,
             f.commands,
-            new DeadLetterOperator(f.database, f.commands, new EnvelopeCodec(), f.clock),
+            new DeadLetterOperator(f.database, f.commands, new EnvelopeCodec(), f.clock)
+                ::supersedeForChange,
             f.database,
             f.clock,
             f.settings);
@@ -746,7 +747,8 @@ abstract class IntegrationContract {
         f.lifecycle,
         engine,
         f.commands,
-        new DeadLetterOperator(f.database, f.commands, new EnvelopeCodec(), f.clock),
+        new DeadLetterOperator(f.database, f.commands, new EnvelopeCodec(), f.clock)
+            ::supersedeForChange,
         f.database,
         f.clock,
         f.settings);

@@ -75,7 +75,7 @@ public final class ActiveScopes {
       equalOrAbove.add(key);
       String low = key.endsWith("/") ? key : key + "/";
       String high = low.substring(0, low.length() - 1) + "0"; // '0' follows '/'
-      List<Object> args = new ArrayList<>();
+      List<Object> args = new ArrayList<>(StoredStates.dbNames(TaskState.HELD));
       args.add(projectId);
       args.addAll(equalOrAbove);
       args.add(low);
@@ -83,9 +83,11 @@ public final class ActiveScopes {
       String sql =
           "SELECT s.resource_key, s.task_id, s.change_id, s.agent_id, t.attempts, t.title"
               + " FROM active_scopes s JOIN tasks t ON t.task_id = s.task_id"
-              + " AND t.agent_id = s.agent_id AND t.state IN ('assigned', 'running')"
+              + " AND t.agent_id = s.agent_id AND t.state IN ("
+              + StoredStates.placeholders(TaskState.HELD)
+              + ")"
               + " WHERE s.project_id = ? AND (s.resource_key IN ("
-              + String.join(", ", java.util.Collections.nCopies(equalOrAbove.size(), "?"))
+              + StoredStates.placeholders(equalOrAbove)
               + ") OR (s.resource_key >= ? AND s.resource_key < ?))";
       List<Match> rows =
           tx.query(

@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import org.rhumbatron.coordinator.outbox.OutboxActor.Appender;
@@ -65,10 +66,8 @@ final class CandidateLedger {
   Composition compose(
       Tx tx, Appender out, String writer, String changeId, String causedBy, boolean composeAnyway)
       throws SQLException {
-    ChangeInfo change =
-        ChangeLedger.change(tx, changeId)
-            .orElseThrow(() -> LifecycleException.unknownChange(changeId));
-    if (!"verifying".equals(change.state())) {
+    ChangeInfo change = changeOf(tx, changeId);
+    if (change.changeState() != ChangeState.VERIFYING) {
       return new Composition(
           Composition.Outcome.NOT_VERIFYING, null, false, -1, List.of(), List.of());
     }
@@ -83,15 +82,15 @@ final class CandidateLedger {
     }
     List<String> changesetIds = new ArrayList<>();
     Set<String> keys = new LinkedHashSet<>();
-    for (String[] row :
+    for (ChangesetRow row :
         tx.query(
             "SELECT changeset_id, resource_keys FROM changesets WHERE change_id = ?"
                 + " ORDER BY changeset_id",
-            rs -> new String[] {rs.getString(1), rs.getString(2)},
+            rs -> new ChangesetRow(rs.getString(1), ChangeLedger.fromJson(rs.getString(2))),
             changeId)) {
-      if (expected.contains(row[0])) {
-        changesetIds.add(row[0]);
-        keys.addAll(ChangeLedger.fromJson(row[1]));
+      if (expected.contains(row.changesetId())) {
+        changesetIds.add(row.changesetId());
+        keys.addAll(row.resourceKeys());
       }
     }
     String key = compositionKey(changeId, base, changesetIds);
@@ -112,13 +111,14 @@ final class CandidateLedger {
     tx.update(
         "INSERT INTO candidates (candidate_id, change_id, project_id, base_generation,"
             + " composition_key, changeset_ids, state, created_at_ms, updated_at_ms)"
-            + " VALUES (?, ?, ?, ?, ?, ?, 'open', ?, ?) ON CONFLICT DO NOTHING",
+            + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
         candidateId,
         changeId,
         change.projectId(),
         base,
         key,
         ChangeLedger.toJson(changesetIds),
+        CandidateState.OPEN.dbName(),
         now,
         now);
     tx.update(
@@ -154,14 +154,17 @@ final class CandidateLedger {
         Composition.Outcome.COMPOSED, candidateId, true, base, changesetIds, conflicts);
   }
 
-  /** The verified Candidate a Change awaits approval with: (candidate id, base generation). */
-  static java.util.Optional<String[]> verifiedCandidate(Tx tx, String changeId)
-      throws SQLException {
+  /** A verified Candidate and the generation it was composed on. */
+  record Verified(String candidateId, long baseGeneration) {}
+
+  /** The verified Candidate a Change awaits approval with. */
+  static Optional<Verified> verifiedCandidate(Tx tx, String changeId) throws SQLException {
     return tx.queryFirst(
         "SELECT candidate_id, base_generation FROM candidates WHERE change_id = ?"
-            + " AND state = 'verified' ORDER BY created_at_ms DESC, candidate_id",
-        rs -> new String[] {rs.getString(1), Long.toString(rs.getLong(2))},
-        changeId);
+            + " AND state = ? ORDER BY created_at_ms DESC, candidate_id",
+        rs -> new Verified(rs.getString(1), rs.getLong(2)),
+        changeId,
+        CandidateState.VERIFIED.dbName());
   }
 
   /**
@@ -178,22 +181,23 @@ final class CandidateLedger {
       String reason,
       String causedBy)
       throws SQLException {
-    String[] row =
+    CandidateRow row =
         tx.queryFirst(
                 "SELECT change_id, state, base_generation FROM candidates WHERE candidate_id = ?",
-                rs -> new String[] {rs.getString(1), rs.getString(2), rs.getString(3)},
+                rs ->
+                    new CandidateRow(
+                        rs.getString(1), CandidateState.fromDb(rs.getString(2)), rs.getLong(3)),
                 candidateId)
             .orElseThrow(() -> new LifecycleException("unknown candidate " + candidateId, true));
-    if (!"open".equals(row[1])) {
+    if (row.state() != CandidateState.OPEN) {
       return false;
     }
-    ChangeInfo change =
-        ChangeLedger.change(tx, row[0]).orElseThrow(() -> LifecycleException.unknownChange(row[0]));
+    ChangeInfo change = changeOf(tx, row.changeId());
     long now = clock.millis();
-    String state = passed ? "verified" : "rejected";
+    CandidateState state = passed ? CandidateState.VERIFIED : CandidateState.REJECTED;
     tx.update(
         "UPDATE candidates SET state = ?, updated_at_ms = ? WHERE candidate_id = ?",
-        state,
+        state.dbName(),
         now,
         candidateId);
     ObjectNode payload = ChangeLedger.payload();
@@ -203,12 +207,12 @@ final class CandidateLedger {
     }
     EventType type = passed ? EventType.CANDIDATE_VERIFIED : EventType.CANDIDATE_REJECTED;
     out.append(
-        candidateEvent(
-            change, type, candidateId, Long.parseLong(row[2]), writer, causedBy, payload));
-    if (passed && "verifying".equals(change.state())) {
+        candidateEvent(change, type, candidateId, row.baseGeneration(), writer, causedBy, payload));
+    if (passed && change.changeState() == ChangeState.VERIFYING) {
       tx.update(
-          "UPDATE changes SET state = 'awaiting_approval', updated_at_ms = ?,"
+          "UPDATE changes SET state = ?, updated_at_ms = ?,"
               + " last_activity_at_ms = ? WHERE change_id = ?",
+          ChangeState.AWAITING_APPROVAL.dbName(),
           now,
           now,
           change.changeId());
@@ -217,7 +221,7 @@ final class CandidateLedger {
               change,
               EventType.CHANGE_AWAITING_APPROVAL,
               candidateId,
-              Long.parseLong(row[2]),
+              row.baseGeneration(),
               writer,
               causedBy,
               payload.deepCopy()));
@@ -246,17 +250,17 @@ final class CandidateLedger {
       long generation,
       String causedBy)
       throws SQLException {
-    ChangeInfo change =
-        ChangeLedger.change(tx, changeId)
-            .orElseThrow(() -> LifecycleException.unknownChange(changeId));
+    ChangeInfo change = changeOf(tx, changeId);
     long now = clock.millis();
     ObjectNode payload = ChangeLedger.payload();
     payload.put("candidateId", candidateId);
     if (tx.update(
-            "UPDATE candidates SET state = 'promoted', updated_at_ms = ? WHERE candidate_id = ?"
-                + " AND state <> 'promoted'",
+            "UPDATE candidates SET state = ?, updated_at_ms = ? WHERE candidate_id = ?"
+                + " AND state <> ?",
+            CandidateState.PROMOTED.dbName(),
             now,
-            candidateId)
+            candidateId,
+            CandidateState.PROMOTED.dbName())
         == 1) {
       out.append(
           candidateEvent(
@@ -268,8 +272,8 @@ final class CandidateLedger {
               causedBy,
               payload));
     }
-    if (!"awaiting_approval".equals(change.state())) {
-      return "releasing".equals(change.state())
+    if (change.changeState() != ChangeState.AWAITING_APPROVAL) {
+      return change.changeState() == ChangeState.RELEASING
           ? StableIds.releaseId(change.projectId(), generation)
           : null;
     }
@@ -278,8 +282,9 @@ final class CandidateLedger {
             == 1;
     if (!live) {
       tx.update(
-          "UPDATE changes SET state = 'completed', promoted_at_ms = ?, ended_at_ms = ?,"
+          "UPDATE changes SET state = ?, promoted_at_ms = ?, ended_at_ms = ?,"
               + " updated_at_ms = ?, last_activity_at_ms = ? WHERE change_id = ?",
+          ChangeState.COMPLETED.dbName(),
           now,
           now,
           now,
@@ -309,8 +314,9 @@ final class CandidateLedger {
         now,
         now);
     tx.update(
-        "UPDATE changes SET state = 'releasing', promoted_at_ms = ?, updated_at_ms = ?,"
+        "UPDATE changes SET state = ?, promoted_at_ms = ?, updated_at_ms = ?,"
             + " last_activity_at_ms = ? WHERE change_id = ?",
+        ChangeState.RELEASING.dbName(),
         now,
         now,
         now,
@@ -337,24 +343,28 @@ final class CandidateLedger {
    */
   boolean stale(Tx tx, Appender out, String writer, String candidateId, String causedBy)
       throws SQLException {
-    String[] row =
+    CandidateRow row =
         tx.queryFirst(
-                "SELECT change_id, base_generation FROM candidates c WHERE candidate_id = ?"
-                    + " AND state IN ('open', 'verified')"
+                "SELECT change_id, state, base_generation FROM candidates c WHERE candidate_id = ?"
+                    + " AND state IN (?, ?)"
                     + " AND NOT EXISTS (SELECT 1 FROM promotions p"
                     + " WHERE p.candidate_id = c.candidate_id)",
-                rs -> new String[] {rs.getString(1), rs.getString(2)},
-                candidateId)
+                rs ->
+                    new CandidateRow(
+                        rs.getString(1), CandidateState.fromDb(rs.getString(2)), rs.getLong(3)),
+                candidateId,
+                CandidateState.OPEN.dbName(),
+                CandidateState.VERIFIED.dbName())
             .orElse(null);
     if (row == null) {
       return false;
     }
-    ChangeInfo change =
-        ChangeLedger.change(tx, row[0]).orElseThrow(() -> LifecycleException.unknownChange(row[0]));
+    ChangeInfo change = changeOf(tx, row.changeId());
     long now = clock.millis();
-    long base = Long.parseLong(row[1]);
+    long base = row.baseGeneration();
     tx.update(
-        "UPDATE candidates SET state = 'stale', updated_at_ms = ? WHERE candidate_id = ?",
+        "UPDATE candidates SET state = ?, updated_at_ms = ? WHERE candidate_id = ?",
+        CandidateState.STALE.dbName(),
         now,
         candidateId);
     ObjectNode payload = ChangeLedger.payload();
@@ -363,11 +373,14 @@ final class CandidateLedger {
         candidateEvent(
             change, EventType.CANDIDATE_STALE, candidateId, base, writer, causedBy, payload));
     if (tx.update(
-            "UPDATE changes SET state = 'verifying', updated_at_ms = ?, last_activity_at_ms = ?"
-                + " WHERE change_id = ? AND state IN ('awaiting_approval', 'verifying')",
+            "UPDATE changes SET state = ?, updated_at_ms = ?, last_activity_at_ms = ?"
+                + " WHERE change_id = ? AND state IN (?, ?)",
+            ChangeState.VERIFYING.dbName(),
             now,
             now,
-            change.changeId())
+            change.changeId(),
+            ChangeState.AWAITING_APPROVAL.dbName(),
+            ChangeState.VERIFYING.dbName())
         == 1) {
       ObjectNode back = payload.deepCopy();
       back.put("reason", "stale_base");
@@ -392,24 +405,22 @@ final class CandidateLedger {
       String error,
       String causedBy)
       throws SQLException {
-    String[] row =
+    ReleaseRow row =
         tx.queryFirst(
                 "SELECT change_id, candidate_id, generation, state FROM releases"
                     + " WHERE release_id = ?",
                 rs ->
-                    new String[] {
-                      rs.getString(1), rs.getString(2), rs.getString(3), rs.getString(4)
-                    },
+                    new ReleaseRow(
+                        rs.getString(1), rs.getString(2), rs.getLong(3), rs.getString(4)),
                 releaseId)
             .orElseThrow(() -> new LifecycleException("unknown release " + releaseId, true));
     String state = ok ? "completed" : "failed";
-    if (state.equals(row[3]) || "completed".equals(row[3])) {
+    if (state.equals(row.state()) || "completed".equals(row.state())) {
       return false;
     }
-    ChangeInfo change =
-        ChangeLedger.change(tx, row[0]).orElseThrow(() -> LifecycleException.unknownChange(row[0]));
+    ChangeInfo change = changeOf(tx, row.changeId());
     long now = clock.millis();
-    long generation = Long.parseLong(row[2]);
+    long generation = row.generation();
     tx.update(
         "UPDATE releases SET state = ?, last_error = ?, updated_at_ms = ?, completed_at_ms = ?"
             + " WHERE release_id = ?",
@@ -419,7 +430,7 @@ final class CandidateLedger {
         ok ? now : null,
         releaseId);
     ObjectNode payload = ChangeLedger.payload();
-    payload.put("candidateId", row[1]);
+    payload.put("candidateId", row.candidateId());
     payload.put("releaseId", releaseId);
     if (error != null) {
       payload.put("reason", error);
@@ -430,12 +441,14 @@ final class CandidateLedger {
     out.append(candidateEvent(change, type, releaseId, generation, writer, causedBy, payload));
     if (ok
         && tx.update(
-                "UPDATE changes SET state = 'completed', ended_at_ms = ?, updated_at_ms = ?,"
-                    + " last_activity_at_ms = ? WHERE change_id = ? AND state = 'releasing'",
+                "UPDATE changes SET state = ?, ended_at_ms = ?, updated_at_ms = ?,"
+                    + " last_activity_at_ms = ? WHERE change_id = ? AND state = ?",
+                ChangeState.COMPLETED.dbName(),
                 now,
                 now,
                 now,
-                change.changeId())
+                change.changeId(),
+                ChangeState.RELEASING.dbName())
             == 1) {
       out.append(
           candidateEvent(
@@ -480,20 +493,34 @@ final class CandidateLedger {
       return List.of();
     }
     Set<String> changes = new TreeSet<>();
-    for (String[] claim :
+    for (ClaimRow claim :
         tx.query(
             "SELECT resource_key, change_id FROM claims WHERE project_id = ? AND state = 'held'"
                 + " AND change_id <> ?",
-            rs -> new String[] {rs.getString(1), rs.getString(2)},
+            rs -> new ClaimRow(rs.getString(1), rs.getString(2)),
             change.projectId(),
             change.changeId())) {
       for (String k : keys) {
-        if (k.startsWith(claim[0]) || claim[0].startsWith(k)) {
-          changes.add(claim[1]);
+        if (k.startsWith(claim.key()) || claim.key().startsWith(k)) {
+          changes.add(claim.changeId());
           break;
         }
       }
     }
     return List.copyOf(changes);
   }
+
+  private static ChangeInfo changeOf(Tx tx, String changeId) throws SQLException {
+    return ChangeLedger.change(tx, changeId)
+        .orElseThrow(() -> LifecycleException.unknownChange(changeId));
+  }
+
+  private record ChangesetRow(String changesetId, List<String> resourceKeys) {}
+
+  private record CandidateRow(String changeId, CandidateState state, long baseGeneration) {}
+
+  /** A {@code releases} row; its state (pending, completed, failed) is the release Workflow's. */
+  private record ReleaseRow(String changeId, String candidateId, long generation, String state) {}
+
+  private record ClaimRow(String key, String changeId) {}
 }

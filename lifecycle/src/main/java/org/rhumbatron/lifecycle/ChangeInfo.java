@@ -5,8 +5,6 @@ import java.util.List;
 /**
  * A Change as its row holds it.
  *
- * @param state open, verifying, awaiting_approval, releasing, completed, failed, cancelled,
- *     not_selected or declined
  * @param reason why it failed or is stuck (e.g. a dead letter), or null
  */
 public record ChangeInfo(
@@ -15,23 +13,31 @@ public record ChangeInfo(
     String tenantId,
     String clientRequestId,
     String title,
-    String state,
+    ChangeState changeState,
     String reason) {
 
-  /** The states a Change can still move out of. */
-  public static final List<String> OPEN_STATES =
-      List.of("open", "verifying", "awaiting_approval", "releasing");
+  /** {@link ChangeState#OPEN_STATES} by the names the API and the database use. */
+  public static final List<String> OPEN_STATES = StoredStates.dbNames(ChangeState.OPEN_STATES);
 
-  /** The states a Change is in once its work graph completed and it went to verification. */
+  /** {@link ChangeState#VERIFIED_ONWARD} by the names the API and the database use. */
   public static final List<String> VERIFIED_ONWARD =
-      List.of("verifying", "awaiting_approval", "releasing", "completed");
+      StoredStates.dbNames(ChangeState.VERIFIED_ONWARD);
+
+  /** The state by the name the API, the Events and the database use. */
+  public String state() {
+    return changeState.dbName();
+  }
 
   /** Its work graph completed: it is verifying or has moved on from there (not failed). */
   public boolean reachedVerification() {
-    return VERIFIED_ONWARD.contains(state);
+    return ChangeState.VERIFIED_ONWARD.contains(changeState);
   }
 
   public boolean ended() {
-    return !OPEN_STATES.contains(state);
+    return changeState.ended();
+  }
+
+  ChangeInfo withState(ChangeState state) {
+    return new ChangeInfo(changeId, projectId, tenantId, clientRequestId, title, state, reason);
   }
 }

@@ -5,6 +5,7 @@ import java.util.List;
 /**
  * What change.dispatch did to a Change.
  *
+ * @param changeState the Change's state after it, by its stored name
  * @param readied Tasks that became ready
  * @param admitted Tasks that got an Agent
  * @param wakes one per Task an Agent holds but has not started: the newly admitted and any whose
@@ -14,7 +15,7 @@ import java.util.List;
 public record Dispatched(
     String changeState, int readied, int admitted, List<Wake> wakes, boolean verification) {
 
-  static Dispatched nothing(String state) {
-    return new Dispatched(state, 0, 0, List.of(), false);
+  static Dispatched nothing(ChangeState state) {
+    return new Dispatched(state.dbName(), 0, 0, List.of(), false);
   }
 }

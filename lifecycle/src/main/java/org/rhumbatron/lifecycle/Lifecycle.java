@@ -3,6 +3,7 @@ package org.rhumbatron.lifecycle;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.sql.SQLException;
 import java.time.Clock;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
@@ -49,7 +50,9 @@ public final class Lifecycle {
   private final Commands commands;
   private final Clock clock;
   private final Settings settings;
-  private final ChangeLedger changes;
+  private final ChangeDispatcher dispatcher;
+  private final ChangeSettler settler;
+  private final TaskReports reports;
   private final ProjectLedger projects;
   private final ResourceLedger resources;
   private final CandidateLedger candidates;
@@ -67,7 +70,9 @@ public final class Lifecycle {
     this.commands = commands;
     this.clock = clock;
     this.settings = settings;
-    this.changes = new ChangeLedger(clock, settings);
+    this.dispatcher = new ChangeDispatcher(clock, settings);
+    this.settler = new ChangeSettler(clock, settings, dispatcher);
+    this.reports = new TaskReports(clock);
     this.projects = new ProjectLedger(clock);
     this.resources = new ResourceLedger(clock, settings.get(Settings.CLAIM_TTL));
     this.modelRoutes = new ModelRoutes(clock);
@@ -171,12 +176,10 @@ public final class Lifecycle {
               tx ->
                   tx.query(
                       "SELECT change_id FROM changes WHERE project_id = ? AND state IN ("
-                          + String.join(
-                              ", ",
-                              ChangeInfo.OPEN_STATES.stream().map(st -> "'" + st + "'").toList())
+                          + StoredStates.placeholders(ChangeState.OPEN_STATES)
                           + ") ORDER BY created_at_ms, change_id",
                       rs -> rs.getString(1),
-                      projectId));
+                      withOpenStates(projectId)));
     } catch (RuntimeException e) {
       return CompletableFuture.failedFuture(e);
     }
@@ -190,7 +193,7 @@ public final class Lifecycle {
   /** Ends one Change of an ended Project; false when it had ended meanwhile in another way. */
   private CompletableFuture<Boolean> endProjectChange(
       String changeId, String reason, String causedBy) {
-    return endChange(changeId, "cancelled", EventType.CHANGE_CANCELLED, reason, causedBy)
+    return endChange(changeId, ChangeState.CANCELLED, EventType.CHANGE_CANCELLED, reason, causedBy)
         .exceptionallyCompose(
             e ->
                 unwrap(e) instanceof LifecycleException le && le.permanent()
@@ -258,7 +261,7 @@ public final class Lifecycle {
     ResourceShardActor shard = changeShard(projectId, changeId);
     return shard.change(
         (tx, out) ->
-            changes.create(
+            dispatcher.create(
                 tx, out, shard.writerId(), projectId, clientRequestId, title, null, workGraph));
   }
 
@@ -286,7 +289,7 @@ public final class Lifecycle {
     ResourceShardActor shard = changeShard(projectId, changeId);
     return shard.change(
         (tx, out) ->
-            changes.create(
+            dispatcher.create(
                 tx,
                 out,
                 shard.writerId(),
@@ -304,15 +307,24 @@ public final class Lifecycle {
             tx.query(
                 "SELECT s.change_id FROM changes c JOIN changes s"
                     + " ON s.parent_change_id = c.parent_change_id AND s.change_id <> c.change_id"
-                    + " WHERE c.change_id = ? AND s.state IN ('open', 'verifying',"
-                    + " 'awaiting_approval', 'releasing') ORDER BY s.created_at_ms, s.change_id",
+                    + " WHERE c.change_id = ? AND s.state IN ("
+                    + StoredStates.placeholders(ChangeState.OPEN_STATES)
+                    + ") ORDER BY s.created_at_ms, s.change_id",
                 rs -> rs.getString(1),
-                changeId));
+                withOpenStates(changeId)));
+  }
+
+  /** {@code first}, then the stored names of {@link ChangeState#OPEN_STATES}: query parameters. */
+  private static Object[] withOpenStates(String first) {
+    List<Object> args = new ArrayList<>();
+    args.add(first);
+    args.addAll(StoredStates.dbNames(ChangeState.OPEN_STATES));
+    return args.toArray();
   }
 
   /** → cancelled ({@code change.cancelled}); false when it was cancelled already. */
   public CompletableFuture<Boolean> cancelChange(String changeId) {
-    return endChange(changeId, "cancelled", EventType.CHANGE_CANCELLED, null, null);
+    return endChange(changeId, ChangeState.CANCELLED, EventType.CHANGE_CANCELLED, null, null);
   }
 
   /**
@@ -321,17 +333,17 @@ public final class Lifecycle {
    * are told to stop and the claims of its Tasks are released (the future completes after that).
    */
   public CompletableFuture<Boolean> endChange(
-      String changeId, String state, EventType type, String reason, String causedBy) {
+      String changeId, ChangeState state, EventType type, String reason, String causedBy) {
     return afterEnd(
         changeId,
         onChangeShard(
             changeId,
             (tx, out, shard) ->
-                changes.end(tx, out, shard.writerId(), changeId, state, type, reason, causedBy)));
+                settler.end(tx, out, shard.writerId(), changeId, state, type, reason, causedBy)));
   }
 
   private CompletableFuture<Boolean> afterEnd(
-      String changeId, CompletableFuture<ChangeLedger.Ended> ended) {
+      String changeId, CompletableFuture<ChangeSettler.Ended> ended) {
     return ended.thenComposeAsync(
         e -> stopAndRelease(changeId, e.reason(), e.stopped()).thenApply(v -> e.changed()),
         afterEnd);
@@ -372,7 +384,7 @@ public final class Lifecycle {
   public CompletableFuture<Dispatched> dispatch(String changeId, String causedBy) {
     return onChangeShard(
         changeId,
-        (tx, out, shard) -> changes.dispatch(tx, out, shard.writerId(), changeId, causedBy));
+        (tx, out, shard) -> dispatcher.dispatch(tx, out, shard.writerId(), changeId, causedBy));
   }
 
   /**
@@ -382,7 +394,7 @@ public final class Lifecycle {
   public CompletableFuture<Settled> settle(String changeId, String causedBy) {
     return onChangeShard(
             changeId,
-            (tx, out, shard) -> changes.settle(tx, out, shard.writerId(), changeId, causedBy))
+            (tx, out, shard) -> settler.settle(tx, out, shard.writerId(), changeId, causedBy))
         .thenCompose(
             s ->
                 s.decision() != Settled.Decision.FAILED
@@ -390,7 +402,7 @@ public final class Lifecycle {
                     : CompletableFuture.supplyAsync(
                             () ->
                                 stopAndRelease(
-                                    changeId, ChangeLedger.endReason("failed"), s.stopped()),
+                                    changeId, ChangeState.FAILED.taskEndReason(), s.stopped()),
                             afterEnd)
                         .thenCompose(v -> v)
                         .thenApply(v -> s));
@@ -448,12 +460,14 @@ public final class Lifecycle {
         tx ->
             tx.queryLong(
                     "SELECT COUNT(*) FROM changes ch JOIN candidates c ON c.change_id ="
-                        + " ch.change_id WHERE ch.change_id = ? AND ch.state = 'verifying'"
-                        + " AND c.candidate_id = ? AND c.state = 'stale' AND NOT EXISTS (SELECT 1"
-                        + " FROM candidates n WHERE n.change_id = ch.change_id AND n.state <>"
-                        + " 'stale')",
+                        + " ch.change_id WHERE ch.change_id = ? AND ch.state = ?"
+                        + " AND c.candidate_id = ? AND c.state = ? AND NOT EXISTS (SELECT 1"
+                        + " FROM candidates n WHERE n.change_id = ch.change_id AND n.state <> ?)",
                     changeId,
-                    candidateId)
+                    ChangeState.VERIFYING.dbName(),
+                    candidateId,
+                    CandidateState.STALE.dbName(),
+                    CandidateState.STALE.dbName())
                 > 0);
   }
 
@@ -494,10 +508,10 @@ public final class Lifecycle {
    */
   public CompletableFuture<Approval> approveChange(String changeId) {
     ChangeInfo change;
-    String[] candidate;
+    CandidateLedger.Verified candidate;
     try {
       change = change(changeId).orElseThrow(() -> LifecycleException.unknownChange(changeId));
-      if (!"awaiting_approval".equals(change.state())) {
+      if (change.changeState() != ChangeState.AWAITING_APPROVAL) {
         throw new LifecycleException(
             "change "
                 + changeId
@@ -517,8 +531,8 @@ public final class Lifecycle {
     } catch (RuntimeException e) {
       return CompletableFuture.failedFuture(e);
     }
-    String candidateId = candidate[0];
-    long base = Long.parseLong(candidate[1]);
+    String candidateId = candidate.candidateId();
+    long base = candidate.baseGeneration();
     String cause = "approve:" + candidateId;
     return coordinator
         .root(change.projectId())
@@ -592,7 +606,7 @@ public final class Lifecycle {
               v ->
                   endChange(
                           sibling,
-                          "not_selected",
+                          ChangeState.NOT_SELECTED,
                           EventType.CHANGE_NOT_SELECTED,
                           "sibling variant " + changeId + " was promoted",
                           cause)
@@ -611,7 +625,8 @@ public final class Lifecycle {
               ChangeInfo c =
                   ChangeLedger.change(tx, changeId)
                       .orElseThrow(() -> LifecycleException.unknownChange(changeId));
-              if (!"awaiting_approval".equals(c.state()) && !"declined".equals(c.state())) {
+              if (c.changeState() != ChangeState.AWAITING_APPROVAL
+                  && c.changeState() != ChangeState.DECLINED) {
                 throw new LifecycleException(
                     "change "
                         + changeId
@@ -621,12 +636,12 @@ public final class Lifecycle {
                         + " can be declined",
                     true);
               }
-              return changes.end(
+              return settler.end(
                   tx,
                   out,
                   shard.writerId(),
                   changeId,
-                  "declined",
+                  ChangeState.DECLINED,
                   EventType.CHANGE_DECLINED,
                   "declined at approval",
                   null);
@@ -687,7 +702,7 @@ public final class Lifecycle {
             tx.query(
                 "SELECT t.project_id, t.change_id, t.task_id, t.agent_id, t.attempts FROM tasks t"
                     + " JOIN changes c ON c.change_id = t.change_id"
-                    + " WHERE t.state IN ('assigned', 'running') AND c.state = 'open'"
+                    + " WHERE t.state IN (?, ?) AND c.state = ?"
                     + " ORDER BY t.change_id, t.position LIMIT "
                     + limit,
                 rs ->
@@ -696,7 +711,10 @@ public final class Lifecycle {
                         rs.getString(2),
                         rs.getString(3),
                         rs.getString(4),
-                        rs.getInt(5))));
+                        rs.getInt(5)),
+                TaskState.ASSIGNED.dbName(),
+                TaskState.RUNNING.dbName(),
+                ChangeState.OPEN.dbName()));
   }
 
   // Agents ---------------------------------------------------------------------------------------
@@ -706,7 +724,7 @@ public final class Lifecycle {
     return onTaskShard(
         ref,
         (tx, out, shard) -> {
-          changes.agentWoken(tx, out, shard.writerId(), ref, commandId);
+          reports.agentWoken(tx, out, shard.writerId(), ref, commandId);
           return null;
         });
   }
@@ -716,7 +734,7 @@ public final class Lifecycle {
     return onTaskShard(
         ref,
         (tx, out, shard) -> {
-          changes.start(tx, out, shard.writerId(), ref);
+          reports.start(tx, out, shard.writerId(), ref);
           return null;
         });
   }
@@ -759,7 +777,7 @@ public final class Lifecycle {
   /** {@code changeset.proposed} for the Task's attempt; returns the changeset id. */
   public CompletableFuture<String> proposeChangeset(TaskRef ref) {
     return onTaskShard(
-        ref, (tx, out, shard) -> changes.proposeChangeset(tx, out, shard.writerId(), ref));
+        ref, (tx, out, shard) -> reports.proposeChangeset(tx, out, shard.writerId(), ref));
   }
 
   /** running → completed ({@code task.completed}). */
@@ -767,7 +785,7 @@ public final class Lifecycle {
     return onTaskShard(
         ref,
         (tx, out, shard) -> {
-          changes.complete(tx, out, shard.writerId(), ref);
+          reports.complete(tx, out, shard.writerId(), ref);
           return null;
         });
   }
@@ -777,7 +795,7 @@ public final class Lifecycle {
     return onTaskShard(
         ref,
         (tx, out, shard) -> {
-          changes.fail(tx, out, shard.writerId(), ref, error);
+          reports.fail(tx, out, shard.writerId(), ref, error);
           return null;
         });
   }

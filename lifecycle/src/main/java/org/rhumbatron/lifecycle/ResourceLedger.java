@@ -180,40 +180,48 @@ final class ResourceLedger implements ShardAlarmWork {
 
   private record DueClaim(String key, TaskRef ref) {}
 
+  /** The Task as {@link #checkHeld} reads it, with its Change's state and the tenant. */
+  private record HeldRow(
+      TaskState task, String agentId, int attempt, ChangeState change, String tenantId) {}
+
   /** The tenant of the Task's project; refuses a report for a Task the Agent does not hold. */
   private static String checkHeld(Tx tx, TaskRef ref) throws SQLException {
-    String[] row =
+    HeldRow row =
         tx.queryFirst(
                 "SELECT t.state, t.agent_id, t.attempts, c.state, p.tenant_id FROM tasks t"
                     + " JOIN changes c ON c.change_id = t.change_id"
                     + " JOIN projects p ON p.project_id = t.project_id WHERE t.task_id = ?",
                 rs ->
-                    new String[] {
-                      rs.getString(1),
-                      rs.getString(2),
-                      rs.getString(3),
-                      rs.getString(4),
-                      rs.getString(5)
-                    },
+                    new HeldRow(
+                        TaskState.fromDb(rs.getString(1)),
+                        rs.getString(2),
+                        rs.getInt(3),
+                        ChangeState.fromDb(rs.getString(4)),
+                        rs.getString(5)),
                 ref.taskId())
             .orElseThrow(() -> new TaskNotHeldException(ref.taskId(), ref.agentId(), "no task"));
-    if (!"open".equals(row[3])) {
+    if (row.change() != ChangeState.OPEN) {
       throw new TaskNotHeldException(
           ref.taskId(),
           ref.agentId(),
-          ("cancelled".equals(row[0]) ? "the task was cancelled: " : "")
+          (row.task() == TaskState.CANCELLED ? "the task was cancelled: " : "")
               + "its change is "
-              + row[3]);
+              + row.change().dbName());
     }
-    if (!ref.agentId().equals(row[1])
-        || !String.valueOf(ref.attempt()).equals(row[2])
-        || !"running".equals(row[0])) {
+    if (!ref.agentId().equals(row.agentId())
+        || ref.attempt() != row.attempt()
+        || row.task() != TaskState.RUNNING) {
       throw new TaskNotHeldException(
           ref.taskId(),
           ref.agentId(),
-          "the task is " + row[0] + " on attempt " + row[2] + " by " + row[1]);
+          "the task is "
+              + row.task().dbName()
+              + " on attempt "
+              + row.attempt()
+              + " by "
+              + row.agentId());
     }
-    return row[4];
+    return row.tenantId();
   }
 
   private static String tenantOf(Tx tx, String projectId) throws SQLException {

@@ -5,8 +5,6 @@ import java.util.List;
 /**
  * A Task as its row holds it.
  *
- * @param state pending, ready, assigned, running, completed, failed, blocked or cancelled (it had
- *     not ended when its Change ended)
  * @param attempt the current attempt, 0 before the Task was first ready
  * @param agentId the Agent admitted for the current attempt, or null
  * @param endReason why a cancelled Task ended ({@code change_failed}, {@code change_cancelled},
@@ -18,7 +16,7 @@ public record TaskInfo(
     String projectId,
     String key,
     String title,
-    String state,
+    TaskState taskState,
     List<String> dependsOn,
     List<String> resourceScopes,
     String agentId,
@@ -26,26 +24,43 @@ public record TaskInfo(
     String lastError,
     String endReason) {
 
-  /** The states of a Task that has not ended: its Change's end cancels it. */
-  public static final List<String> UNENDED_STATES =
-      List.of("pending", "ready", "assigned", "running");
+  /** The state by the name the API, the Events and the database use. */
+  public String state() {
+    return taskState.dbName();
+  }
 
   /** An Agent holds the Task. */
   public boolean held() {
-    return "assigned".equals(state) || "running".equals(state);
+    return TaskState.HELD.contains(taskState);
   }
 
   /** The Task's attempt ended without success. */
   public boolean failed() {
-    return "failed".equals(state) || "blocked".equals(state);
+    return taskState == TaskState.FAILED || taskState == TaskState.BLOCKED;
   }
 
   public boolean completed() {
-    return "completed".equals(state);
+    return taskState == TaskState.COMPLETED;
   }
 
   /** It had not ended when its Change ended ({@link #endReason} says how the Change ended). */
   public boolean cancelled() {
-    return "cancelled".equals(state);
+    return taskState == TaskState.CANCELLED;
+  }
+
+  TaskInfo withState(TaskState state, String agent, int attemptNow) {
+    return new TaskInfo(
+        taskId,
+        changeId,
+        projectId,
+        key,
+        title,
+        state,
+        dependsOn,
+        resourceScopes,
+        agent,
+        attemptNow,
+        lastError,
+        endReason);
   }
 }

@@ -176,7 +176,11 @@ abstract class ChangeEndContract {
     assertThat(
             lifecycle
                 .endChange(
-                    c, "not_selected", EventType.CHANGE_NOT_SELECTED, "sibling promoted", "x")
+                    c,
+                    ChangeState.NOT_SELECTED,
+                    EventType.CHANGE_NOT_SELECTED,
+                    "sibling promoted",
+                    "x")
                 .get())
         .isTrue();
     TaskInfo t = lifecycle.task(a.taskId()).orElseThrow();

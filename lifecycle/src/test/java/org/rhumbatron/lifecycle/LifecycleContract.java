@@ -115,6 +115,24 @@ abstract class LifecycleContract {
   }
 
   @Test
+  void aStateTheLifecycleDoesNotKnowFailsTheReadNamingTheValueAndTheTable() throws Exception {
+    f.project("p1");
+    String c =
+        lifecycle.createChange("p1", "req-1", WorkGraph.of(task("a"))).get().change().changeId();
+    f.database.inTransaction(
+        tx -> tx.update("UPDATE changes SET state = 'limbo' WHERE change_id = ?", c));
+    f.database.inTransaction(
+        tx -> tx.update("UPDATE tasks SET state = 'napping' WHERE change_id = ?", c));
+
+    assertThatThrownBy(() -> lifecycle.change(c))
+        .hasMessageContaining("'limbo'")
+        .hasMessageContaining("table changes");
+    assertThatThrownBy(() -> lifecycle.tasks(c))
+        .hasMessageContaining("'napping'")
+        .hasMessageContaining("table tasks");
+  }
+
+  @Test
   void createChangeRacedByThreadsAndTwoCoresWithOneRequestIdMakesOneChange() throws Exception {
     f.project("p-race");
     WorkGraph graph = WorkGraph.of(task("a"), task("b", "a"));
@@ -364,7 +382,8 @@ abstract class LifecycleContract {
     String d =
         lifecycle.createChange("p1", "req-2", WorkGraph.of(task("a"))).get().change().changeId();
     lifecycle
-        .endChange(d, "failed", org.rhumbatron.protocol.EventType.CHANGE_FAILED, "x", null)
+        .endChange(
+            d, ChangeState.FAILED, org.rhumbatron.protocol.EventType.CHANGE_FAILED, "x", null)
         .get();
     assertThatThrownBy(() -> lifecycle.cancelChange(d).get())
         .hasCauseInstanceOf(LifecycleException.class)

@@ -74,7 +74,10 @@ abstract class ProjectEndContract {
     String waiting = awaitingApproval("r1");
     String run = running("r2");
     String candidate =
-        f.database.read(tx -> CandidateLedger.verifiedCandidate(tx, waiting)).orElseThrow()[0];
+        f.database
+            .read(tx -> CandidateLedger.verifiedCandidate(tx, waiting))
+            .orElseThrow()
+            .candidateId();
 
     assertThat((delete ? lifecycle.deleteProject("p1") : lifecycle.archiveProject("p1")).get())
         .isTrue();

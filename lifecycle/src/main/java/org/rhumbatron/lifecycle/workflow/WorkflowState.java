@@ -25,6 +25,7 @@ public enum WorkflowState {
         return s;
       }
     }
-    throw new IllegalStateException("unknown workflow state in the database: " + name);
+    throw new IllegalStateException(
+        "unknown WorkflowState '" + name + "' in table workflow_instances");
   }
 }

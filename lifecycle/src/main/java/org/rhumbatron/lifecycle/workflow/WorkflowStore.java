@@ -75,42 +75,48 @@ final class WorkflowStore {
   Optional<WorkflowInstance> instance(String instanceId) {
     return database.read(
         tx -> {
-          Optional<String[]> row =
+          Optional<InstanceRow> row =
               tx.queryFirst(
                   "SELECT workflow_type, state, input, last_error FROM workflow_instances"
                       + " WHERE instance_id = ?",
                   rs ->
-                      new String[] {
-                        rs.getString(1), rs.getString(2), rs.getString(3), rs.getString(4)
-                      },
+                      new InstanceRow(
+                          rs.getString(1),
+                          WorkflowState.fromDb(rs.getString(2)),
+                          rs.getString(3),
+                          rs.getString(4)),
                   instanceId);
           if (row.isEmpty()) {
             return Optional.empty();
           }
           Map<String, JsonNode> results = new LinkedHashMap<>();
-          for (String[] step :
+          for (StepRow step :
               tx.query(
                   "SELECT step_name, result FROM workflow_steps WHERE instance_id = ?"
                       + " ORDER BY position",
-                  rs -> new String[] {rs.getString(1), rs.getString(2)},
+                  rs -> new StepRow(rs.getString(1), rs.getString(2)),
                   instanceId)) {
-            results.put(step[0], parse(step[1]));
+            results.put(step.name(), parse(step.result()));
           }
-          String[] r = row.get();
-          JsonNode input = parse(r[2]);
+          InstanceRow r = row.get();
+          JsonNode input = parse(r.input());
           if (!(input instanceof ObjectNode object)) {
             throw new SQLException("workflow " + instanceId + ": input is not a JSON object");
           }
           return Optional.of(
               new WorkflowInstance(
                   instanceId,
-                  r[0],
-                  WorkflowState.fromDb(r[1]),
+                  r.type(),
+                  r.state(),
                   object,
-                  r[3],
+                  r.lastError(),
                   Collections.unmodifiableMap(results)));
         });
   }
+
+  private record InstanceRow(String type, WorkflowState state, String input, String lastError) {}
+
+  private record StepRow(String name, String result) {}
 
   /** Keeps a step's result; a result already stored (another run's) stays. */
   void storeResult(String instanceId, String step, int position, JsonNode result, long nowMs) {

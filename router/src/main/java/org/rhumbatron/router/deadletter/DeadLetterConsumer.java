@@ -16,6 +16,7 @@ import java.util.concurrent.TimeoutException;
 import org.rhumbatron.coordinator.outbox.OutboxActor.Appender;
 import org.rhumbatron.coordinator.shard.ChangeEvents;
 import org.rhumbatron.coordinator.shard.ResourceShardActor;
+import org.rhumbatron.lifecycle.DeadLetterEffects;
 import org.rhumbatron.platform.db.Database;
 import org.rhumbatron.platform.db.StoredText;
 import org.rhumbatron.platform.db.Tx;
@@ -40,8 +41,9 @@ import org.slf4j.LoggerFactory;
  * shard that owns {@code change:<changeId>}: a {@code dead_letters} row (idempotent on {@code
  * command_id}); a ready or assigned Task goes to {@code blocked} ({@code blocked_limit =
  * dead_letter}) with {@code task.failed} in the shard's outbox; a command without a Task, or whose
- * Task is in any other state (e.g. running), puts the reason on the Change instead. It never sends
- * a command again: only an operator's Retry does.
+ * Task is in any other state (e.g. running), puts the reason on the Change instead (both through
+ * {@link DeadLetterEffects}: the lifecycle writes its own tables). It never sends a command again:
+ * only an operator's Retry does.
  */
 public final class DeadLetterConsumer
     implements QueueHandler<DeadLetterMessage>, QueueListener<DeadLetterMessage> {
@@ -58,14 +60,6 @@ public final class DeadLetterConsumer
       "UPDATE dead_letters SET origin_queue = ?, command = ?, reason = ?, delivery_count = ?,"
           + " attempt = ?, status = 'open', resolution = NULL, resolved_by = NULL,"
           + " resolved_at_ms = NULL WHERE command_id = ? AND attempt < ?";
-  private static final String TASK =
-      "SELECT t.state, p.tenant_id FROM tasks t JOIN projects p ON p.project_id = t.project_id"
-          + " WHERE t.task_id = ? AND t.change_id = ?";
-  private static final String BLOCK =
-      "UPDATE tasks SET state = 'blocked', blocked_limit = ?, last_error = ?, updated_at_ms = ?"
-          + " WHERE task_id = ? AND state IN ('ready', 'assigned')";
-  private static final String CHANGE_REASON =
-      "UPDATE changes SET reason = ?, updated_at_ms = ? WHERE change_id = ?";
 
   private final Database database;
   private final ChangeEvents changeEvents;
@@ -158,21 +152,21 @@ public final class DeadLetterConsumer
             + message.originQueue().wireName()
             + ": "
             + message.error();
-    Optional<String[]> task =
+    Optional<String> blockedIn =
         command.taskId() == null
             ? Optional.empty()
-            : tx.queryFirst(
-                TASK,
-                rs -> new String[] {rs.getString(1), rs.getString(2)},
+            : DeadLetterEffects.blockTask(
+                tx,
+                command.changeId(),
                 command.taskId(),
-                command.changeId());
-    if (task.isPresent()
-        && tx.update(BLOCK, BLOCKED_LIMIT, StoredText.of(message.error()), now, command.taskId())
-            == 1) {
-      out.append(taskFailed(shard, command, message, task.get()[1]));
+                BLOCKED_LIMIT,
+                StoredText.of(message.error()),
+                now);
+    if (blockedIn.isPresent()) {
+      out.append(taskFailed(shard, command, message, blockedIn.get()));
       return Recorded.TASK_BLOCKED;
     }
-    tx.update(CHANGE_REASON, StoredText.of(reason), now, command.changeId());
+    DeadLetterEffects.noteOnChange(tx, command.changeId(), StoredText.of(reason), now);
     return Recorded.CHANGE_REASON;
   }
 

@@ -1,0 +1,28 @@
+package org.rhumbatron.lifecycle;
+
+import java.util.Collections;
+import java.util.EnumSet;
+import java.util.Set;
+
+/** The state of a Candidate, as {@code candidates.state} stores it (lower case). */
+public enum CandidateState {
+  /** Composed; verification has not given its verdict. */
+  OPEN,
+  VERIFIED,
+  REJECTED,
+  PROMOTED,
+  /** Composed on a base the project has left. */
+  STALE;
+
+  /** The states of a Candidate that can still be promoted. */
+  public static final Set<CandidateState> LIVE =
+      Collections.unmodifiableSet(EnumSet.of(OPEN, VERIFIED));
+
+  public String dbName() {
+    return StoredStates.dbName(this);
+  }
+
+  static CandidateState fromDb(String value) {
+    return StoredStates.parse(CandidateState.class, value, "candidates");
+  }
+}
