@@ -1,6 +1,7 @@
 package org.rhumbatron.app;
 
 import io.javalin.Javalin;
+import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -11,10 +12,13 @@ final class HttpServer implements AutoCloseable {
   private static final Set<String> METHODS = Set.of("GET", "POST", "PUT", "PATCH", "DELETE");
 
   private final Javalin app;
+  private final Api api;
   private final List<String> routes;
+  private volatile boolean closed;
 
-  private HttpServer(Javalin app, List<String> routes) {
+  private HttpServer(Javalin app, Api api, List<String> routes) {
     this.app = app;
+    this.api = api;
     this.routes = routes;
   }
 
@@ -35,7 +39,7 @@ final class HttpServer implements AutoCloseable {
     api.mount(app);
     CoreMetrics.mount(app, metrics);
     app.start("127.0.0.1", port);
-    return new HttpServer(app, routes);
+    return new HttpServer(app, api, routes);
   }
 
   int port() {
@@ -47,8 +51,22 @@ final class HttpServer implements AutoCloseable {
     return List.copyOf(routes);
   }
 
+  /**
+   * Answers every request from now on with 503 and {@code Retry-After}, saying {@code why}, and
+   * waits at most {@code within} for those in flight; returns how many still run.
+   */
+  int stopTaking(String why, Duration within) throws InterruptedException {
+    return api.stopTaking(why, within);
+  }
+
+  /** True once the port is closed: a client's connection is refused from then on. */
+  boolean closed() {
+    return closed;
+  }
+
   @Override
   public void close() {
+    closed = true;
     app.stop();
   }
 }
