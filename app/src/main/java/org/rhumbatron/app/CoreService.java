@@ -33,8 +33,6 @@ final class CoreService implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(CoreService.class);
   private static final Duration ALARM_TICK = Duration.ofMillis(250);
   private static final Duration UNLOAD_IDLE_AFTER = Duration.ofMinutes(10);
-  // Bounds how long the hand-over waits for API requests a stopping node took.
-  private static final Duration HTTP_DRAIN = Duration.ofSeconds(5);
 
   private final DataDirLock dataLock;
   private final DataDirLock sqliteLock;
@@ -369,7 +367,7 @@ final class CoreService implements AutoCloseable {
     }
     log.info("core is stopping");
     // First the API: what arrives from now on is a 503 to retry elsewhere, what it took ends.
-    drainHttp();
+    http.stopTaking("core node " + ownership.nodeId() + " is stopping: retry, on another node");
     closeQuietly(natsWait); // a start it runs may still add a router and consumers
     natsSide.stopStarting();
     // The duties go next, so another node takes them over at once; what this node still writes
@@ -389,18 +387,6 @@ final class CoreService implements AutoCloseable {
         dataLock); // last: the directory is free once its nats-server and database are closed
     log.info("core stopped");
     closed.countDown();
-  }
-
-  private void drainHttp() {
-    String why = "core node " + ownership.nodeId() + " is stopping: retry, on another node";
-    try {
-      int left = http.stopTaking(why, HTTP_DRAIN);
-      if (left > 0) {
-        log.warn("{} API requests still running after {}; stopping anyway", left, HTTP_DRAIN);
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
   }
 
   /** True once the HTTP port is closed, the last step of {@link #close()} a client can see. */

@@ -6,10 +6,15 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.rhumbatron.app.api.Api;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /** Core's HTTP server: the API of {@link Api} (with {@code /healthz} and {@code /readyz}). */
 final class HttpServer implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(HttpServer.class);
   private static final Set<String> METHODS = Set.of("GET", "POST", "PUT", "PATCH", "DELETE");
+  // Bounds how long a stopping node's hand-over waits for the API requests it took.
+  private static final Duration DRAIN = Duration.ofSeconds(5);
 
   private final Javalin app;
   private final Api api;
@@ -53,10 +58,17 @@ final class HttpServer implements AutoCloseable {
 
   /**
    * Answers every request from now on with 503 and {@code Retry-After}, saying {@code why}, and
-   * waits at most {@code within} for those in flight; returns how many still run.
+   * waits at most {@link #DRAIN} for those in flight.
    */
-  int stopTaking(String why, Duration within) throws InterruptedException {
-    return api.stopTaking(why, within);
+  void stopTaking(String why) {
+    try {
+      int left = api.stopTaking(why, DRAIN);
+      if (left > 0) {
+        log.warn("{} API requests still running after {}; stopping anyway", left, DRAIN);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 
   /** True once the port is closed: a client's connection is refused from then on. */
