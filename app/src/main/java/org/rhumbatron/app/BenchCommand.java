@@ -4,6 +4,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.Callable;
+import org.rhumbatron.platform.db.Database;
 import org.rhumbatron.platform.natsserver.PrivateNatsServer;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -250,10 +251,29 @@ final class BenchCommand implements Runnable {
                 + " one, so that the JIT has compiled the path.")
     int warmupSeconds;
 
+    @Option(
+        names = "--nodes",
+        defaultValue = "1",
+        description =
+            "Core nodes in this process on the one --db (PostgreSQL when more than 1) and NATS"
+                + " server, each with its own data directory under --data; the Changes go to"
+                + " their lifecycles round-robin.")
+    int nodes;
+
+    @picocli.CommandLine.Spec picocli.CommandLine.Model.CommandSpec spec;
+
     @Override
     public Integer call() throws Exception {
       require(this, rounds >= 1, "--rounds must be at least 1, was " + rounds);
       require(this, changes >= 1, "--changes must be at least 1, was " + changes);
+      require(this, nodes >= 1, "--nodes must be at least 1, was " + nodes);
+      if (nodes > 1 && (common.db == null || Database.sqliteFile(common.db).isPresent())) {
+        // Through this command's own CommandLine, so that the message goes to Main's err.
+        throw new picocli.CommandLine.ParameterException(
+            spec.commandLine(),
+            BenchNodes.sqliteRefusal(
+                nodes, common.db == null ? "the default (a file in --data)" : common.db));
+      }
       require(this, projects >= 1, "--projects must be at least 1, was " + projects);
       require(
           this, warmupSeconds >= 0, "--warmup-seconds must not be negative, was " + warmupSeconds);
@@ -270,7 +290,8 @@ final class BenchCommand implements Runnable {
                       rounds,
                       Duration.ofSeconds(warmupSeconds),
                       ownServer,
-                      scopes)
+                      scopes,
+                      nodes)
                   .run());
     }
   }

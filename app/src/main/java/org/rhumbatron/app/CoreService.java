@@ -366,12 +366,13 @@ final class CoreService implements AutoCloseable {
       return;
     }
     log.info("core is stopping");
-    closeQuietly(natsWait); // first: a start it runs may still add a router and consumers
+    // First the API: what arrives from now on is a 503 to retry elsewhere, what it took ends.
+    http.stopTaking("core node " + ownership.nodeId() + " is stopping: retry, on another node");
+    closeQuietly(natsWait); // a start it runs may still add a router and consumers
     natsSide.stopStarting();
-    // The duties go first, so another node takes them over at once; what this node still writes
+    // The duties go next, so another node takes them over at once; what this node still writes
     // under them meanwhile is fenced.
     closeQuietly(
-        http,
         ownership,
         natsSide.router(),
         clefFlash,
@@ -380,11 +381,17 @@ final class CoreService implements AutoCloseable {
         coordinator,
         database,
         natsSide.connection(),
+        http, // answers 503 until here: a client sees a refused connection only once it stopped
         privateNats,
         sqliteLock,
         dataLock); // last: the directory is free once its nats-server and database are closed
     log.info("core stopped");
     closed.countDown();
+  }
+
+  /** True once the HTTP port is closed, the last step of {@link #close()} a client can see. */
+  boolean httpClosed() {
+    return http.closed();
   }
 
   private static void closeQuietly(AutoCloseable... parts) {

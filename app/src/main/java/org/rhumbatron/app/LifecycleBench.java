@@ -82,6 +82,7 @@ final class LifecycleBench {
   private final Duration warmup;
   private final boolean ownServer;
   private final LifecycleWorkload.Scopes scopes;
+  private final int nodes;
   private final EnvelopeCodec codec = new EnvelopeCodec();
   // Project ids of this run: ids (and the command and event ids derived from them) that no earlier
   // run used, so that neither a kept database nor the streams' duplicate window knows them.
@@ -96,7 +97,8 @@ final class LifecycleBench {
       int rounds,
       Duration warmup,
       boolean ownServer,
-      LifecycleWorkload.Scopes scopes) {
+      LifecycleWorkload.Scopes scopes,
+      int nodes) {
     this.natsUrl = natsUrl;
     this.dataDir = dataDir;
     this.dbUrl = dbUrl;
@@ -106,6 +108,7 @@ final class LifecycleBench {
     this.warmup = warmup;
     this.ownServer = ownServer;
     this.scopes = scopes;
+    this.nodes = nodes;
   }
 
   String run() throws Exception {
@@ -129,19 +132,18 @@ final class LifecycleBench {
     List<Round> measured = new ArrayList<>();
     int warmRounds = 0;
     String dialect;
-    try (CoreService core =
-        CoreService.start(new CoreConfig(natsUrl, dataDir, dbUrl, 0, settings))) {
-      Database db = core.coordinator().database();
+    try (BenchNodes cores = BenchNodes.start(nodes, natsUrl, dataDir, dbUrl, settings)) {
+      Database db = cores.database();
       dialect = db.dialect().name();
       // Warm-up rounds at full size, at least one and for the warm-up time: the JIT compiles
       // for seconds, and after a single warm-up round the rates still rose round by round
       // (7.6, 10.0, 10.8 Changes/s with --changes 50). Then the measured rounds.
       long warmUntil = System.nanoTime() + warmup.toNanos();
       do {
-        round(core.lifecycle(), db, "w" + warmRounds++);
+        round(cores, db, "w" + warmRounds++);
       } while (System.nanoTime() < warmUntil);
       for (int r = 1; r <= rounds; r++) {
-        measured.add(round(core.lifecycle(), db, "r" + r));
+        measured.add(round(cores, db, "r" + r));
       }
     }
 
@@ -149,6 +151,7 @@ final class LifecycleBench {
     out.put("bench", "lifecycle");
     out.put("database", dialect);
     out.put("nats", natsUrl);
+    out.put("nodes", nodes);
     out.put("changes", changes);
     out.put("projects", projects);
     out.put("tasks_per_change", LifecycleWorkload.TASKS);
@@ -224,11 +227,12 @@ final class LifecycleBench {
 
   /**
    * One round: {@code projects} new Projects provisioned, each with a live app (not measured), then
-   * {@code changes} Changes created at once, spread over them, until every one is verifying and
-   * then until every one is completed; then its figures from the database, once its Events are
-   * published and applied.
+   * {@code changes} Changes created at once, spread over them and round-robin over the nodes'
+   * lifecycles, until every one is verifying and then until every one is completed; then its
+   * figures from the database, once its Events are published and applied.
    */
-  private Round round(Lifecycle lifecycle, Database db, String r) throws Exception {
+  private Round round(BenchNodes cores, Database db, String r) throws Exception {
+    Lifecycle lifecycle = cores.lifecycle(0);
     List<String> projectIds = new ArrayList<>();
     for (int p = 0; p < projects; p++) {
       projectIds.add("p-bench-lc-" + runId + "-" + r + "-" + p);
@@ -247,7 +251,9 @@ final class LifecycleBench {
           LifecycleWorkload.twentyTasks(
               scopes == LifecycleWorkload.Scopes.SHARED ? "src/" : "src/c" + c + "/");
       creates.add(
-          lifecycle.createChange(projectIds.get(c % projects), "bench-" + r + "-c" + c, graph));
+          cores
+              .lifecycle(c)
+              .createChange(projectIds.get(c % projects), "bench-" + r + "-c" + c, graph));
     }
     List<String> changeIds = new ArrayList<>();
     for (CompletableFuture<ChangeCreated> f : creates) {

@@ -37,11 +37,13 @@ class LifecycleBenchTest {
                 1,
                 Duration.ZERO,
                 false,
-                LifecycleWorkload.Scopes.DISJOINT)
+                LifecycleWorkload.Scopes.DISJOINT,
+                1)
             .run();
 
     JsonNode out = new ObjectMapper().readTree(json);
     assertThat(out.path("bench").asText()).isEqualTo("lifecycle");
+    assertThat(out.path("nodes").asInt()).isEqualTo(1);
     assertThat(out.path("changes_per_s").asDouble()).isPositive();
     assertThat(out.path("tasks_per_s").asDouble())
         .isEqualTo(
@@ -128,7 +130,8 @@ class LifecycleBenchTest {
               1,
               Duration.ZERO,
               false,
-              LifecycleWorkload.Scopes.SHARED);
+              LifecycleWorkload.Scopes.SHARED,
+              1);
 
       assertThatThrownBy(bench::run)
           .isInstanceOf(IllegalStateException.class)
@@ -140,6 +143,26 @@ class LifecycleBenchTest {
                   .getConsumerCount())
           .isEqualTo(1);
     }
+  }
+
+  @Test
+  void severalNodesOnSqliteAreRefusedBeforeAnythingStarts() {
+    for (String[] db : new String[][] {{}, {"--db", data.resolve("bench.db").toString()}}) {
+      java.util.List<String> args =
+          new java.util.ArrayList<>(
+              List.of("bench", "lifecycle", "--nodes", "2", "--data", data.toString()));
+      args.addAll(List.of(db));
+      java.io.StringWriter err = new java.io.StringWriter();
+      int code =
+          Main.run(
+              java.util.Map.of(),
+              new java.io.PrintWriter(new java.io.StringWriter()),
+              new java.io.PrintWriter(err),
+              args.toArray(String[]::new));
+      assertThat(code).as(err.toString()).isEqualTo(2);
+      assertThat(err.toString()).contains("--nodes 2 needs a PostgreSQL --db");
+    }
+    assertThat(data.resolve("bench.db")).doesNotExist();
   }
 
   private static void assertLatency(JsonNode latency) {

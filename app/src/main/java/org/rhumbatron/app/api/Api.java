@@ -5,6 +5,7 @@ import io.javalin.config.JavalinConfig;
 import io.nats.client.Connection;
 import java.io.IOException;
 import java.io.InputStream;
+import java.time.Duration;
 import java.util.function.Supplier;
 import org.rhumbatron.lifecycle.Lifecycle;
 import org.rhumbatron.platform.cluster.DutyOwnership;
@@ -26,6 +27,7 @@ public final class Api {
   private final Supplier<Connection> nats;
   private final NatsGate natsGate;
   private final BearerAuth auth;
+  private final StopGate stopGate = new StopGate();
   private Supplier<ConsumerLags> lags = () -> null;
   private Supplier<DutyOwnership> ownership = OwnsEverything::single;
 
@@ -76,6 +78,7 @@ public final class Api {
       log.warn(BearerAuth.NO_TOKEN);
     }
     ApiErrors.register(app);
+    stopGate.mount(app); // before the token check: a stopping node answers 503 to every request
     app.before(auth::check);
     byte[] openapi = openapi();
     app.get(
@@ -90,6 +93,15 @@ public final class Api {
     new TraceRoutes(database).mount(app);
     new ClusterRoutes(ownership).mount(app);
     new DashboardRoutes().mount(app);
+  }
+
+  /**
+   * From now on answers every request, on every path, with 503, {@code Retry-After} and {@code
+   * why}; waits at most {@code within} for the requests already taken, and returns how many still
+   * run.
+   */
+  public int stopTaking(String why, Duration within) throws InterruptedException {
+    return stopGate.close(why, within);
   }
 
   static byte[] openapi() {

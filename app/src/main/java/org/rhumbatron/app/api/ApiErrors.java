@@ -3,10 +3,12 @@ package org.rhumbatron.app.api;
 import io.javalin.Javalin;
 import io.javalin.http.Context;
 import io.javalin.http.HttpResponseException;
+import java.sql.SQLException;
 import org.rhumbatron.lifecycle.LifecycleException;
 import org.rhumbatron.lifecycle.TaskNotHeldException;
 import org.rhumbatron.lifecycle.UnknownItemException;
 import org.rhumbatron.lifecycle.WorkGraphException;
+import org.rhumbatron.platform.cluster.FencedException;
 import org.rhumbatron.platform.queue.CommandSendException;
 import org.rhumbatron.router.deadletter.DeadLetterException;
 import org.rhumbatron.router.deadletter.DeadLetterNotFoundException;
@@ -16,8 +18,9 @@ import org.slf4j.LoggerFactory;
 /**
  * Every failure becomes the one error shape with its status: a bad request 400, no or a wrong token
  * 401, no token configured 403, an unknown id or route 404, a refusal of the state machine 409 (a
- * Task the Agent does not hold, a closed or poison dead letter), 413 for a large body, 503 when
- * NATS or an actor did not answer, 500 for a bug.
+ * Task the Agent does not hold, a closed or poison dead letter), 413 for a large body, 503 with
+ * {@code Retry-After} when NATS, an actor or the database did not answer, the node lost the duty
+ * the request needed or is stopping, 500 for a bug.
  */
 final class ApiErrors {
   private static final Logger log = LoggerFactory.getLogger(ApiErrors.class);
@@ -55,9 +58,42 @@ final class ApiErrors {
     app.exception(
         Exception.class,
         (e, ctx) -> {
+          String retryable = retryable(e);
+          if (retryable != null) {
+            log.warn("{} {} answered 503: {}", ctx.method(), ctx.path(), retryable);
+            send(ctx, 503, retryable, null);
+            return;
+          }
           log.error("{} {} failed", ctx.method(), ctx.path(), e);
           send(ctx, 500, "internal error: " + e.getClass().getSimpleName(), null);
         });
+  }
+
+  /**
+   * Why {@code e} is worth a retry, or null: this node lost the duty the request needed (another
+   * node holds it now), or the database did not answer or rolled back a conflict.
+   */
+  static String retryable(Throwable e) {
+    FencedException fenced = FencedException.in(e);
+    if (fenced != null) {
+      return "this node no longer holds " + fenced.duty().key() + ": retry";
+    }
+    for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      if (t instanceof java.net.ConnectException
+          || t instanceof SQLException s && retryableState(s.getSQLState())) {
+        return "the database is unavailable: " + t.getMessage();
+      }
+    }
+    return null;
+  }
+
+  /** Connection failures (08), server shutting down (57P0x), too many connections, rollbacks. */
+  private static boolean retryableState(String state) {
+    return state != null
+        && (state.startsWith("08")
+            || state.startsWith("57P0")
+            || state.equals("53300")
+            || state.startsWith("40"));
   }
 
   /** Sets {@code Allow} to the methods the path takes and says them in the message. */

@@ -12,9 +12,15 @@ import java.util.Map;
 final class Json {
   static final ObjectMapper MAPPER = new ObjectMapper();
 
+  /** What every 503 tells the client to wait before it retries (here or on another node). */
+  static final int RETRY_AFTER_SECONDS = 1;
+
   private Json() {}
 
   static void answer(Context ctx, int status, Object body) {
+    if (status == 503) {
+      ctx.header("Retry-After", Integer.toString(RETRY_AFTER_SECONDS));
+    }
     try {
       ctx.status(status).contentType("application/json").result(MAPPER.writeValueAsBytes(body));
     } catch (JsonProcessingException e) {

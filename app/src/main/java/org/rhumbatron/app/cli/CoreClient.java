@@ -13,6 +13,8 @@ import java.time.Duration;
 final class CoreClient {
   static final ObjectMapper JSON = new ObjectMapper();
   private static final Duration TIMEOUT = Duration.ofSeconds(30);
+  private static final int RETRIES_ON_503 = 3;
+  private static final Duration MAX_RETRY_AFTER = Duration.ofSeconds(10);
 
   private final String base;
   private final String token;
@@ -62,6 +64,16 @@ final class CoreClient {
     HttpResponse<String> response;
     try {
       response = http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+      // A 503 with Retry-After (a node stopping, NATS or the database away a moment) is retried;
+      // a write it refused did nothing, and a create carries its clientRequestId.
+      for (int retry = 0; retry < RETRIES_ON_503; retry++) {
+        Duration wait = retryAfter(response);
+        if (wait == null) {
+          break;
+        }
+        Thread.sleep(wait.toMillis());
+        response = http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+      }
     } catch (IOException e) {
       throw unreachable(e);
     } catch (InterruptedException e) {
@@ -69,6 +81,22 @@ final class CoreClient {
       throw unreachable(e);
     }
     return answer(method, path, response);
+  }
+
+  /** How long a 503 asks to wait (at most {@link #MAX_RETRY_AFTER}), or null: no retry. */
+  static Duration retryAfter(HttpResponse<?> response) {
+    if (response.statusCode() != 503) {
+      return null;
+    }
+    String value = response.headers().firstValue("Retry-After").orElse(null);
+    try {
+      long seconds = value == null ? -1 : Long.parseLong(value.trim());
+      return seconds < 0
+          ? null
+          : Duration.ofSeconds(Math.min(seconds, MAX_RETRY_AFTER.toSeconds()));
+    } catch (NumberFormatException e) {
+      return null; // an HTTP date: core sends seconds, so this is no core of ours to wait for
+    }
   }
 
   private CliException unreachable(Exception e) {

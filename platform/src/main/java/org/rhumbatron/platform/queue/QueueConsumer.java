@@ -74,6 +74,7 @@ public final class QueueConsumer<T> implements AutoCloseable {
   private static final Duration DEAD_LETTER_SEND_TIMEOUT = Duration.ofSeconds(10);
   private static final Duration FETCH_ERROR_PAUSE = Duration.ofMillis(500);
   private static final Duration CLOSE_WAIT = Duration.ofSeconds(5);
+  private static final Duration UNREAD_WAIT = Duration.ofMillis(1);
 
   private final QueueRuntime runtime;
   private final QueueConsumerConfig config;
@@ -260,15 +261,18 @@ public final class QueueConsumer<T> implements AutoCloseable {
     holds.add(hold);
     try {
       handlers.execute(() -> run(worker, hold));
-    } catch (RejectedExecutionException closing) { // comes back after the ack wait
+    } catch (RejectedExecutionException closing) {
       holds.remove(hold);
+      release(hold);
       worker.done();
     }
   }
 
   private void run(Worker worker, MessageHold hold) {
     try {
-      if (open && !hold.expired()) { // else it comes back after the ack wait
+      if (!open) {
+        release(hold);
+      } else if (!hold.expired()) { // else it comes back after the ack wait
         handleOne(hold);
       }
     } catch (RuntimeException e) { // a bug here must not stop the consumer
@@ -276,6 +280,38 @@ public final class QueueConsumer<T> implements AutoCloseable {
     } finally {
       holds.remove(hold);
       worker.done();
+    }
+  }
+
+  /**
+   * Gives back a message this consumer took but will not handle, as it closes: a nak redelivers it
+   * at once, to another node's consumer, instead of after the ack wait.
+   */
+  private static void release(MessageHold hold) {
+    hold.settle(
+        () -> {
+          try {
+            hold.message().nak();
+          } catch (RuntimeException e) { // the connection may be closed: the ack wait covers it
+            log.debug("nak on close failed: {}", e.toString());
+          }
+        });
+  }
+
+  /** Naks the messages a pull delivered that no worker read before the consumer closed. */
+  private static void releaseUnread(JetStreamSubscription sub) {
+    try {
+      for (Message m = sub.nextMessage(UNREAD_WAIT); m != null; m = sub.nextMessage(UNREAD_WAIT)) {
+        if (m.isJetStream()) {
+          m.nak();
+        }
+      }
+    } catch (RuntimeException
+        | InterruptedException e) { // closed meanwhile: the ack wait covers it
+      if (e instanceof InterruptedException) {
+        Thread.currentThread().interrupt();
+      }
+      log.debug("releasing unread messages failed: {}", e.toString());
     }
   }
 
@@ -546,7 +582,10 @@ public final class QueueConsumer<T> implements AutoCloseable {
     }
   }
 
-  /** Stops fetching, lets running handlers finish (up to 5 s) and unbinds. */
+  /**
+   * Stops fetching, lets running handlers finish (up to 5 s), gives back what it took and did not
+   * start (another node's consumer gets it at once), and unbinds.
+   */
   @Override
   public void close() {
     open = false;
@@ -567,6 +606,7 @@ public final class QueueConsumer<T> implements AutoCloseable {
       handlers.shutdownNow();
     }
     for (JetStreamSubscription sub : subscriptions) {
+      releaseUnread(sub);
       try {
         sub.unsubscribe();
       } catch (RuntimeException e) { // the connection may be closed already
