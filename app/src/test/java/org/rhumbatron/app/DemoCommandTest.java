@@ -1,6 +1,7 @@
 package org.rhumbatron.app;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -318,6 +319,47 @@ class DemoCommandTest {
       }
     }
     return names;
+  }
+
+  @Test
+  void onThreeCoresOneIsKilledHalfWayItsDutiesMoveAndEveryChangeEnds() throws Exception {
+    Path dir = data.resolve("demo-cores");
+    // Short leases, so that the killed core's duties move within seconds.
+    Path config =
+        Files.writeString(
+            data.resolve("cores.properties"), "cluster.lease=3s\ncluster.heartbeat=1s\n");
+    Demo demo =
+        Demo.start(
+            null,
+            "demo",
+            "--cores",
+            "3",
+            "--db",
+            "postgres",
+            "--changes",
+            "6",
+            "--config",
+            config.toString(),
+            "--data",
+            dir.toString());
+    assertThat(demo.waitFor()).as("exit code; output: %s", demo.lines).isZero();
+
+    String out = String.join("\n", demo.lines);
+    assertThat(out)
+        .contains("6 created of 6: 6 completed")
+        .containsPattern("cores +3; demo-core-\\d-\\w+ SIGKILLed half way")
+        .containsPattern("takeover +\\d+\\.\\d s until the other cores held all its duties")
+        .containsPattern("every Change ended +yes");
+    assertThat(dir.resolve("core-2.log")).exists();
+    assertThat(dir.resolve("core-3.log")).exists();
+  }
+
+  @Test
+  void severalCoresOnSqliteAreRefusedInOneLine() {
+    assertThat(Main.run("demo", "--cores", "2", "--data", data.resolve("x").toString()))
+        .isEqualTo(2);
+    assertThatThrownBy(() -> DemoCommand.checkCores(2, "sqlite"))
+        .hasMessageContaining("--cores 2 needs --db postgres");
   }
 
   @Test

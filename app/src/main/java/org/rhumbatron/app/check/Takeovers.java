@@ -19,6 +19,7 @@ import java.util.function.Supplier;
  */
 final class Takeovers {
   static final Duration POLL = Duration.ofMillis(100);
+  static final Duration ANSWER_WITHIN = Duration.ofSeconds(60);
   static final String NOT_TAKEN_OVER = "duties_not_taken_over";
 
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -33,10 +34,22 @@ final class Takeovers {
     this.clock = clock;
   }
 
-  /** The node id core at {@code apiUrl} answers with, or null when it does not answer. */
-  String nodeId(String apiUrl) {
-    JsonNode cluster = cluster(apiUrl);
-    return cluster == null ? null : cluster.path("nodeId").asText(null);
+  /**
+   * The node id core at {@code apiUrl} answers with, waiting up to {@link #ANSWER_WITHIN} for a
+   * core that is still starting; null when it does not answer.
+   */
+  String nodeId(String apiUrl) throws InterruptedException {
+    long deadline = clock.millis() + ANSWER_WITHIN.toMillis();
+    while (true) {
+      JsonNode cluster = cluster(apiUrl);
+      if (cluster != null) {
+        return cluster.path("nodeId").asText(null);
+      }
+      if (clock.millis() > deadline) {
+        return null;
+      }
+      Thread.sleep(POLL.toMillis());
+    }
   }
 
   /**
