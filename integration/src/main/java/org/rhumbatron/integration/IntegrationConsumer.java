@@ -34,29 +34,15 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The one handler of the integration, verification and release queues, with the integration
- * module's own limits (the seed's {@code MAX_DELIVERIES = 4}):
- *
- * <ol>
- *   <li>a bounded command with more work asks for another delivery after {@code
- *       integration.more-work-delay} (10 s);
- *   <li>a thrown error retries after the queue's delay (30 s) and goes to dead-letter after its 3
- *       retries;
- *   <li>a bounded command gets at most {@code integration.max-deliveries} (4) deliveries: the 4th
- *       is acknowledged with its rest left for the next sweep.
- * </ol>
- *
- * <p>Bounded here: {@code forks.sweep}, {@code project.cleanup} and {@code candidates.recompose},
- * at most {@code integration.rows-per-delivery} (10) Changes each delivery. Waiting: a {@code
- * candidate.create} whose changesets overlap open claims of other Changes asks for another delivery
- * after {@code integration.conflict-review-delay} (45 s); its 4th delivery composes anyway (when
- * that compose throws, the waits have spent the message's retries, so a fresh {@code
- * candidate.create} that composes at once takes over, once: {@code <command id>_composes}). A
- * request that can never succeed (a payload without a field its handler needs, an unknown or ended
- * Project or Change) is rejected: dead-lettered at once with the reason naming it. A command of an
- * archived or deleted Project is refused ({@link Outcome#refuse}): acknowledged with its reason, no
- * dead letter, its Change ended with the Project. A command type whose handler belongs to a later
- * issue throws, so it is retried and dead-lettered, never acked unhandled.
+ * The one handler of the integration, verification and release queues, with the seed's limits of
+ * the integration module (settings {@code integration.*}): a bounded command ({@code forks.sweep},
+ * {@code project.cleanup}, {@code candidates.recompose}) that has more work asks for another
+ * delivery, up to {@code integration.max-deliveries}, the last leaving the rest to the next sweep;
+ * a {@code candidate.create} that overlaps open claims waits for a conflict review the same way,
+ * and its last delivery composes anyway (a fresh {@code <command id>_composes} takes over once when
+ * that compose throws). A request that can never succeed is rejected (dead-lettered with the
+ * reason); a command of an archived or deleted Project is refused (acknowledged, its Change ended
+ * with the Project); a command type without a handler throws, so it is never acked unhandled.
  */
 public final class IntegrationConsumer implements QueueHandler<Command> {
   private static final Logger log = LoggerFactory.getLogger(IntegrationConsumer.class);

@@ -13,31 +13,18 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Moves SQLite's WAL checkpoints off the commit path. By default the commit that crosses 1,000 WAL
- * pages runs the checkpoint (copy and fsync) while every writer waits; measured on the outbox
- * benchmark, turning that off raised commits from 2.1k/s to 3.1k/s. Here the writer's automatic
- * checkpoint is off and this connection runs a PASSIVE checkpoint twice a second, which never
- * blocks the writer.
- *
- * <p>A PASSIVE checkpoint copies pages but never moves the writer back to the start of the WAL:
- * under a steady load of commits the log is never fully copied when a transaction starts, so it
- * grew without end (past 1 GB in a 20 s outbox benchmark), every commit extended the file and the
- * kernel zeroed the new blocks. Once the log holds {@link #RESTART_FRAMES} frames, a RESTART
- * checkpoint copies what PASSIVE left, waits for the readers still on the log, and the next commit
- * writes from the start of the file again. It holds the writer meanwhile: 2-37 ms measured, most of
- * it the fsync of the database file.
+ * Moves SQLite's WAL checkpoints off the commit path: the writer's automatic checkpoint is off and
+ * this connection runs a PASSIVE checkpoint twice a second, which never blocks the writer. PASSIVE
+ * never moves the writer back to the start of the WAL, so under steady commits the log would grow
+ * without end; once it holds {@link #RESTART_FRAMES} frames a RESTART checkpoint (which holds the
+ * writer briefly) lets the next commit write from the start again. Figures: docs/performance.md,
+ * "Constants and their measurements".
  */
 final class WalCheckpointer implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(WalCheckpointer.class);
   private static final long EVERY_MS = 500;
 
-  /**
-   * 16,384 frames of 4 KiB pages: about 64 MiB of WAL before it restarts. Against 4,096, jars
-   * alternating: bench outbox 21,456 / 18,806 / 20,331 / 20,317 commits/s against 16,730 / 16,327 /
-   * 17,889 / 17,233 (p99 7.2-10.0 ms against 6.8-10.8 ms); bench router the same throughput, p99
-   * publish-to-applied 101-166 ms against 110-210 ms over 6 runs each. Fewer restarts hold the
-   * writer less often, and a page written many times between them is copied once.
-   */
+  /** About 64 MiB of 4 KiB pages: fewer restarts hold the writer less often. */
   static final int RESTART_FRAMES = 16_384;
 
   private static final long RESTART_READER_WAIT_MS = 20;

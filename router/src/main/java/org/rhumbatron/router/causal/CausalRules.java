@@ -35,36 +35,20 @@ import org.rhumbatron.protocol.EventType;
 import org.rhumbatron.protocol.StableIds;
 
 /**
- * The seed's rules of {@code routeCausalBatch}, in the seed's order: {@code task.ready} is ignored
- * (the dispatcher already sent the wake); informational types cause nothing; {@code change.created}
- * and {@code task.completed} queue {@code change.dispatch} for the Change (its newly ready Tasks,
- * and a ready Task waiting at the 8-agent limit gets the slot the completed one freed); {@code
- * task.failed} queues {@code change.settle} (which readies the Task again and dispatches, so the
- * freed slot is used there); {@code verification.started} with reason {@code work_graph_completed}
- * queues {@code candidate.create}; {@code artifact.promoted} queues {@code index.build}, and {@code
- * canonical.advanced} queues {@code candidates.recompose} and {@code index.build} and wakes every
- * active Agent of the project.
+ * The seed's rules of {@code routeCausalBatch}, in the seed's order ({@link #route} for the
+ * lifecycle Events; resource Events wake the Agents whose scopes they overlap, a prefix-only
+ * overlap asking the {@link PrefixOverlapJudge} first). Choices the seed leaves open:
  *
- * <p>A resource Event ({@code EventType.Kind.RESOURCE}) is checked for overlap with the scopes of
- * each active Agent of its project but its own ({@link ActiveScopes}): an exact key match wakes the
- * Agent ({@code agent.wake}, {@code cmd_<event>_<task>}); a prefix-only overlap asks the {@link
- * PrefixOverlapJudge} (Clef-flash) before the claiming transaction, and wakes unless it says skip;
- * no overlap causes nothing.
- *
- * <p>A batch wakes each Task attempt once, for the first of its Events that wakes it: Events of one
- * batch that overlap one Agent's scopes would otherwise spend the Change's cap on wakes the Agent
- * handles as one.
- *
- * <p>A wake goes out only to a Task its Agent still holds, for that attempt, in an open Change,
- * read in the claiming transaction (the overlaps were found before it): the wake consumer would
- * find any other stale. An overlap wake of a Task attempt whose earlier wake still waits in the
- * queue is held back ({@link PendingWakes}): the Agent handles that one after this Event, so it
- * sees it.
- *
- * <p>Command ids derive from the Event, so a redelivered batch sends nothing the queue keeps twice.
- * The commands go out inside the claiming transaction and the batch waits for their acks: a send
- * that fails rolls the claims back, and the redelivery sends the same ids again. Every command
- * passes the {@link CommandCap} first.
+ * <ul>
+ *   <li>A batch wakes each Task attempt once, for its first Event that wakes it, so overlapping
+ *       Events of one batch do not spend the Change's cap on wakes the Agent handles as one.
+ *   <li>A wake goes only to a Task its Agent still holds in an open Change, read in the claiming
+ *       transaction; a wake whose earlier wake still waits in the queue is held back ({@link
+ *       PendingWakes}).
+ *   <li>Command ids derive from the Event, and the commands go out inside the claiming transaction,
+ *       waited for: a failed send rolls the claims back and the redelivery sends the same ids.
+ *       Every command passes the {@link CommandCap} first.
+ * </ul>
  */
 public final class CausalRules implements CausalBatchRouter {
   private static final Duration SEND_TIMEOUT = Duration.ofSeconds(10);
