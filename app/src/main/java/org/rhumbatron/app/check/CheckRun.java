@@ -367,14 +367,14 @@ final class CheckRun {
                             + " 'awaiting_approval', 'releasing')"));
         long unpublished =
             db.read(tx -> tx.queryLong("SELECT COUNT(*) FROM outbox WHERE state <> 'published'"));
-        if (open == 0 && unpublished == 0 && consumersDone(jsm, false)) {
+        if (open == 0 && unpublished == 0 && done(jsm, false)) {
           break;
         }
         Thread.sleep(1_000);
       }
       long settled = clock.millis();
       long caughtUpBy = settled + CATCH_UP_WITHIN.toMillis();
-      while (!consumersDone(jsm, true)) {
+      while (!done(jsm, true)) {
         if (clock.millis() >= caughtUpBy) {
           log.warn(
               "the archiver and the analytics did not read everything within {}", CATCH_UP_WITHIN);
@@ -383,6 +383,15 @@ final class CheckRun {
         Thread.sleep(1_000);
       }
       return clock.millis() - settled;
+    }
+  }
+
+  /** As {@link #consumersDone}, false while JetStream does not answer (leaders being elected). */
+  private static boolean done(JetStreamManagement jsm, boolean caughtUp) {
+    try {
+      return consumersDone(jsm, caughtUp);
+    } catch (IOException notYet) {
+      return false;
     }
   }
 

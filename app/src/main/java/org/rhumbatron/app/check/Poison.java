@@ -98,10 +98,33 @@ final class Poison {
       Headers headers = new Headers().put("Nats-Msg-Id", marker);
       Message m =
           NatsMessage.builder().subject(subject).headers(headers).data(body.bytes()).build();
-      PublishAck ack = js.publish(m);
+      PublishAck ack = publish(js, m);
       sent.add(new Sent(kind, subject, event, marker, body.decodedId(), ack.getSeqno()));
     }
     return sent;
+  }
+
+  /** Attempts of one publish, {@link #RETRY_PAUSE_MILLIS} apart: a minute in all. */
+  static final int PUBLISH_ATTEMPTS = 120;
+
+  static final long RETRY_PAUSE_MILLIS = 500;
+
+  /**
+   * Publishes {@code m}, again while JetStream does not answer (a cluster electing its leaders
+   * after a fault answers "no responders" for a few seconds); its {@code Nats-Msg-Id} makes a
+   * repeat of a publish that did land a duplicate the server drops.
+   */
+  private static PublishAck publish(JetStream js, Message m) throws Exception {
+    for (int attempt = 1; ; attempt++) {
+      try {
+        return js.publish(m);
+      } catch (java.io.IOException | io.nats.client.JetStreamApiException e) {
+        if (attempt >= PUBLISH_ATTEMPTS) {
+          throw e;
+        }
+        Thread.sleep(RETRY_PAUSE_MILLIS);
+      }
+    }
   }
 
   private record Body(byte[] bytes, String decodedId) {}
