@@ -197,7 +197,8 @@ abstract class WakeConsumerContract {
       await()
           .atMost(Duration.ofSeconds(20))
           .until(() -> f.lifecycle.task(w.taskId()).orElseThrow().state().equals("running"));
-      Thread.sleep(8_000); // past the 1 s + 2 s + 4 s of the first tries
+      // Past the 1 s + 2 s + 4 s pauses: the fourth try failed too.
+      await().atMost(Duration.ofSeconds(20)).until(() -> agents.retriedSteps() >= 4);
       assertThat(f.count("SELECT COUNT(*) FROM claims")).isZero();
       f.refuseInserts("claims", false);
       await()
