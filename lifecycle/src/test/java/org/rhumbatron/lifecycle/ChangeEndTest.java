@@ -7,12 +7,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.rhumbatron.lifecycle.WorkGraph.TaskSpec;
 import org.rhumbatron.protocol.EnvelopeCodec;
 import org.rhumbatron.protocol.Event;
 import org.rhumbatron.protocol.EventType;
+import org.rhumbatron.testkit.db.DatabaseTest;
 import org.rhumbatron.testkit.db.TestDatabase;
 import org.rhumbatron.testkit.nats.NatsServerExtension;
 
@@ -21,10 +21,14 @@ import org.rhumbatron.testkit.nats.NatsServerExtension;
  * with the reason in the transaction of its end, the Agents that held them are told to stop, their
  * claims are released, and a late report of a stopped Agent changes nothing. SQLite and PostgreSQL.
  */
-abstract class ChangeEndContract {
+class ChangeEndTest {
   @RegisterExtension final NatsServerExtension nats = NatsServerExtension.perTest();
 
-  abstract TestDatabase db();
+  TestDatabase testDatabase; // one per run: @DatabaseTest sets it
+
+  TestDatabase db() {
+    return testDatabase;
+  }
 
   private LifecycleFixture f;
   private Lifecycle lifecycle;
@@ -75,7 +79,7 @@ abstract class ChangeEndContract {
     return f.count("SELECT COUNT(*) FROM claims WHERE change_id = ? AND state = 'held'", changeId);
   }
 
-  @Test
+  @DatabaseTest
   void aCancelledChangeCancelsItsRunningAndReadyTasksStopsTheAgentAndReleasesItsClaims()
       throws Exception {
     start(Map.of("changes.agents-per-change", "1")); // b stays ready behind a
@@ -133,7 +137,7 @@ abstract class ChangeEndContract {
     assertThat(stops).hasSize(1);
   }
 
-  @Test
+  @DatabaseTest
   void aChangeThatFailsCancelsItsRunningAndPendingTasksWithChangeFailed() throws Exception {
     start(Map.of("changes.task-attempts", "1"));
     String c = change("req", task("a"), task("b"), task("c", "a"));
@@ -168,7 +172,7 @@ abstract class ChangeEndContract {
         .hasMessageContaining("change_failed");
   }
 
-  @Test
+  @DatabaseTest
   void everyEndOfAChangeNamesItselfInTheReasonOfItsCancelledTasks() throws Exception {
     start(Map.of());
     String c = change("req", task("a"));

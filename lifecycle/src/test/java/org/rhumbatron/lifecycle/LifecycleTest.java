@@ -16,17 +16,21 @@ import java.util.concurrent.Future;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.rhumbatron.lifecycle.WorkGraph.TaskSpec;
+import org.rhumbatron.testkit.db.DatabaseTest;
 import org.rhumbatron.testkit.db.TestDatabase;
 import org.rhumbatron.testkit.nats.NatsServerExtension;
 
 /** The lifecycle's state changes on a real nats-server and database; SQLite and PostgreSQL. */
-abstract class LifecycleContract {
+class LifecycleTest {
   @RegisterExtension final NatsServerExtension nats = NatsServerExtension.perTest();
 
-  abstract TestDatabase db();
+  TestDatabase testDatabase; // one per run: @DatabaseTest sets it
+
+  TestDatabase db() {
+    return testDatabase;
+  }
 
   private LifecycleFixture f;
   private Lifecycle lifecycle;
@@ -50,7 +54,7 @@ abstract class LifecycleContract {
     return f.count("SELECT COUNT(*) FROM changes") + f.count("SELECT COUNT(*) FROM tasks");
   }
 
-  @Test
+  @DatabaseTest
   void aWorkGraphThatIsNoValidDagIsRefusedNamingWhyAndNothingIsWritten() throws Exception {
     f.project("p1");
     long outbox = f.count("SELECT COUNT(*) FROM outbox");
@@ -79,7 +83,7 @@ abstract class LifecycleContract {
     assertThat(f.count("SELECT COUNT(*) FROM outbox")).isEqualTo(outbox);
   }
 
-  @Test
+  @DatabaseTest
   void aChangeOnAnUnknownOrArchivedProjectIsRefusedAndNothingIsWritten() throws Exception {
     WorkGraph graph = WorkGraph.of(task("a"));
     assertThatThrownBy(() -> lifecycle.createChange("p-none", "r1", graph).get())
@@ -96,7 +100,7 @@ abstract class LifecycleContract {
     assertThat(f.outbox("change.created")).isZero();
   }
 
-  @Test
+  @DatabaseTest
   void aRepeatedCreateReturnsTheFirstChangeAndWritesNothing() throws Exception {
     f.project("p1");
     ChangeCreated first =
@@ -114,7 +118,7 @@ abstract class LifecycleContract {
     assertThat(other.change().changeId()).isNotEqualTo(first.change().changeId());
   }
 
-  @Test
+  @DatabaseTest
   void aStateTheLifecycleDoesNotKnowFailsTheReadNamingTheValueAndTheTable() throws Exception {
     f.project("p1");
     String c =
@@ -132,7 +136,7 @@ abstract class LifecycleContract {
         .hasMessageContaining("table tasks");
   }
 
-  @Test
+  @DatabaseTest
   void createChangeRacedByThreadsAndTwoCoresWithOneRequestIdMakesOneChange() throws Exception {
     f.project("p-race");
     WorkGraph graph = WorkGraph.of(task("a"), task("b", "a"));
@@ -169,7 +173,7 @@ abstract class LifecycleContract {
     assertThat(f.outbox("change.created")).isEqualTo(5);
   }
 
-  @Test
+  @DatabaseTest
   void dispatchReadiesRootsAdmitsAtMostEightAgentsAndAssignsOnce() throws Exception {
     f.project("p1");
     List<TaskSpec> tasks = new ArrayList<>();
@@ -207,7 +211,7 @@ abstract class LifecycleContract {
    * 8-agent limit gets it when the router dispatches again (after task.completed) or settles (after
    * task.failed).
    */
-  @Test
+  @DatabaseTest
   void aCompletedOrFailedTaskFreesItsSlotForAReadyTaskWaitingAtTheLimit() throws Exception {
     f.project("p1");
     List<TaskSpec> tasks = new ArrayList<>();
@@ -243,7 +247,7 @@ abstract class LifecycleContract {
     assertThat(lifecycle.task(c + ":r9").orElseThrow().state()).isEqualTo("assigned");
   }
 
-  @Test
+  @DatabaseTest
   void aCompletedTaskFreesItsSlotAndReadiesItsDependentsThenTheChangeVerifies() throws Exception {
     f.project("p1");
     String c =
@@ -269,7 +273,7 @@ abstract class LifecycleContract {
     assertThat(f.outbox("verification.started")).isEqualTo(1);
   }
 
-  @Test
+  @DatabaseTest
   void anAgentThatDoesNotHoldTheTaskIsRefusedAndNothingIsWritten() throws Exception {
     f.project("p1");
     String c =
@@ -294,7 +298,7 @@ abstract class LifecycleContract {
     assertThat(f.count("SELECT COUNT(*) FROM claims")).isZero();
   }
 
-  @Test
+  @DatabaseTest
   void aFailedTaskRunsAgainUntilItsLastAttemptThenTheChangeFails() throws Exception {
     f.project("p1");
     String c =
@@ -333,7 +337,7 @@ abstract class LifecycleContract {
     assertThat(f.outbox("task.ready")).isEqualTo(2 + 2); // a: attempts 1-3, b: 1
   }
 
-  @Test
+  @DatabaseTest
   void aHeldClaimExpiresByTheShardsAlarmOnceWithClaimExpired() throws Exception {
     f.project("p1");
     String c =
@@ -370,7 +374,7 @@ abstract class LifecycleContract {
         .isEqualTo(1);
   }
 
-  @Test
+  @DatabaseTest
   void cancelEndsAnOpenChangeOnceAndRefusesAnEndedOne() throws Exception {
     f.project("p1");
     String c =
@@ -393,7 +397,7 @@ abstract class LifecycleContract {
         .hasMessageContaining("unknown change chg_none");
   }
 
-  @Test
+  @DatabaseTest
   void projectFlagsChangeOnceEachAndOnlyAnActiveProjectTakesAnApp() throws Exception {
     f.project("p1");
     assertThat(lifecycle.setLiveApp("p1", true, "cmd_a").get()).isTrue();

@@ -8,10 +8,10 @@ import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.rhumbatron.coordinator.project.ProjectRootActor.Promotion;
 import org.rhumbatron.lifecycle.WorkGraph.TaskSpec;
+import org.rhumbatron.testkit.db.DatabaseTest;
 import org.rhumbatron.testkit.db.TestDatabase;
 import org.rhumbatron.testkit.nats.NatsServerExtension;
 
@@ -21,10 +21,14 @@ import org.rhumbatron.testkit.nats.NatsServerExtension;
  * Tasks cancelled, its Agents stopped, its claims released), an approval is refused and its
  * canonical generation never advances. SQLite and PostgreSQL.
  */
-abstract class ProjectEndContract {
+class ProjectEndTest {
   @RegisterExtension final NatsServerExtension nats = NatsServerExtension.perTest();
 
-  abstract TestDatabase db();
+  TestDatabase testDatabase; // one per run: @DatabaseTest sets it
+
+  TestDatabase db() {
+    return testDatabase;
+  }
 
   private LifecycleFixture f;
   private Lifecycle lifecycle;
@@ -103,17 +107,17 @@ abstract class ProjectEndContract {
     assertThat(f.outbox("artifact.promoted")).isZero();
   }
 
-  @Test
+  @DatabaseTest
   void deletingAProjectCancelsItsOpenChangesAndNothingOfItIsPromoted() throws Exception {
     endsTheProjectsChanges(true);
   }
 
-  @Test
+  @DatabaseTest
   void archivingAProjectCancelsItsOpenChangesAndNothingOfItIsPromoted() throws Exception {
     endsTheProjectsChanges(false);
   }
 
-  @Test
+  @DatabaseTest
   void aChangeAwaitingApprovalWhenItsProjectIsDeletedUnderTheApprovalEndsWithIt() throws Exception {
     String waiting = awaitingApproval("r1");
     // The delete lands between the approval's checks and the root's decision: the root refuses,
@@ -129,7 +133,7 @@ abstract class ProjectEndContract {
     assertThat(f.outbox("canonical.advanced")).isZero();
   }
 
-  @Test
+  @DatabaseTest
   void anActiveProjectsChangesAreLeftAlone() throws Exception {
     String run = running("r1");
     assertThat(lifecycle.endProjectChanges("p1", null).get()).isZero();

@@ -7,19 +7,23 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.rhumbatron.coordinator.project.ProjectRootActor.Promotion;
 import org.rhumbatron.lifecycle.WorkGraph.TaskSpec;
 import org.rhumbatron.protocol.Queue;
+import org.rhumbatron.testkit.db.DatabaseTest;
 import org.rhumbatron.testkit.db.TestDatabase;
 import org.rhumbatron.testkit.nats.NatsServerExtension;
 
 /** Verdicts, approval and promotion on a real nats-server and database; SQLite and PostgreSQL. */
-abstract class PromotionContract {
+class PromotionTest {
   @RegisterExtension final NatsServerExtension nats = NatsServerExtension.perTest();
 
-  abstract TestDatabase db();
+  TestDatabase testDatabase; // one per run: @DatabaseTest sets it
+
+  TestDatabase db() {
+    return testDatabase;
+  }
 
   private LifecycleFixture f;
   private Lifecycle lifecycle;
@@ -47,7 +51,7 @@ abstract class PromotionContract {
     return comp.candidateId();
   }
 
-  @Test
+  @DatabaseTest
   void aVerifiedCandidateAwaitsApprovalAndItsApprovalPromotesAndCompletesTheChange()
       throws Exception {
     String c = composed("r1");
@@ -73,7 +77,7 @@ abstract class PromotionContract {
         .hasMessageContaining("is completed: only a Change awaiting approval can be approved");
   }
 
-  @Test
+  @DatabaseTest
   void twoChangesRacingOnOneBaseOnePromotesTheOtherRebasesAndPromotesAtGenerationTwo()
       throws Exception {
     String a = composed("ra");
@@ -100,7 +104,7 @@ abstract class PromotionContract {
     assertThat(f.outbox("canonical.advanced")).isEqualTo(2);
   }
 
-  @Test
+  @DatabaseTest
   void aCandidateTheRootPromotedNeverGoesStaleWhenTheRecomposeComesFirst() throws Exception {
     String c = composed("r1");
     String cand = candidateOf(c);
@@ -118,7 +122,7 @@ abstract class PromotionContract {
     assertThat(f.outbox("canonical.advanced")).isEqualTo(1);
   }
 
-  @Test
+  @DatabaseTest
   void withALiveAppThePromotedChangeIsReleasingWithItsReleaseRow() throws Exception {
     lifecycle.setLiveApp("p1", true, "cmd_app").get();
     String c = composed("r1");
@@ -130,7 +134,7 @@ abstract class PromotionContract {
     assertThat(f.count("SELECT COUNT(*) FROM releases WHERE release_id = 'rel_p1_1'")).isEqualTo(1);
   }
 
-  @Test
+  @DatabaseTest
   void aDeclinedChangeEndsDeclinedOnceAndARejectedCandidateLeavesItVerifying() throws Exception {
     String c = composed("r1");
     String cand = candidateOf(c);
@@ -148,7 +152,7 @@ abstract class PromotionContract {
     assertThat(f.outbox("candidate.rejected")).isEqualTo(1);
   }
 
-  @Test
+  @DatabaseTest
   void aForkOfThreeVariantsPromotesOneAndTheOtherTwoAreNotSelected() throws Exception {
     String parent = composed("parent");
     List<String> variants = new java.util.ArrayList<>();

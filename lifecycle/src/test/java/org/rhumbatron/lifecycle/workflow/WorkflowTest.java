@@ -25,18 +25,22 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
 import org.rhumbatron.lifecycle.workflow.WorkflowEngine.Start;
 import org.rhumbatron.platform.db.Database;
 import org.rhumbatron.testkit.SettableClock;
+import org.rhumbatron.testkit.db.DatabaseTest;
 import org.rhumbatron.testkit.db.TestDatabase;
 
 /** The Workflow engine on a real database; SQLite and PostgreSQL. */
-abstract class WorkflowContract {
+class WorkflowTest {
   private static final Duration WAIT = Duration.ofSeconds(20);
   private static final Instant T0 = Instant.parse("2030-01-02T03:04:05Z");
 
-  abstract TestDatabase db();
+  TestDatabase testDatabase; // one per run: @DatabaseTest sets it
+
+  TestDatabase db() {
+    return testDatabase;
+  }
 
   private final SettableClock clock = new SettableClock(T0);
 
@@ -114,7 +118,7 @@ abstract class WorkflowContract {
         counted("c", ctx -> null));
   }
 
-  @Test
+  @DatabaseTest
   void stepsRunInOrderWithTheirResultsStoredAndPassedOn() {
     List<String> order = new CopyOnWriteArrayList<>();
     engine.register(
@@ -172,7 +176,7 @@ abstract class WorkflowContract {
     return result;
   }
 
-  @Test
+  @DatabaseTest
   void aSecondStartWithTheSameIdIsAlreadyStartedAndRunsNoStepAgain() throws Exception {
     CountDownLatch release = new CountDownLatch(1);
     CountDownLatch inA = new CountDownLatch(1);
@@ -205,7 +209,7 @@ abstract class WorkflowContract {
     assertThat(count("SELECT COUNT(*) FROM workflow_instances")).isEqualTo(1);
   }
 
-  @Test
+  @DatabaseTest
   void anUnknownTypeIsRefusedNamingItAndNothingIsStored() {
     engine.register(sum());
     assertThatThrownBy(() -> engine.start("no-such-type", "wf-3", input("x", 1)))
@@ -217,7 +221,7 @@ abstract class WorkflowContract {
         .hasMessageContaining("sum");
   }
 
-  @Test
+  @DatabaseTest
   void threadsRacingToStartOneIdMakeOneInstanceAndRunEachStepOnce() throws Exception {
     engine.register(sum());
     int threads = 8;
@@ -248,7 +252,7 @@ abstract class WorkflowContract {
     assertThat(List.of(calls("a"), calls("b"), calls("c"))).containsExactly(1, 1, 1);
   }
 
-  @Test
+  @DatabaseTest
   void aStepThatThrowsTwiceThenSucceedsCompletes() {
     engine.register(
         WorkflowDefinition.of(
@@ -279,7 +283,7 @@ abstract class WorkflowContract {
    * restart is needed, and the run goes on once writes succeed; the step ran again (steps are
    * idempotent) and the later ones once.
    */
-  @Test
+  @DatabaseTest
   void aRunTheDatabaseFailsGoesOnWhenTheDatabaseIsBack() throws Exception {
     engine.register(
         WorkflowDefinition.of(
@@ -298,7 +302,7 @@ abstract class WorkflowContract {
     assertThat(calls("b")).isEqualTo(1);
   }
 
-  @Test
+  @DatabaseTest
   void aStepThatAlwaysThrowsFailsTheInstanceAndTellsTheHookOnce() {
     List<String> told = new CopyOnWriteArrayList<>();
     engine.register(
@@ -371,7 +375,7 @@ abstract class WorkflowContract {
         counted("s3", ctx -> ctx.result("s2")));
   }
 
-  @Test
+  @DatabaseTest
   void aResumedInstanceSkipsTheStepsDone() throws Exception {
     crashInStepTwo("wf-crash");
     engine.register(resumable());
@@ -385,7 +389,7 @@ abstract class WorkflowContract {
     assertThat(engine.resumeAll()).isZero();
   }
 
-  @Test
+  @DatabaseTest
   void aRedeliveredStartResumesAnInstanceLeftRunning() throws Exception {
     crashInStepTwo("wf-redelivered");
     engine.register(resumable());
