@@ -6,14 +6,18 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.Test;
 import org.rhumbatron.platform.db.Database;
 import org.rhumbatron.testkit.SettableClock;
+import org.rhumbatron.testkit.db.DatabaseTest;
 import org.rhumbatron.testkit.db.TestDatabase;
 
 /** Both bindings write platform_metrics rows; run against SQLite and PostgreSQL. */
-abstract class PlatformMetricsContract {
-  abstract TestDatabase db();
+class PlatformMetricsTest {
+  TestDatabase testDatabase; // one per run: @DatabaseTest sets it
+
+  TestDatabase db() {
+    return testDatabase;
+  }
 
   private final SettableClock clock = new SettableClock(Instant.parse("2026-05-06T07:08:09.010Z"));
 
@@ -43,7 +47,7 @@ abstract class PlatformMetricsContract {
                         rs.getLong(7))));
   }
 
-  @Test
+  @DatabaseTest
   void aModulesOwnPointIsAMetricsRowAtTheClocksTime() {
     try (Database db = Database.open(db().url())) {
       Metrics metrics = new PlatformMetrics(db, clock, MetricsBinding.METRICS);
@@ -61,7 +65,7 @@ abstract class PlatformMetricsContract {
     }
   }
 
-  @Test
+  @DatabaseTest
   void aPointInTheCallersTransactionRollsBackWithIt() {
     try (Database db = Database.open(db().url())) {
       Metrics metrics = new PlatformMetrics(db, clock, MetricsBinding.METRICS);
@@ -82,7 +86,7 @@ abstract class PlatformMetricsContract {
     }
   }
 
-  @Test
+  @DatabaseTest
   void anEventPointCarriesItsProjectEventAndTime() {
     try (Database db = Database.open(db().url())) {
       PlatformMetrics eventMetrics = new PlatformMetrics(db, clock, MetricsBinding.EVENT_METRICS);
@@ -113,7 +117,7 @@ abstract class PlatformMetricsContract {
     }
   }
 
-  @Test
+  @DatabaseTest
   void aPointThatBreaksARuleIsRefusedNamingTheField() {
     assertThatThrownBy(
             () -> new DataPoint("Task-Completed", 1, Map.of(), null, null, Instant.EPOCH))

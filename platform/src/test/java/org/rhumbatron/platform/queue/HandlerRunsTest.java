@@ -6,19 +6,23 @@ import java.time.Duration;
 import java.time.Instant;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
 import org.rhumbatron.platform.db.Database;
 import org.rhumbatron.protocol.Queue;
 import org.rhumbatron.testkit.SettableClock;
+import org.rhumbatron.testkit.db.DatabaseTest;
 import org.rhumbatron.testkit.db.TestDatabase;
 
 /** {@link DatabaseHandlerRuns} on each database: the same counts from the same SQL. */
-abstract class HandlerRunsContract {
+class HandlerRunsTest {
   private final SettableClock clock = new SettableClock(Instant.parse("2026-04-01T12:00:00Z"));
   private Database database;
   private DatabaseHandlerRuns runs;
 
-  abstract TestDatabase db();
+  TestDatabase testDatabase; // one per run: @DatabaseTest sets it
+
+  TestDatabase db() {
+    return testDatabase;
+  }
 
   @BeforeEach
   void open() {
@@ -35,13 +39,13 @@ abstract class HandlerRunsContract {
     return database.read(tx -> tx.queryLong("SELECT COUNT(*) FROM queue_handler_runs"));
   }
 
-  @Test
+  @DatabaseTest
   void aFirstDeliveryIsRunOneAndWritesNothing() {
     assertThat(runs.countRun(Queue.INTEGRATION, 7, 1)).isEqualTo(1);
     assertThat(rows()).isZero();
   }
 
-  @Test
+  @DatabaseTest
   void eachRedeliveryCountsOneRunWhateverTheServerCounted() {
     assertThat(runs.countRun(Queue.INTEGRATION, 7, 9)).isEqualTo(2);
     assertThat(runs.countRun(Queue.INTEGRATION, 7, 15)).isEqualTo(3);
@@ -52,7 +56,7 @@ abstract class HandlerRunsContract {
     assertThat(runs.countRun(Queue.INTEGRATION, 7, 16)).isEqualTo(2);
   }
 
-  @Test
+  @DatabaseTest
   void thePurgeDropsOnlyTheQueuesRowsOlderThanTheStreamsMaxAge() {
     runs.countRun(Queue.INTEGRATION, 1, 2);
     runs.countRun(Queue.RELEASE, 2, 2);
