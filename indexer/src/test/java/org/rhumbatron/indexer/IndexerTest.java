@@ -11,7 +11,6 @@ import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.rhumbatron.lifecycle.LifecycleFixture;
 import org.rhumbatron.platform.queue.Delivery;
@@ -19,6 +18,7 @@ import org.rhumbatron.platform.queue.Outcome;
 import org.rhumbatron.protocol.Command;
 import org.rhumbatron.protocol.CommandType;
 import org.rhumbatron.protocol.Queue;
+import org.rhumbatron.testkit.db.DatabaseTest;
 import org.rhumbatron.testkit.db.TestDatabase;
 import org.rhumbatron.testkit.nats.NatsServerExtension;
 
@@ -28,10 +28,14 @@ import org.rhumbatron.testkit.nats.NatsServerExtension;
  * leaves its error and throws for the queue's retry, index.purge deletes a project's rows, and a
  * command that can never succeed is rejected.
  */
-abstract class IndexerContract {
+class IndexerTest {
   @RegisterExtension final NatsServerExtension nats = NatsServerExtension.perTest();
 
-  abstract TestDatabase db();
+  TestDatabase testDatabase; // one per run: @DatabaseTest sets it
+
+  TestDatabase db() {
+    return testDatabase;
+  }
 
   private LifecycleFixture f;
   private RecordingBuilder builder;
@@ -108,7 +112,7 @@ abstract class IndexerContract {
                         + rs.getString(5)));
   }
 
-  @Test
+  @DatabaseTest
   void aBuildOfTheGivenGenerationMakesAReadyRow() throws Exception {
     assertThat(indexer.handle(build("p1", 2L), delivery(1))).isInstanceOf(Outcome.Ack.class);
 
@@ -116,7 +120,7 @@ abstract class IndexerContract {
     assertThat(rows()).containsExactly("p1@2 ready 1 null");
   }
 
-  @Test
+  @DatabaseTest
   void aBuildDeliveredTwiceBuildsOnce() throws Exception {
     Command c = build("p1", 3L);
     assertThat(indexer.handle(c, delivery(1))).isInstanceOf(Outcome.Ack.class);
@@ -137,7 +141,7 @@ abstract class IndexerContract {
     assertThat(rows()).containsExactly("p1@3 ready 1 null");
   }
 
-  @Test
+  @DatabaseTest
   void aFailedBuildLeavesItsErrorAndThrowsSoTheRetryBuildsAgain() throws Exception {
     builder.failures = 1;
     Command c = build("p1", 3L);
@@ -157,7 +161,7 @@ abstract class IndexerContract {
     assertThat(rows().get(0)).startsWith("p1@3 ready 2 ").contains("attempt 1: disk full");
   }
 
-  @Test
+  @DatabaseTest
   void aBackfillWithoutAGenerationIndexesTheProjectsCurrentGeneration() throws Exception {
     assertThat(indexer.handle(build("p1", null), delivery(1))).isInstanceOf(Outcome.Ack.class);
 
@@ -165,7 +169,7 @@ abstract class IndexerContract {
     assertThat(rows()).containsExactly("p1@3 ready 1 null");
   }
 
-  @Test
+  @DatabaseTest
   void aPurgeDeletesTheProjectsRowsAndARepeatDeletesNothing() throws Exception {
     f.project("p2");
     indexer.handle(build("p1", 1L), delivery(1));
@@ -180,7 +184,7 @@ abstract class IndexerContract {
     assertThat(rows()).containsExactly("p2@0 ready 1 null");
   }
 
-  @Test
+  @DatabaseTest
   void aBuildForAnUnknownProjectIsRejectedWithoutABuild() throws Exception {
     Outcome outcome = indexer.handle(build("p-unknown", 1L), delivery(1));
 
@@ -195,7 +199,7 @@ abstract class IndexerContract {
     assertThat(rows()).isEmpty();
   }
 
-  @Test
+  @DatabaseTest
   void aGenerationAheadOfTheProjectOrNotAWholeNumberIsRejected() throws Exception {
     assertThat(indexer.handle(build("p1", 4L), delivery(1)))
         .isInstanceOfSatisfying(
@@ -224,7 +228,7 @@ abstract class IndexerContract {
     assertThat(rows()).isEmpty();
   }
 
-  @Test
+  @DatabaseTest
   void anArchivedProjectIsNotIndexed() throws Exception {
     f.lifecycle.archiveProject("p1").get();
 
