@@ -20,7 +20,6 @@ import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.rhumbatron.lifecycle.LifecycleFixture;
 import org.rhumbatron.lifecycle.TaskRef;
@@ -41,6 +40,7 @@ import org.rhumbatron.protocol.DeadLetterMessage;
 import org.rhumbatron.protocol.EnvelopeCodec;
 import org.rhumbatron.protocol.Queue;
 import org.rhumbatron.router.deadletter.DeadLetterOperator;
+import org.rhumbatron.testkit.db.DatabaseTest;
 import org.rhumbatron.testkit.db.TestDatabase;
 import org.rhumbatron.testkit.nats.NatsServerExtension;
 
@@ -49,10 +49,14 @@ import org.rhumbatron.testkit.nats.NatsServerExtension;
  * delivered twice changes the state once, writes each Event once and sends each command once; the
  * module's own delivery limits; bad input dead-lettered with a reason that names it.
  */
-abstract class IntegrationContract {
+class IntegrationTest {
   @RegisterExtension final NatsServerExtension nats = NatsServerExtension.perTest();
 
-  abstract TestDatabase db();
+  TestDatabase testDatabase; // one per run: @DatabaseTest sets it
+
+  TestDatabase db() {
+    return testDatabase;
+  }
 
   private LifecycleFixture f;
   private IntegrationConsumer consumer;
@@ -151,7 +155,7 @@ abstract class IntegrationContract {
     return new TaskSpec(key, null, List.of(deps), List.of("path:src/" + key));
   }
 
-  @Test
+  @DatabaseTest
   void everyHandlerDeliveredTwiceChangesTheStateOnceWithOneEventAndOneCommand() throws Exception {
     ObjectNode project =
         JsonNodeFactory.instance.objectNode().put("tenantId", "t1").put("name", "P");
@@ -239,7 +243,7 @@ abstract class IntegrationContract {
         });
   }
 
-  @Test
+  @DatabaseTest
   void aBoundedCommandAsksForMoreDeliveriesAndIsAcknowledgedOnTheFourth() throws Exception {
     f.project("p-big");
     for (int i = 0; i < 45; i++) {
@@ -317,17 +321,17 @@ abstract class IntegrationContract {
     assertThat(f.lifecycle.project("p-end").orElseThrow().hasLiveApp()).isFalse();
   }
 
-  @Test
+  @DatabaseTest
   void aQueuedCommandOfADeletedProjectIsRefusedWithTheReasonAndEndsItsChange() throws Exception {
     aQueuedCommandOfAnEndedProjectIsRefusedAndEndsItsChange("deleted");
   }
 
-  @Test
+  @DatabaseTest
   void aQueuedCommandOfAnArchivedProjectIsRefusedWithTheReasonAndEndsItsChange() throws Exception {
     aQueuedCommandOfAnEndedProjectIsRefusedAndEndsItsChange("archived");
   }
 
-  @Test
+  @DatabaseTest
   void onTheQueueADeletedProjectsCommandIsAcknowledgedWithoutADeadLetter() throws Exception {
     List<Outcome> outcomes = new java.util.concurrent.CopyOnWriteArrayList<>();
     runOnQueue(
@@ -350,7 +354,7 @@ abstract class IntegrationContract {
     assertThat(f.outbox("task.ready")).isZero();
   }
 
-  @Test
+  @DatabaseTest
   void badInputIsRejectedWithAReasonThatNamesIt() throws Exception {
     ObjectNode noTenant = JsonNodeFactory.instance.objectNode().put("name", "P");
     assertThat(
@@ -393,7 +397,7 @@ abstract class IntegrationContract {
     return q;
   }
 
-  @Test
+  @DatabaseTest
   void onTheQueueAMissingFieldGoesToDeadLetterAtOnceWithItsReason() throws Exception {
     runOnQueue(consumer);
     ObjectNode noName = JsonNodeFactory.instance.objectNode().put("tenantId", "t1");
@@ -415,7 +419,7 @@ abstract class IntegrationContract {
     assertThat(f.count("SELECT COUNT(*) FROM projects")).isZero();
   }
 
-  @Test
+  @DatabaseTest
   void onTheQueueACommandWhoseAckIsLostIsRedeliveredAndChangesNothingMore() throws Exception {
     Map<String, Integer> deliveries = new ConcurrentHashMap<>();
     // The first delivery of each command does its work, then dies before the ack.
@@ -457,7 +461,7 @@ abstract class IntegrationContract {
    * in their handlers together: the barrier) and leave what the same three leave handled one after
    * the other on a twin Change: no Task readied or assigned twice, no update lost.
    */
-  @Test
+  @DatabaseTest
   void commandsOfOneChangeHandledAtOnceLeaveWhatTheyLeaveOneAfterTheOther() throws Exception {
     f.project("p1");
     WorkGraph graph =
@@ -565,7 +569,7 @@ abstract class IntegrationContract {
     throw new AssertionError(changeId + " did not verify");
   }
 
-  @Test
+  @DatabaseTest
   void candidateCreateComposesOnceAndSendsVerificationStart() throws Exception {
     f.project("p1");
     String c =
@@ -609,7 +613,7 @@ abstract class IntegrationContract {
     return c;
   }
 
-  @Test
+  @DatabaseTest
   void candidateCreateWaitsForAConflictReviewAndItsFourthDeliveryComposesAnyway() throws Exception {
     String c = verifyingBesideAClaimOfAnotherChange();
     Command create = command(CommandType.CANDIDATE_CREATE, "p1", c, null);
@@ -629,7 +633,7 @@ abstract class IntegrationContract {
    * is still there; when it fails too, it throws (the queue retries and dead-letters it), and no
    * third one comes.
    */
-  @Test
+  @DatabaseTest
   void aComposeThatFailsOnTheLastWaitingDeliveryIsHandedToAFreshCommand() throws Exception {
     String c = verifyingBesideAClaimOfAnotherChange();
     Command create = command(CommandType.CANDIDATE_CREATE, "p1", c, null);
@@ -663,7 +667,7 @@ abstract class IntegrationContract {
    * sees the stale Candidate with no later one and sends the rebase, which composes a new
    * Candidate; once one exists, a re-run sends nothing.
    */
-  @Test
+  @DatabaseTest
   void aRebaseLostAfterAStaleBaseIsSentAgainByTheApproveStepsRerun() throws Exception {
     f.project("p1");
     String c =
@@ -694,7 +698,7 @@ abstract class IntegrationContract {
     assertThat(f.lifecycle.staleAwaitingRebase(c, cand)).isFalse();
   }
 
-  @Test
+  @DatabaseTest
   void verificationStartRunsTheVerificationWorkflowOnceAndTheChangeAwaitsApproval()
       throws Exception {
     f.project("p1");
@@ -754,7 +758,7 @@ abstract class IntegrationContract {
         f.settings);
   }
 
-  @Test
+  @DatabaseTest
   void approvalWithALiveAppReleasesThroughTheReleaseWorkflowAndCompletes() throws Exception {
     String c = verifiedWithALiveApp();
     var approval = f.lifecycle.approveChange(c).get();
@@ -768,7 +772,7 @@ abstract class IntegrationContract {
     assertThat(f.count("SELECT COUNT(*) FROM releases WHERE state = 'completed'")).isEqualTo(1);
   }
 
-  @Test
+  @DatabaseTest
   void aDeclinedChangeEndsDeclinedAndTheFiveMinuteSweepClosesItsDeadLetters() throws Exception {
     f.project("p1");
     String c =
@@ -803,7 +807,7 @@ abstract class IntegrationContract {
         .isEqualTo(1);
   }
 
-  @Test
+  @DatabaseTest
   void releaseRecoverRunsAFailedReleaseWorkflowAgainAndTheChangeCompletes() throws Exception {
     String c = verifiedWithALiveApp();
     f.lifecycle.approveChange(c).get();
@@ -841,7 +845,7 @@ abstract class IntegrationContract {
     assertThat(f.outbox("release.completed")).isEqualTo(1);
   }
 
-  @Test
+  @DatabaseTest
   void aReleaseUnderWayWhenItsProjectIsDeletedDoesNotGoLive() throws Exception {
     String c = verifiedWithALiveApp();
     f.lifecycle.approveChange(c).get();
