@@ -8,12 +8,12 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.rhumbatron.lifecycle.LifecycleFixture;
 import org.rhumbatron.lifecycle.Wake;
 import org.rhumbatron.lifecycle.WorkGraph;
 import org.rhumbatron.lifecycle.WorkGraph.TaskSpec;
+import org.rhumbatron.testkit.db.DatabaseTest;
 import org.rhumbatron.testkit.db.TestDatabase;
 import org.rhumbatron.testkit.nats.NatsServerExtension;
 
@@ -21,10 +21,14 @@ import org.rhumbatron.testkit.nats.NatsServerExtension;
  * A simulated Agent whose Change ends is told to stop and ends its work at once, not at its next
  * step (issue 29): its step delay here is an hour, so only the stop can end it within the test.
  */
-abstract class SimulatedAgentStopContract {
+class SimulatedAgentStopTest {
   @RegisterExtension final NatsServerExtension nats = NatsServerExtension.perTest();
 
-  abstract TestDatabase db();
+  TestDatabase testDatabase; // one per run: @DatabaseTest sets it
+
+  TestDatabase db() {
+    return testDatabase;
+  }
 
   private LifecycleFixture f;
 
@@ -39,7 +43,7 @@ abstract class SimulatedAgentStopContract {
     f.close();
   }
 
-  @Test
+  @DatabaseTest
   void anAgentWhoseChangeIsCancelledStopsItsWorkAtOnce() throws Exception {
     String c =
         f.lifecycle

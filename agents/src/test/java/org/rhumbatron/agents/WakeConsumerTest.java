@@ -10,7 +10,6 @@ import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.rhumbatron.lifecycle.LifecycleFixture;
 import org.rhumbatron.lifecycle.TaskRef;
@@ -23,14 +22,19 @@ import org.rhumbatron.platform.queue.Delivery;
 import org.rhumbatron.platform.queue.Outcome;
 import org.rhumbatron.protocol.Command;
 import org.rhumbatron.protocol.Queue;
+import org.rhumbatron.testkit.db.DatabaseTest;
 import org.rhumbatron.testkit.db.TestDatabase;
 import org.rhumbatron.testkit.nats.NatsServerExtension;
 
 /** The wake consumer and the simulated Agents on a real nats-server and database. */
-abstract class WakeConsumerContract {
+class WakeConsumerTest {
   @RegisterExtension final NatsServerExtension nats = NatsServerExtension.perTest();
 
-  abstract TestDatabase db();
+  TestDatabase testDatabase; // one per run: @DatabaseTest sets it
+
+  TestDatabase db() {
+    return testDatabase;
+  }
 
   private LifecycleFixture f;
   private final List<TaskRef> handedOut = new CopyOnWriteArrayList<>();
@@ -72,7 +76,7 @@ abstract class WakeConsumerContract {
         key, "task " + key, List.of(), List.of("path:src/" + key + "/", "path:docs/"));
   }
 
-  @Test
+  @DatabaseTest
   void aRelevantWakeWritesAgentWokenAndHandsTheTaskToTheRuntimeOnce() throws Exception {
     Wake w = admitted("r1", task("a"));
     Command wake = w.command(f.clock.instant());
@@ -87,7 +91,7 @@ abstract class WakeConsumerContract {
     assertThat(falseWakeups()).isZero();
   }
 
-  @Test
+  @DatabaseTest
   void aWakeForACancelledChangeIsStaleCountsOneFalseWakeupAndDoesNothing() throws Exception {
     Wake w = admitted("r1", task("a"));
     f.lifecycle.cancelChange(w.changeId()).get();
@@ -107,7 +111,7 @@ abstract class WakeConsumerContract {
     assertThat(labels).contains("is cancelled").contains("\"reason\":\"change_ended\"");
   }
 
-  @Test
+  @DatabaseTest
   void aWakeOfAnEarlierAttemptIsStaleAfterTheTaskWasReassigned() throws Exception {
     Wake first = admitted("r1", task("a"));
     f.lifecycle.startTask(first.task()).get();
@@ -127,7 +131,7 @@ abstract class WakeConsumerContract {
     assertThat(falseWakeups()).isEqualTo(1);
   }
 
-  @Test
+  @DatabaseTest
   void aWakeWithoutItsFieldsOrForAnUnknownTaskIsRejected() throws Exception {
     Wake w = admitted("r1", task("a"));
     Command noAgent =
@@ -146,7 +150,7 @@ abstract class WakeConsumerContract {
         .isEqualTo(Outcome.reject("agent.wake cmd_chg_x:nope_ready: unknown task chg_x:nope"));
   }
 
-  @Test
+  @DatabaseTest
   void aSimulatedAgentRunsEveryStepThroughItsShardsAndCompletes() throws Exception {
     Wake w = admitted("r1", task("a"));
     try (SimulatedAgentRuntime agents =
@@ -186,7 +190,7 @@ abstract class WakeConsumerContract {
    * The database refuses new claims for longer than three tries (a full disk): the agent keeps
    * trying and completes the Task once writes succeed again.
    */
-  @Test
+  @DatabaseTest
   void aSimulatedAgentOutlastsADatabaseOutageAndCompletes() throws Exception {
     Wake w = admitted("r1", task("a"));
     f.refuseInserts("claims", true);
@@ -208,7 +212,7 @@ abstract class WakeConsumerContract {
     assertThat(f.count("SELECT COUNT(*) FROM claims WHERE state = 'released'")).isEqualTo(2);
   }
 
-  @Test
+  @DatabaseTest
   void theSimulatedFailuresDependOnTheSeedTaskAndAttemptOnly() throws Exception {
     var settings = f.settings.with(Map.of("agents.simulated.failure-rate", "0.5"));
     try (SimulatedAgentRuntime one = new SimulatedAgentRuntime(f.lifecycle, settings);
