@@ -11,7 +11,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.rhumbatron.coordinator.view.ProjectView;
@@ -23,14 +22,19 @@ import org.rhumbatron.protocol.EventStreams;
 import org.rhumbatron.protocol.EventType;
 import org.rhumbatron.router.projector.ProjectViewProjector;
 import org.rhumbatron.router.run.BatchOutcome;
+import org.rhumbatron.testkit.db.DatabaseTest;
 import org.rhumbatron.testkit.db.TestDatabase;
 import org.rhumbatron.testkit.nats.NatsServerExtension;
 
 /** The event router on a real nats-server; run against SQLite and PostgreSQL. */
-abstract class EventRouterContract {
+class EventRouterTest {
   @RegisterExtension final NatsServerExtension nats = NatsServerExtension.perTest();
 
-  abstract TestDatabase db();
+  TestDatabase testDatabase; // one per run: @DatabaseTest sets it
+
+  TestDatabase db() {
+    return testDatabase;
+  }
 
   @TempDir Path dataDir;
 
@@ -57,7 +61,7 @@ abstract class EventRouterContract {
     return ProjectView.read(f.database, projectId).map(ProjectView::eventsApplied).orElse(0L);
   }
 
-  @Test
+  @DatabaseTest
   void aNudgeProjectsTheEventsIntoTheViewAndTheFeedAndRoutesThem() throws Exception {
     fixture(Map.of());
     List<Event> routed = new java.util.concurrent.CopyOnWriteArrayList<>();
@@ -79,7 +83,7 @@ abstract class EventRouterContract {
         .containsExactlyElementsOf(events.stream().map(Event::eventId).toList());
   }
 
-  @Test
+  @DatabaseTest
   void theSameBatchDeliveredTwiceAppliesEachEventOnce() throws Exception {
     fixture(Map.of());
     f.publish(RouterEvents.changeWithTasks("p-twice", "c-twice", 2));
@@ -97,7 +101,7 @@ abstract class EventRouterContract {
         .isEqualTo(5);
   }
 
-  @Test
+  @DatabaseTest
   void anEventTwiceInOneBatchIsAppliedOnceWithOneFeedRow() throws Exception {
     fixture(Map.of());
     List<Event> events = RouterEvents.changeWithTasks("p-dup", "c-dup", 1);
@@ -120,7 +124,7 @@ abstract class EventRouterContract {
         .isEqualTo(1);
   }
 
-  @Test
+  @DatabaseTest
   void aRedeliveryAfterACrashBeforeTheAckAppliesNothingTwice() throws Exception {
     fixture(Map.of("router.ack-wait", "1s"));
     f.publish(RouterEvents.changeWithTasks("p-crash", "c-crash", 2));
@@ -149,7 +153,7 @@ abstract class EventRouterContract {
    * A stream that lost its tail hands a sequence out again: a second undecodable record at the
    * sequence of an earlier dead-lettered one gets failures and a dead letter of its own, naming it.
    */
-  @Test
+  @DatabaseTest
   void aPoisonRecordAtAReusedSequenceGetsItsOwnDeadLetter() throws Exception {
     fixture(Map.of());
     org.rhumbatron.router.run.BatchFailures failures =
@@ -202,7 +206,7 @@ abstract class EventRouterContract {
    * poison record behind it. The old one is only acked again; the new one counts under its own key
    * and gets a dead letter that names it.
    */
-  @Test
+  @DatabaseTest
   void aDeadLetteredRecordThatComesBackDoesNotHideTheRecordsWithIt() throws Exception {
     fixture(Map.of());
     org.rhumbatron.router.run.BatchFailures failures =
@@ -241,7 +245,7 @@ abstract class EventRouterContract {
    * due. A poison record still reaches its dead letter at its 5th failure, whatever came with it
    * each time.
    */
-  @Test
+  @DatabaseTest
   void aPoisonRecordIsDeadLetteredAtItsFifthFailureHoweverItsDeliveriesAreGrouped()
       throws Exception {
     fixture(Map.of());
@@ -308,7 +312,7 @@ abstract class EventRouterContract {
                 "SELECT COUNT(*) FROM dead_letters WHERE command LIKE ?", "%" + marker + "%"));
   }
 
-  @Test
+  @DatabaseTest
   void poisonEventsFailFiveTimesThenBecomeOneDeadLetterWhileOtherProjectsFlow() throws Exception {
     fixture(Map.of("router.nack-delay", "100ms"));
     List<String> projects = RouterEvents.projectsOnStream(4, 2, "p-poison");
@@ -385,7 +389,7 @@ abstract class EventRouterContract {
     assertThat(applied(poisoned)).isZero();
   }
 
-  @Test
+  @DatabaseTest
   void aFailedBatchComesBackAfterItsNackDelayWithoutAnotherNudge() throws Exception {
     fixture(Map.of("router.nack-delay", "200ms"));
     f.publishRaw(4, "lone-poison", "{\"eventId\": 42}".getBytes(StandardCharsets.UTF_8));
@@ -408,7 +412,7 @@ abstract class EventRouterContract {
         .isEqualTo(2);
   }
 
-  @Test
+  @DatabaseTest
   void theApplyDeltaCapDefersProjectsToTheNextDelivery() throws Exception {
     fixture(Map.of());
     List<String> projects = RouterEvents.projectsOnStream(3, 20, "p-cap");
@@ -429,7 +433,7 @@ abstract class EventRouterContract {
     assertThat(f.count("SELECT SUM(events_applied) FROM project_views")).isEqualTo(20);
   }
 
-  @Test
+  @DatabaseTest
   void aConsumerDeletedUnderTheRouterIsMadeAgainByItsStreamsSweep() throws Exception {
     fixture(Map.of());
     int stream = 3;
@@ -454,7 +458,7 @@ abstract class EventRouterContract {
     assertThat(f.count("SELECT COUNT(*) FROM project_events WHERE project_id = ?", p)).isEqualTo(2);
   }
 
-  @Test
+  @DatabaseTest
   void aBurstOfNudgesCoalescesAndLosesNone() throws Exception {
     fixture(Map.of());
     List<Event> events = RouterEvents.changeWithTasks("p-burst", "c-burst", 20);
@@ -468,7 +472,7 @@ abstract class EventRouterContract {
     assertThat(f.router.nudgeRuns()).isBetween(1L, 999L);
   }
 
-  @Test
+  @DatabaseTest
   void eightSweepTicksVisitEveryStreamOnceWithTheSweepsOwnBatches() throws Exception {
     fixture(Map.of());
     List<Event> events = new ArrayList<>();

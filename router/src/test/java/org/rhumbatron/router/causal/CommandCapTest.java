@@ -9,7 +9,6 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.rhumbatron.platform.db.Database;
 import org.rhumbatron.platform.db.DatabaseOptions;
@@ -19,6 +18,7 @@ import org.rhumbatron.protocol.Command;
 import org.rhumbatron.protocol.CommandType;
 import org.rhumbatron.protocol.Event;
 import org.rhumbatron.protocol.EventType;
+import org.rhumbatron.testkit.db.DatabaseTest;
 import org.rhumbatron.testkit.db.TestDatabase;
 import org.rhumbatron.testkit.nats.NatsServerExtension;
 
@@ -26,10 +26,14 @@ import org.rhumbatron.testkit.nats.NatsServerExtension;
  * The seed's cap: 1,000 router commands per Change per UTC day; the 1,001st is dropped, logged and
  * counted; the day turns at 00:00 UTC; the count is in the database, so a restart keeps it.
  */
-abstract class CommandCapContract {
+class CommandCapTest {
   @RegisterExtension static final NatsServerExtension nats = new NatsServerExtension();
 
-  abstract TestDatabase db();
+  TestDatabase testDatabase; // one per run: @DatabaseTest sets it
+
+  TestDatabase db() {
+    return testDatabase;
+  }
 
   private CausalFixture c;
 
@@ -76,7 +80,7 @@ abstract class CommandCapContract {
     return c.resourceEvent(EventType.INTENT_DECLARED, "path:src/api/", "other");
   }
 
-  @Test
+  @DatabaseTest
   void theThousandthCommandGoesTheThousandAndFirstIsDroppedAndTheDayTurnsAtMidnightUtc() {
     CommandCap cap = c.cap(1_000);
     // Each route below is a new wake of api: no hold-back while the one before waits unhandled.
@@ -118,7 +122,7 @@ abstract class CommandCapContract {
     assertThat(count(cap)).isEqualTo(1);
   }
 
-  @Test
+  @DatabaseTest
   void theCountSurvivesARestart() {
     CommandCap cap = c.cap(1_000);
     c.f.database.inTransaction(tx -> cap.admit(tx, counted(1_000, CommandType.AGENT_WAKE)));

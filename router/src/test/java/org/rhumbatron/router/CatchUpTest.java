@@ -21,7 +21,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
 import java.util.zip.GZIPInputStream;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.rhumbatron.platform.bucket.BucketObject;
@@ -32,6 +31,7 @@ import org.rhumbatron.protocol.EventStreams;
 import org.rhumbatron.protocol.EventType;
 import org.rhumbatron.router.run.BatchOutcome;
 import org.rhumbatron.router.run.SubscriptionHandler;
+import org.rhumbatron.testkit.db.DatabaseTest;
 import org.rhumbatron.testkit.db.TestDatabase;
 import org.rhumbatron.testkit.nats.NatsServerExtension;
 
@@ -40,13 +40,17 @@ import org.rhumbatron.testkit.nats.NatsServerExtension;
  * tick, core reads further batches of a stream that is behind, after the nudges. No test here runs
  * a sweep tick.
  */
-abstract class CatchUpContract {
+class CatchUpTest {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final Duration BOUND = Duration.ofSeconds(20);
 
   @RegisterExtension final NatsServerExtension nats = NatsServerExtension.perTest();
 
-  abstract TestDatabase db();
+  TestDatabase testDatabase; // one per run: @DatabaseTest sets it
+
+  TestDatabase db() {
+    return testDatabase;
+  }
 
   @TempDir Path dataDir;
 
@@ -71,7 +75,7 @@ abstract class CatchUpContract {
    * the bound after the last one the archive holds each Event once, in stream order per object, and
    * platform_metrics one point per lifecycle Event.
    */
-  @Test
+  @DatabaseTest
   void aSteadyRateIsArchivedAndCountedWithinTheBoundWithoutASweepTick() throws Exception {
     fixture(
         Map.of("router.catch-up-check-every", "200ms", "router.catch-up-after", "0s"),
@@ -144,7 +148,7 @@ abstract class CatchUpContract {
    * A nudge queued while a catch-up batch runs is served before the next catch-up batch: the
    * causal-router (nudged) sees its Events before the archiver's second batch starts.
    */
-  @Test
+  @DatabaseTest
   void aNudgeDuringCatchUpIsServedBeforeTheNextCatchUpBatch() throws Exception {
     List<String> order = new CopyOnWriteArrayList<>();
     CountDownLatch firstBatchStarted = new CountDownLatch(1);
@@ -199,7 +203,7 @@ abstract class CatchUpContract {
    * much as a nudge run does before it gives way again. Here every nudge run publishes an Event and
    * queues the next nudge, as a busy stream's publisher does, so a nudge is always queued.
    */
-  @Test
+  @DatabaseTest
   void nudgesWithoutAPauseDoNotStarveTheCatchUp() throws Exception {
     fixture(Map.of(), archiver -> archiver);
     int stream = 7;
@@ -247,7 +251,7 @@ abstract class CatchUpContract {
    * A quiet stream's few Events wait for {@code router.catch-up-after} (the archive stays in
    * batches, not an object per Event), and the age of its oldest unread Event is the metric.
    */
-  @Test
+  @DatabaseTest
   void aQuietStreamIsReadOnceItsOldestUnreadEventIsCatchUpAfterOld() throws Exception {
     fixture(Map.of("router.catch-up-check-every", "100ms"), archiver -> archiver);
     int stream = 1;
@@ -291,7 +295,7 @@ abstract class CatchUpContract {
    * no nudge and its sweep comes up to 8 minutes later. The sampler sees the projector's unread
    * Event and nudges the stream, so it is read again once the ack wait has passed.
    */
-  @Test
+  @DatabaseTest
   void aDeliveryWhoseAckWasLostIsReadAgainWithoutAPublishOrASweep() throws Exception {
     fixture(
         Map.of("router.catch-up-check-every", "100ms", "router.ack-wait", "1s"),

@@ -11,7 +11,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.rhumbatron.lifecycle.ModelRouted;
 import org.rhumbatron.platform.eventlog.EventLogClient;
@@ -25,6 +24,7 @@ import org.rhumbatron.protocol.EventStreams;
 import org.rhumbatron.protocol.EventType;
 import org.rhumbatron.protocol.Queue;
 import org.rhumbatron.router.claims.EventClaims;
+import org.rhumbatron.testkit.db.DatabaseTest;
 import org.rhumbatron.testkit.db.TestDatabase;
 import org.rhumbatron.testkit.nats.NatsServerExtension;
 
@@ -33,10 +33,14 @@ import org.rhumbatron.testkit.nats.NatsServerExtension;
  * counts it once toward the cap and asks Clef-flash once, also when core crashed between the send
  * and the ack (after the commit, or before it).
  */
-abstract class CausalRedeliveryContract {
+class CausalRedeliveryTest {
   @RegisterExtension final NatsServerExtension nats = NatsServerExtension.perTest();
 
-  abstract TestDatabase db();
+  TestDatabase testDatabase; // one per run: @DatabaseTest sets it
+
+  TestDatabase db() {
+    return testDatabase;
+  }
 
   private CausalFixture c;
   private EventLogClient eventLog;
@@ -134,7 +138,7 @@ abstract class CausalRedeliveryContract {
     assertThat(c.f.outbox("model.routed")).isEqualTo(1);
   }
 
-  @Test
+  @DatabaseTest
   void theSameBatchHandledTwiceSendsEachCommandOnce() throws Exception {
     List<EventRecord> batch = fetch(3);
     assertThat(subscription.handle(stream, batch).allRecordsApplied()).isTrue();
@@ -146,7 +150,7 @@ abstract class CausalRedeliveryContract {
     assertEachCommandOnceOnItsQueue();
   }
 
-  @Test
+  @DatabaseTest
   void aCrashAfterTheCommitBeforeTheAckSendsNothingAgain() throws Exception {
     List<EventRecord> first = fetch(3);
     assertThat(subscription.handle(stream, first).allRecordsApplied()).isTrue();
@@ -160,7 +164,7 @@ abstract class CausalRedeliveryContract {
     assertEachCommandOnceOnItsQueue();
   }
 
-  @Test
+  @DatabaseTest
   void aCrashBetweenTheSendAndTheCommitSendsTheSameIdsAgainAndCountsThemOnce() throws Exception {
     // The commands reach the queue, then their acks are lost: the claiming transaction rolls back.
     c.transport =

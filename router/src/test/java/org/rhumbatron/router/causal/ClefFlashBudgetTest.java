@@ -18,15 +18,19 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
 import org.rhumbatron.platform.db.Database;
 import org.rhumbatron.router.causal.ModelRoute.Reason;
 import org.rhumbatron.testkit.SettableClock;
+import org.rhumbatron.testkit.db.DatabaseTest;
 import org.rhumbatron.testkit.db.TestDatabase;
 
 /** Clef-flash's daily budget in clef_flash_calls; run against SQLite and PostgreSQL. */
-abstract class ClefFlashBudgetContract {
-  abstract TestDatabase db();
+class ClefFlashBudgetTest {
+  TestDatabase testDatabase; // one per run: @DatabaseTest sets it
+
+  TestDatabase db() {
+    return testDatabase;
+  }
 
   private final SettableClock clock = new SettableClock(Instant.parse("2026-03-04T23:59:59.998Z"));
   private LocalMessagesApi api;
@@ -49,7 +53,7 @@ abstract class ClefFlashBudgetContract {
         clock);
   }
 
-  @Test
+  @DatabaseTest
   void theCapHoldsAcrossARestartAndRollsAtMidnightUtc() {
     try (Database db = Database.open(db().url());
         ClefFlash flash = flash(db, 2)) {
@@ -70,7 +74,7 @@ abstract class ClefFlashBudgetContract {
     }
   }
 
-  @Test
+  @DatabaseTest
   void concurrentReservationsNeverPassTheCap() throws Exception {
     int cap = 25;
     try (Database db = Database.open(db().url())) {

@@ -8,7 +8,6 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.rhumbatron.platform.config.Settings;
 import org.rhumbatron.platform.db.Database;
@@ -22,18 +21,23 @@ import org.rhumbatron.router.EventLogFixture;
 import org.rhumbatron.router.claims.EventClaims;
 import org.rhumbatron.router.run.BatchOutcome;
 import org.rhumbatron.testkit.SettableClock;
+import org.rhumbatron.testkit.db.DatabaseTest;
 import org.rhumbatron.testkit.db.TestDatabase;
 import org.rhumbatron.testkit.nats.NatsServerExtension;
 
 /** The analytics projector on real fetched batches; run against SQLite and PostgreSQL. */
-abstract class AnalyticsProjectorContract {
+class AnalyticsProjectorTest {
   @RegisterExtension final NatsServerExtension nats = NatsServerExtension.perTest();
 
   static final int STREAM = 5;
   static final Subscription SUB = Subscription.ANALYTICS_PROJECTOR;
   static final Instant AT = Instant.parse("2026-04-05T06:07:08.009Z");
 
-  abstract TestDatabase db();
+  TestDatabase testDatabase; // one per run: @DatabaseTest sets it
+
+  TestDatabase db() {
+    return testDatabase;
+  }
 
   final SettableClock clock = new SettableClock(Instant.parse("2026-04-05T07:00:00Z"));
   EventLogFixture log;
@@ -102,7 +106,7 @@ abstract class AnalyticsProjectorContract {
                 "SELECT COUNT(*) FROM processed_events WHERE consumer = ?", "analytics-projector"));
   }
 
-  @Test
+  @DatabaseTest
   void eachFreshLifecycleEventWritesOneEventMetricsPoint() throws Exception {
     List<Event> events =
         publish(
@@ -131,7 +135,7 @@ abstract class AnalyticsProjectorContract {
     assertThat(claims()).as("the unmapped intent.declared is claimed too").isEqualTo(5);
   }
 
-  @Test
+  @DatabaseTest
   void theSameBatchDeliveredTwiceWritesNoSecondPoint() throws Exception {
     publish(EventType.TASK_READY, EventType.TASK_FAILED, EventType.RELEASE_COMPLETED);
     AnalyticsProjector projector = projector(Settings.defaults());
@@ -147,7 +151,7 @@ abstract class AnalyticsProjectorContract {
         .containsExactly("task_ready", "task_failed", "release_completed");
   }
 
-  @Test
+  @DatabaseTest
   void theCapDefersTheRestUnclaimedAndTheNextDeliveryCountsThem() throws Exception {
     publish(
         EventType.TASK_READY,
@@ -176,7 +180,7 @@ abstract class AnalyticsProjectorContract {
             "task_ready", "task_assigned", "task_running", "task_completed", "change_completed");
   }
 
-  @Test
+  @DatabaseTest
   void aMalformedRecordFailsWithItsDecodeErrorAndTheOthersAreCounted() throws Exception {
     publish(EventType.CANDIDATE_VERIFIED);
     log.publishRaw(
@@ -197,7 +201,7 @@ abstract class AnalyticsProjectorContract {
         .containsExactly("candidate_verified", "promotion_canonical_advanced");
   }
 
-  @Test
+  @DatabaseTest
   void aBatchOfOnlyMalformedRecordsFailsWholeAndWritesNothing() throws Exception {
     for (int i = 1; i <= 5; i++) {
       log.publishRaw(
@@ -217,14 +221,14 @@ abstract class AnalyticsProjectorContract {
     assertThat(claims()).isZero();
   }
 
-  @Test
+  @DatabaseTest
   void anEmptyBatchIsApplied() {
     assertThat(projector(Settings.defaults()).handle(STREAM, List.of()).allRecordsApplied())
         .isTrue();
     assertThat(points()).isEmpty();
   }
 
-  @Test
+  @DatabaseTest
   void aDatabaseFailureFailsTheBatchAndRollsItsClaimsBack() throws Exception {
     publish(EventType.TASK_COMPLETED, EventType.TASK_FAILED);
     List<EventRecord> batch = log.fetch(STREAM, SUB, 2);

@@ -10,7 +10,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
 import org.rhumbatron.platform.config.Settings;
 import org.rhumbatron.platform.db.Database;
 import org.rhumbatron.platform.queue.Commands;
@@ -18,11 +17,16 @@ import org.rhumbatron.protocol.Command;
 import org.rhumbatron.protocol.EnvelopeCodec;
 import org.rhumbatron.router.deadletter.DeadLetterOperator;
 import org.rhumbatron.testkit.SettableClock;
+import org.rhumbatron.testkit.db.DatabaseTest;
 import org.rhumbatron.testkit.db.TestDatabase;
 
 /** The housekeeping table's jobs and caps, on rows the test writes; SQLite and PostgreSQL. */
-abstract class MaintenanceContract {
-  abstract TestDatabase db();
+class MaintenanceTest {
+  TestDatabase testDatabase; // one per run: @DatabaseTest sets it
+
+  TestDatabase db() {
+    return testDatabase;
+  }
 
   private static final Instant DAILY = Instant.parse("2026-12-02T04:17:00Z");
   private static final Instant SWEEP = Instant.parse("2026-12-02T10:04:00Z");
@@ -106,7 +110,7 @@ abstract class MaintenanceContract {
         .toList();
   }
 
-  @Test
+  @DatabaseTest
   void theDailyTickQueuesItsCommandsWithinTheirCapsAndPurgesOldClaims() {
     for (int i = 0; i < 12; i++) {
       project("arch-" + i, "archived", i);
@@ -149,7 +153,7 @@ abstract class MaintenanceContract {
     assertThat(left).as("every old row goes, the fresh one stays").isEqualTo(1);
   }
 
-  @Test
+  @DatabaseTest
   void theReleaseSweepRecoversSettlesClosesAndPurgesWithinItsCaps() {
     project("p", "active", 0);
     for (int i = 0; i < 12; i++) {
@@ -198,7 +202,7 @@ abstract class MaintenanceContract {
     assertThat(report.failedSends()).isEmpty();
   }
 
-  @Test
+  @DatabaseTest
   void aFailedSendIsReportedAndTheOtherCommandsStillGo() {
     project("arch", "archived", 0);
     Maintenance failing =

@@ -7,11 +7,11 @@ import java.time.Instant;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
 import org.rhumbatron.platform.config.Settings;
 import org.rhumbatron.platform.db.BatchedPurge;
 import org.rhumbatron.platform.db.Database;
 import org.rhumbatron.testkit.SettableClock;
+import org.rhumbatron.testkit.db.DatabaseTest;
 import org.rhumbatron.testkit.db.TestDatabase;
 
 /**
@@ -19,8 +19,12 @@ import org.rhumbatron.testkit.db.TestDatabase;
  * horizon, far more than the seed's 5,000, in transactions of at most 5,000, and keeps the rows
  * inside it; SQLite and PostgreSQL.
  */
-abstract class RetentionContract {
-  abstract TestDatabase db();
+class RetentionTest {
+  TestDatabase testDatabase; // one per run: @DatabaseTest sets it
+
+  TestDatabase db() {
+    return testDatabase;
+  }
 
   /** More past-horizon rows than two batches of the seed's 5,000 hold. */
   private static final int OLD = 12_345;
@@ -44,7 +48,7 @@ abstract class RetentionContract {
 
   private Maintenance maintenance(Settings settings) {
     return new Maintenance(
-        database, c -> {}, MaintenanceContract.deadLetters(database, clock), settings);
+        database, c -> {}, MaintenanceTest.deadLetters(database, clock), settings);
   }
 
   /**
@@ -74,7 +78,7 @@ abstract class RetentionContract {
     return purge;
   }
 
-  @Test
+  @DatabaseTest
   void theDailyTickDeletesEveryClaimPastProcessedEventsKeep() {
     oldRowsGo(
         "processed_events",
@@ -84,7 +88,7 @@ abstract class RetentionContract {
         Settings.defaults());
   }
 
-  @Test
+  @DatabaseTest
   void theDailyTickDeletesTheFeedPastProjectEventsKeep() {
     Duration keep = Duration.ofDays(3);
     oldRowsGo(
@@ -106,7 +110,7 @@ abstract class RetentionContract {
         Settings.defaults().with(Settings.PROJECT_EVENTS_KEEP, keep));
   }
 
-  @Test
+  @DatabaseTest
   void theDailyTickDeletesMetricPointsPastPlatformMetricsKeep() {
     Duration keep = Duration.ofDays(2);
     oldRowsGo(
@@ -125,7 +129,7 @@ abstract class RetentionContract {
         Settings.defaults().with(Settings.PLATFORM_METRICS_KEEP, keep));
   }
 
-  @Test
+  @DatabaseTest
   void theDailyTickDeletesBatchFailuresPastTheClaimsHorizon() {
     oldRowsGo(
         "k2_batch_failures",
@@ -146,7 +150,7 @@ abstract class RetentionContract {
         Settings.defaults());
   }
 
-  @Test
+  @DatabaseTest
   void theDailyTickDeletesClosedDeadLettersPastTheirHorizonAndKeepsOpenOnes() {
     Duration keep = Duration.ofDays(20);
     long created = clock.millis();
@@ -178,7 +182,7 @@ abstract class RetentionContract {
         .isEqualTo(3);
   }
 
-  @Test
+  @DatabaseTest
   void theDailyTickDeletesCommandCountsOfDaysBeforeYesterday() {
     clock.set(Instant.parse("2026-12-02T04:17:00Z"));
     rows(
@@ -207,7 +211,7 @@ abstract class RetentionContract {
     assertThat(count("causal_command_counts", "today")).as("the cap's own day").isEqualTo(FRESH);
   }
 
-  @Test
+  @DatabaseTest
   void theDailyTickDeletesClefFlashDecisionsPastTheClaimsHorizon() {
     oldRowsGo(
         "model_routes",
@@ -225,7 +229,7 @@ abstract class RetentionContract {
         Settings.defaults());
   }
 
-  @Test
+  @DatabaseTest
   void theDailyTickDeletesEndedWorkflowsWithTheirStepsAndKeepsRunningOnes() {
     Duration keep = Duration.ofDays(15);
     long started = clock.millis();
@@ -278,7 +282,7 @@ abstract class RetentionContract {
     }
   }
 
-  @Test
+  @DatabaseTest
   void theReleaseSweepPurgesToo() {
     oldRowsGo(
         "processed_events",

@@ -14,7 +14,6 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.rhumbatron.coordinator.Coordinator;
 import org.rhumbatron.coordinator.outbox.StreamNudges;
@@ -41,14 +40,19 @@ import org.rhumbatron.protocol.Headers;
 import org.rhumbatron.protocol.Queue;
 import org.rhumbatron.protocol.StableIds;
 import org.rhumbatron.testkit.SettableClock;
+import org.rhumbatron.testkit.db.DatabaseTest;
 import org.rhumbatron.testkit.db.TestDatabase;
 import org.rhumbatron.testkit.nats.NatsServerExtension;
 
 /** The dead-letter path on a real nats-server and database; run against SQLite and PostgreSQL. */
-abstract class DeadLetterContract {
+class DeadLetterTest {
   @RegisterExtension final NatsServerExtension nats = NatsServerExtension.perTest();
 
-  abstract TestDatabase db();
+  TestDatabase testDatabase; // one per run: @DatabaseTest sets it
+
+  TestDatabase db() {
+    return testDatabase;
+  }
 
   private static final Duration SHORT = Duration.ofMillis(100);
   private static final String P = "p-dl";
@@ -181,7 +185,7 @@ abstract class DeadLetterContract {
     return database.read(tx -> tx.queryLong("SELECT COUNT(*) FROM dead_letters"));
   }
 
-  @Test
+  @DatabaseTest
   void aPoisonedWakeBlocksItsTaskWritesTaskFailedOnceAndRetryThenSuccessClosesItAsSucceeded()
       throws Exception {
     task("t1", "assigned");
@@ -255,7 +259,7 @@ abstract class DeadLetterContract {
     assertThat(operator.listOpen(10)).isEmpty();
   }
 
-  @Test
+  @DatabaseTest
   void aCommandWithoutATaskOrWithARunningTaskPutsTheReasonOnTheChange() throws Exception {
     task("t-run", "running");
     Delivery delivery = new Delivery(Queue.DEAD_LETTER, 1, 1, clock.instant(), null);
@@ -294,7 +298,7 @@ abstract class DeadLetterContract {
     assertThat(deadLetterRows()).isEqualTo(4);
   }
 
-  @Test
+  @DatabaseTest
   void retrySendsEveryOtherCommandToIntegrationWithAttemptPlusOne() throws Exception {
     Command verify = command(CommandType.VERIFICATION_START, StableIds.verify("cand1"), null);
     consumer.record(deadLetter(Queue.VERIFICATION, verify, "verifier down"));
@@ -320,7 +324,7 @@ abstract class DeadLetterContract {
         .isEqualTo("integration:cmd_cand1_verify:a3");
   }
 
-  @Test
+  @DatabaseTest
   void dismissRecordsWhoAndWhenAndClosedOrUnknownRowsAreClearErrors() throws Exception {
     Command dispatch = command(CommandType.CHANGE_DISPATCH, "cmd_dispatch_1", null);
     consumer.record(deadLetter(Queue.INTEGRATION, dispatch, "no agents"));
@@ -343,7 +347,7 @@ abstract class DeadLetterContract {
     assertThat(operator.listOpen(10)).isEmpty();
   }
 
-  @Test
+  @DatabaseTest
   void anEventBatchDeadLetterCanOnlyBeDismissed() {
     database.inTransaction(
         tx ->
@@ -359,7 +363,7 @@ abstract class DeadLetterContract {
     assertThat(operator.dismiss(batch.id(), "dave").resolution()).isEqualTo("dismissed");
   }
 
-  @Test
+  @DatabaseTest
   void anUndecodableOriginalIsRecordedButCannotBeRetried() throws Exception {
     DeadLetterMessage garbage =
         new DeadLetterMessage(
@@ -382,7 +386,7 @@ abstract class DeadLetterContract {
    * A poison body with a NUL byte (not JSON at all): PostgreSQL refuses U+0000 in text, so the row
    * shows it as the escape, and the dead letter is recorded on its first delivery in both dialects.
    */
-  @Test
+  @DatabaseTest
   void anOriginalWithANulByteIsRecordedWithTheNulEscaped() throws Exception {
     DeadLetterMessage poison =
         new DeadLetterMessage(
@@ -397,7 +401,7 @@ abstract class DeadLetterContract {
     assertThat(consumer.record(poison)).isEqualTo(DeadLetterConsumer.Recorded.DUPLICATE);
   }
 
-  @Test
+  @DatabaseTest
   void aMalformedMessageOnTheDeadLetterQueueIsRecordedWithItsReason() throws Exception {
     running.add(
         runtime.runDeadLetterConsumer(
@@ -413,7 +417,7 @@ abstract class DeadLetterContract {
         .startsWith("malformed dead-letter envelope: envelope violates rule 'type'");
   }
 
-  @Test
+  @DatabaseTest
   void settleSupersedesAndTheSweepClosesDeadLettersOfEndedChanges() throws Exception {
     database.inTransaction(
         tx -> {

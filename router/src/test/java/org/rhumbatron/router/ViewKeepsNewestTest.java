@@ -11,7 +11,6 @@ import java.util.Map;
 import java.util.function.Predicate;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.rhumbatron.coordinator.view.ProjectView;
@@ -21,6 +20,7 @@ import org.rhumbatron.protocol.Event;
 import org.rhumbatron.protocol.EventStreams;
 import org.rhumbatron.protocol.EventType;
 import org.rhumbatron.protocol.StableIds;
+import org.rhumbatron.testkit.db.DatabaseTest;
 import org.rhumbatron.testkit.db.TestDatabase;
 import org.rhumbatron.testkit.nats.NatsServerExtension;
 
@@ -29,10 +29,14 @@ import org.rhumbatron.testkit.nats.NatsServerExtension;
  * s later, a killed core's held deliveries 5 minutes later, after newer Events of the same items
  * were applied, and they must not set the items back.
  */
-abstract class ViewKeepsNewestContract {
+class ViewKeepsNewestTest {
   @RegisterExtension final NatsServerExtension nats = NatsServerExtension.perTest();
 
-  abstract TestDatabase db();
+  TestDatabase testDatabase; // one per run: @DatabaseTest sets it
+
+  TestDatabase db() {
+    return testDatabase;
+  }
 
   @TempDir Path dataDir;
 
@@ -64,7 +68,7 @@ abstract class ViewKeepsNewestContract {
         .build();
   }
 
-  @Test
+  @DatabaseTest
   void anOlderEventAppliedAfterANewerOneDoesNotSetTheItemBack() throws Exception {
     f = new RouterFixture(nats.url(), db().url(), dataDir, Map.of());
     String p = "p-newest";
@@ -115,7 +119,7 @@ abstract class ViewKeepsNewestContract {
     assertThat(view.canonicalGeneration()).isEqualTo(2L);
   }
 
-  @Test
+  @DatabaseTest
   void aNewerEventStillMovesAnItemSetByAnOlderOne() throws Exception {
     f = new RouterFixture(nats.url(), db().url(), dataDir, Map.of());
     String p = "p-forward";

@@ -7,7 +7,6 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.rhumbatron.lifecycle.LifecycleIds;
 import org.rhumbatron.lifecycle.TaskInfo;
@@ -16,6 +15,7 @@ import org.rhumbatron.lifecycle.WorkGraph.TaskSpec;
 import org.rhumbatron.protocol.Command;
 import org.rhumbatron.protocol.Event;
 import org.rhumbatron.protocol.EventType;
+import org.rhumbatron.testkit.db.DatabaseTest;
 import org.rhumbatron.testkit.db.TestDatabase;
 import org.rhumbatron.testkit.nats.NatsServerExtension;
 
@@ -25,10 +25,14 @@ import org.rhumbatron.testkit.nats.NatsServerExtension;
  * whose earlier wake no consumer handled yet. The seed's rules stay: canonical.advanced wakes every
  * active Agent.
  */
-abstract class StaleWakeContract {
+class StaleWakeTest {
   @RegisterExtension static final NatsServerExtension nats = new NatsServerExtension();
 
-  abstract TestDatabase db();
+  TestDatabase testDatabase; // one per run: @DatabaseTest sets it
+
+  TestDatabase db() {
+    return testDatabase;
+  }
 
   private CausalFixture c;
   private CausalRules rules;
@@ -54,7 +58,7 @@ abstract class StaleWakeContract {
     return c.sentAsText();
   }
 
-  @Test
+  @DatabaseTest
   void aTaskThatCompletedAfterItsOverlapWasFoundIsNotWoken() throws Exception {
     Event e = onApi(EventType.INTENT_DECLARED);
     CausalBatchRouter batch = rules.prepare(List.of(e)); // the overlap with api is found here
@@ -69,7 +73,7 @@ abstract class StaleWakeContract {
     assertThat(c.sentAsText()).doesNotContain("agent.wake api");
   }
 
-  @Test
+  @DatabaseTest
   void noAgentOfAChangeThatEndedIsWoken() throws Exception {
     Event e = onApi(EventType.CLAIM_RELEASED);
     CausalBatchRouter batch = rules.prepare(List.of(e));
@@ -82,7 +86,7 @@ abstract class StaleWakeContract {
     assertThat(c.sentAsText()).isEmpty();
   }
 
-  @Test
+  @DatabaseTest
   void anOverlapWakeWaitsWhileTheTaskAttemptsLastWakeIsUnhandled() throws Exception {
     assertThat(routed(onApi(EventType.INTENT_DECLARED))).containsExactly("agent.wake api");
     Command first = c.sent.get(0);
@@ -109,7 +113,7 @@ abstract class StaleWakeContract {
         .containsExactly("agent.wake api");
   }
 
-  @Test
+  @DatabaseTest
   void anAssignedTaskWhoseDispatcherWakeIsUnhandledIsNotWokenByAnOverlap() throws Exception {
     String changeC =
         c.f
@@ -138,7 +142,7 @@ abstract class StaleWakeContract {
     assertThat(routed(onApi(EventType.CLAIM_RELEASED))).containsExactly("agent.wake api2");
   }
 
-  @Test
+  @DatabaseTest
   void anAttemptThatProposedItsChangesetIsNotWokenByAnOverlap() throws Exception {
     TaskInfo api = c.tasks.get("api");
     c.f.lifecycle.startTask(CausalFixture.ref(api)).get();
@@ -150,7 +154,7 @@ abstract class StaleWakeContract {
     assertThat(routed(onUi)).containsExactly("agent.wake ui");
   }
 
-  @Test
+  @DatabaseTest
   void canonicalAdvancedStillWakesEveryActiveAgent() throws Exception {
     assertThat(routed(onApi(EventType.INTENT_DECLARED))).containsExactly("agent.wake api");
     Event advanced =
