@@ -6,17 +6,21 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.time.Instant;
 import java.util.List;
-import org.junit.jupiter.api.Test;
 import org.rhumbatron.platform.db.Database;
 import org.rhumbatron.platform.queue.QueueFailure;
 import org.rhumbatron.protocol.Command;
 import org.rhumbatron.protocol.CommandType;
 import org.rhumbatron.testkit.SettableClock;
+import org.rhumbatron.testkit.db.DatabaseTest;
 import org.rhumbatron.testkit.db.TestDatabase;
 
 /** The indexing queue's failure record in project_indexes; SQLite and PostgreSQL. */
-abstract class IndexingFailuresContract {
-  abstract TestDatabase db();
+class IndexingFailuresTest {
+  TestDatabase testDatabase; // one per run: @DatabaseTest sets it
+
+  TestDatabase db() {
+    return testDatabase;
+  }
 
   private static final Instant NOW = Instant.parse("2026-12-02T12:00:00Z");
 
@@ -36,7 +40,7 @@ abstract class IndexingFailuresContract {
     return new QueueFailure<>(null, c, "{}", reason, false);
   }
 
-  @Test
+  @DatabaseTest
   void aGivenUpIndexCommandIsAFailedIndexRowWithItsReasonAndAddsNoAttempt() {
     try (Database database = Database.open(db().url())) {
       database.inTransaction(

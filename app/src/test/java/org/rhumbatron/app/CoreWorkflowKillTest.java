@@ -19,7 +19,6 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.rhumbatron.lifecycle.WorkGraph;
@@ -28,6 +27,7 @@ import org.rhumbatron.platform.config.Settings;
 import org.rhumbatron.platform.jetstream.JetStreamConnections;
 import org.rhumbatron.protocol.Event;
 import org.rhumbatron.protocol.EventType;
+import org.rhumbatron.testkit.db.DatabaseTest;
 import org.rhumbatron.testkit.db.TestDatabase;
 import org.rhumbatron.testkit.nats.NatsServerExtension;
 
@@ -39,18 +39,22 @@ import org.rhumbatron.testkit.nats.NatsServerExtension;
  * private nats-server and a SQLite file; the test creates the Project and the Change before core
  * starts, then only reads.
  */
-abstract class CoreWorkflowKillContract {
+class CoreWorkflowKillTest {
   /** How long the simulated verify and release steps take: the kill lands inside one. */
   private static final Duration STEP = Duration.ofSeconds(3);
 
   @RegisterExtension final NatsServerExtension nats = NatsServerExtension.perTest();
 
   /** The database core runs on (SQLite file or PostgreSQL), as a JDBC URL. */
-  abstract TestDatabase db();
+  TestDatabase testDatabase; // one per run: @DatabaseTest sets it
+
+  TestDatabase db() {
+    return testDatabase;
+  }
 
   @TempDir Path data;
 
-  @Test
+  @DatabaseTest
   void killedInsideTheVerifyStepResumesAndTheChangeCompletes() throws Exception {
     Run run = killAndRestart("p-wfkill-verify", false, "verification", "verify");
     // Nothing was done before the kill; after it, verify ran once, then record and approve.
@@ -65,7 +69,7 @@ abstract class CoreWorkflowKillContract {
     assertThat(instanceCount(run.dbFile, "release")).isZero();
   }
 
-  @Test
+  @DatabaseTest
   void killedInsideTheReleaseStepResumesAndTheChangeCompletes() throws Exception {
     Run run = killAndRestart("p-wfkill-release", true, "release", "release");
     String release = run.instance;

@@ -16,11 +16,11 @@ import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.rhumbatron.app.ApiClient.Answer;
 import org.rhumbatron.platform.config.Settings;
+import org.rhumbatron.testkit.db.DatabaseTest;
 import org.rhumbatron.testkit.db.TestDatabase;
 import org.rhumbatron.testkit.nats.NatsServerExtension;
 
@@ -31,13 +31,17 @@ import org.rhumbatron.testkit.nats.NatsServerExtension;
  * the Tasks that had not ended are {@code cancelled} with the reason, the claims are released, the
  * project view shows no active Agent of the Change, and the Agent's late report is refused.
  */
-abstract class ChangeEndAgentsContract {
+class ChangeEndAgentsTest {
   static final String TOKEN = "change-end-token";
 
   @RegisterExtension final NatsServerExtension nats = NatsServerExtension.perTest();
   @TempDir Path data;
 
-  abstract TestDatabase db();
+  TestDatabase testDatabase; // one per run: @DatabaseTest sets it
+
+  TestDatabase db() {
+    return testDatabase;
+  }
 
   /** An Agent that starts each Task it is given and claims its scopes, then waits to be told. */
   static final class HoldingAgent implements AutoCloseable {
@@ -196,7 +200,7 @@ abstract class ChangeEndAgentsContract {
     return agents;
   }
 
-  @Test
+  @DatabaseTest
   void aCancelledChangeStopsItsAgentThroughTheWebhookAndLeavesNothingRunning() throws Exception {
     try (HoldingAgent agent = new HoldingAgent();
         CoreService core = core(agent, Map.of("changes.agents-per-change", "1"))) {
@@ -236,7 +240,7 @@ abstract class ChangeEndAgentsContract {
     }
   }
 
-  @Test
+  @DatabaseTest
   void aChangeFailedByAnotherTaskStopsTheAgentOfItsRunningTask() throws Exception {
     try (HoldingAgent agent = new HoldingAgent();
         CoreService core = core(agent, Map.of("changes.task-attempts", "1"))) {

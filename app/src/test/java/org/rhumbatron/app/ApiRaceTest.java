@@ -12,10 +12,10 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.rhumbatron.platform.config.Settings;
+import org.rhumbatron.testkit.db.DatabaseTest;
 import org.rhumbatron.testkit.db.TestDatabase;
 import org.rhumbatron.testkit.nats.NatsServerExtension;
 
@@ -23,15 +23,19 @@ import org.rhumbatron.testkit.nats.NatsServerExtension;
  * Two parallel POSTs of the same Change (same clientRequestId) make one Change: one answer 201, the
  * other 200 with the same Change. Run against SQLite and PostgreSQL.
  */
-abstract class ApiRaceContract {
+class ApiRaceTest {
   static final String TOKEN = "race-token";
 
   @RegisterExtension final NatsServerExtension nats = NatsServerExtension.perTest();
   @TempDir Path data;
 
-  abstract TestDatabase db();
+  TestDatabase testDatabase; // one per run: @DatabaseTest sets it
 
-  @Test
+  TestDatabase db() {
+    return testDatabase;
+  }
+
+  @DatabaseTest
   void anIdempotentCreateRacedByTwoRequestsMakesOneChange() throws Exception {
     Settings settings = Settings.defaults().with(Map.of("api.token", TOKEN));
     try (CoreService core =

@@ -7,7 +7,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.rhumbatron.lifecycle.ChangeCreated;
@@ -17,6 +16,7 @@ import org.rhumbatron.lifecycle.WorkGraph;
 import org.rhumbatron.platform.config.Settings;
 import org.rhumbatron.protocol.Event;
 import org.rhumbatron.protocol.EventType;
+import org.rhumbatron.testkit.db.DatabaseTest;
 import org.rhumbatron.testkit.db.TestDatabase;
 import org.rhumbatron.testkit.nats.NatsServerExtension;
 
@@ -25,11 +25,15 @@ import org.rhumbatron.testkit.nats.NatsServerExtension;
  * Project through project.provision, a Change of 20 Tasks, simulated Agents, the router's dispatch
  * and settle, until the Change is verifying. Run against SQLite and PostgreSQL.
  */
-abstract class LifecycleContract {
+class LifecycleTest {
   @RegisterExtension final NatsServerExtension nats = NatsServerExtension.perTest();
   @TempDir Path data;
 
-  abstract TestDatabase db();
+  TestDatabase testDatabase; // one per run: @DatabaseTest sets it
+
+  TestDatabase db() {
+    return testDatabase;
+  }
 
   CoreService start(Map<String, String> overrides) throws Exception {
     Settings settings =
@@ -49,7 +53,7 @@ abstract class LifecycleContract {
         .until(() -> lifecycle.change(changeId).orElseThrow().state().equals(state));
   }
 
-  @Test
+  @DatabaseTest
   void twentyTasksRunInDependencyOrderWithAtMostEightAgentsUntilVerifying() throws Exception {
     WorkGraph graph = Workloads.twentyTasks();
     try (CoreService core = start(Map.of())) {
@@ -139,17 +143,17 @@ abstract class LifecycleContract {
     }
   }
 
-  @Test
+  @DatabaseTest
   void withSomeFailuresFailedTasksRunAgainThroughChangeSettleUntilVerifying() throws Exception {
     runWithFailures("0.15", "verifying"); // seed 1: failures, none on a third attempt
   }
 
-  @Test
+  @DatabaseTest
   void whenEveryAttemptFailsTheChangeFailsAfterATasksLastAttempt() throws Exception {
     runWithFailures("1.0", "failed");
   }
 
-  @Test
+  @DatabaseTest
   void aChangeWithALiveAppTravelsFromCreationToCompletedThroughEventsAndCommands()
       throws Exception {
     WorkGraph graph = Workloads.twentyTasks();
@@ -209,7 +213,7 @@ abstract class LifecycleContract {
     }
   }
 
-  @Test
+  @DatabaseTest
   void twoChangesRacingOnOneBaseOneIsPromotedTheOtherRecomposedAndPromotedAtGenerationTwo()
       throws Exception {
     WorkGraph graph =
@@ -257,7 +261,7 @@ abstract class LifecycleContract {
     }
   }
 
-  @Test
+  @DatabaseTest
   void withAutoApproveAChangeCompletesWithoutAnOperator() throws Exception {
     try (CoreService core =
         start(Map.of("changes.auto-approve", "true", "verifier.simulated.duration", "0ms"))) {
@@ -274,7 +278,7 @@ abstract class LifecycleContract {
     }
   }
 
-  @Test
+  @DatabaseTest
   void aRejectedCandidateSendsTheChangeBackToWorkThenItsSecondRejectionFailsIt() throws Exception {
     try (CoreService core =
         start(

@@ -13,7 +13,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.rhumbatron.lifecycle.Lifecycle;
@@ -23,6 +22,7 @@ import org.rhumbatron.lifecycle.WorkGraph.TaskSpec;
 import org.rhumbatron.platform.config.Settings;
 import org.rhumbatron.protocol.Event;
 import org.rhumbatron.protocol.EventType;
+import org.rhumbatron.testkit.db.DatabaseTest;
 import org.rhumbatron.testkit.db.TestDatabase;
 import org.rhumbatron.testkit.nats.NatsServerExtension;
 
@@ -33,20 +33,24 @@ import org.rhumbatron.testkit.nats.NatsServerExtension;
  * never are, and every wake ends once: as {@code agent.woken}, or as a false wakeup of a Task
  * attempt that had ended by then.
  */
-abstract class CausalRoutingContract {
+class CausalRoutingTest {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final String P = "p-overlap";
 
   @RegisterExtension final NatsServerExtension nats = NatsServerExtension.perTest();
   @TempDir Path data;
 
-  abstract TestDatabase db();
+  TestDatabase testDatabase; // one per run: @DatabaseTest sets it
+
+  TestDatabase db() {
+    return testDatabase;
+  }
 
   private static TaskSpec task(String key, String scope) {
     return new TaskSpec(key, "edit " + scope, List.of(), List.of(scope));
   }
 
-  @Test
+  @DatabaseTest
   void agentsOnOverlappingScopesAreWokenAndTheOthersAreNot() throws Exception {
     // Slow Agents: each holds its Task for about two seconds, so the Agents of the three Changes
     // are active at the same time.
@@ -59,7 +63,7 @@ abstract class CausalRoutingContract {
     try (CoreService core =
         CoreService.start(new CoreConfig(nats.url(), data, db().url(), 0, settings))) {
       Lifecycle lifecycle = core.lifecycle();
-      LifecycleContract.provision(lifecycle, P);
+      LifecycleTest.provision(lifecycle, P);
       Map<String, WorkGraph> graphs =
           Map.of(
               "x", WorkGraph.of(task("x-api", "path:src/api/"), task("x-lib", "path:lib/")),
@@ -70,7 +74,7 @@ abstract class CausalRoutingContract {
         changes.add(lifecycle.createChange(P, g.getKey(), g.getValue()).get().change().changeId());
       }
       for (String changeId : changes) {
-        LifecycleContract.awaitState(lifecycle, changeId, "awaiting_approval", 90);
+        LifecycleTest.awaitState(lifecycle, changeId, "awaiting_approval", 90);
       }
       Map<String, String> keyOfTask = new HashMap<>();
       for (String changeId : changes) {

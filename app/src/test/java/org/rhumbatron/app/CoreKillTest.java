@@ -16,7 +16,6 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.rhumbatron.lifecycle.ChangeInfo;
@@ -26,6 +25,7 @@ import org.rhumbatron.platform.jetstream.JetStreamConnections;
 import org.rhumbatron.protocol.Event;
 import org.rhumbatron.protocol.EventStreams;
 import org.rhumbatron.protocol.EventType;
+import org.rhumbatron.testkit.db.DatabaseTest;
 import org.rhumbatron.testkit.db.TestDatabase;
 import org.rhumbatron.testkit.nats.NatsServerExtension;
 
@@ -34,17 +34,21 @@ import org.rhumbatron.testkit.nats.NatsServerExtension;
  * verifying}, with no Event twice. Core runs as a child process on a private nats-server and a
  * SQLite file; the test creates the Project and the Change before core starts, then only reads.
  */
-abstract class CoreKillContract {
+class CoreKillTest {
   private static final String PROJECT = "p-kill";
 
   @RegisterExtension final NatsServerExtension nats = NatsServerExtension.perTest();
 
   /** The database core runs on (SQLite file or PostgreSQL), as a JDBC URL. */
-  abstract TestDatabase db();
+  TestDatabase testDatabase; // one per run: @DatabaseTest sets it
+
+  TestDatabase db() {
+    return testDatabase;
+  }
 
   @TempDir Path data;
 
-  @Test
+  @DatabaseTest
   void aRunKilledMidwayAndRestartedReachesVerifyingWithNoEventTwice() throws Exception {
     Path config = data.resolve("core.properties");
     // 40 ms a step: the run takes seconds, so the kill lands mid-run. What the killed core had

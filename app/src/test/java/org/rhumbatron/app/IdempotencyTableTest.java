@@ -19,7 +19,6 @@ import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.rhumbatron.agents.WakeConsumer;
@@ -72,6 +71,7 @@ import org.rhumbatron.router.deadletter.DeadLetterOperator;
 import org.rhumbatron.router.projector.ProjectViewProjector;
 import org.rhumbatron.router.run.BatchFailures;
 import org.rhumbatron.router.run.SubscriptionRun;
+import org.rhumbatron.testkit.db.DatabaseTest;
 import org.rhumbatron.testkit.db.TestDatabase;
 import org.rhumbatron.testkit.nats.NatsServerExtension;
 
@@ -81,11 +81,15 @@ import org.rhumbatron.testkit.nats.NatsServerExtension;
  * finds one logical result. Every layer as core wires it, on a real nats-server and database; run
  * against SQLite and PostgreSQL.
  */
-abstract class IdempotencyTableContract {
+class IdempotencyTableTest {
   @RegisterExtension final NatsServerExtension nats = NatsServerExtension.perTest();
   @TempDir Path data;
 
-  abstract TestDatabase db();
+  TestDatabase testDatabase; // one per run: @DatabaseTest sets it
+
+  TestDatabase db() {
+    return testDatabase;
+  }
 
   private static final Duration WAIT = Duration.ofSeconds(20);
   private static final String P = "p1";
@@ -141,7 +145,7 @@ abstract class IdempotencyTableContract {
   }
 
   // Event publish | eventId | outbox.event_id UNIQUE; shard appendEvents uses INSERT OR IGNORE
-  @Test
+  @DatabaseTest
   void eventPublish_eventIdUnique_aRepeatedAppendWritesOneOutboxRow() throws Exception {
     Event created = changeEvent(P, "chg_append", EventType.CHANGE_CREATED, null);
     ResourceShardActor shard = f.coordinator.changeEvents().shardFor(P, "change:chg_append");
@@ -151,7 +155,7 @@ abstract class IdempotencyTableContract {
   }
 
   // Event consume | (consumer, event_id) | processed_events, INSERT OR IGNORE, kept 14 days
-  @Test
+  @DatabaseTest
   void eventConsume_consumerAndEventIdClaim_aRedeliveredEventAppliesNothing() throws Exception {
     String project = onAnotherStream("p-consume");
     int stream = EventStreams.streamIndex(project);
@@ -182,7 +186,7 @@ abstract class IdempotencyTableContract {
   // Wake command | cmd_<task>_ready (dispatch), cmd_<event>_<task> (router) |
   // Wake consumer treats a ready wake for a Task that the same Agent holds as a duplicate;
   // admitAgent assigns once
-  @Test
+  @DatabaseTest
   void wakeCommand_readyAndRouterWakeIds_aRepeatedWakeWakesTheAgentOnce() throws Exception {
     String c = change("r1", task("a"));
     Dispatched first = lifecycle.dispatch(c, "cmd_e1_dispatch").get();
@@ -224,7 +228,7 @@ abstract class IdempotencyTableContract {
   }
 
   // Dead-letter record | command_id | dead_letters, UNIQUE
-  @Test
+  @DatabaseTest
   void deadLetterRecord_commandIdUnique_aRedeliveredDeadLetterWritesOneRow() throws Exception {
     String c = change("r1", task("a"));
     Wake wake = lifecycle.dispatch(c, "cmd_d").get().wakes().get(0);
@@ -246,7 +250,7 @@ abstract class IdempotencyTableContract {
 
   // Change creation | (project_id, client_request_id) |
   // Unique constraint and ON CONFLICT DO NOTHING
-  @Test
+  @DatabaseTest
   void changeCreation_projectIdAndClientRequestId_aRepeatedRequestReturnsTheFirstChange()
       throws Exception {
     WorkGraph graph = WorkGraph.of(task("a"), task("b", "a"));
@@ -264,7 +268,7 @@ abstract class IdempotencyTableContract {
 
   // Workflow start | Instance ID = Change ID, Candidate ID, or release ID |
   // The workflow engine rejects a second instance with the same ID
-  @Test
+  @DatabaseTest
   void workflowStart_instanceId_aSecondStartWithTheSameIdIsAlreadyStarted() throws Exception {
     String c = verifying("r1");
     String cand = lifecycle.composeCandidate(c, "cmd_cc", false).get().candidateId();
@@ -287,7 +291,7 @@ abstract class IdempotencyTableContract {
 
   // Workflow start command | cmd_<candidate>_verify, cmd_<release>_release |
   // workflowStartFor maps the command to that instance ID
-  @Test
+  @DatabaseTest
   void workflowStartCommand_verifyCommandId_aRedeliveredStartRunsOneInstance() throws Exception {
     String c = verifying("r1");
     Command create = changeCommand(CommandType.CANDIDATE_CREATE, c, "cmd_e2_candidate");
@@ -306,7 +310,7 @@ abstract class IdempotencyTableContract {
   }
 
   // Candidate composition | SHA-256 composition key | Candidate ID derives from the key
-  @Test
+  @DatabaseTest
   void candidateComposition_sha256CompositionKey_aRedeliveredCreateFindsTheSameCandidate()
       throws Exception {
     String c = verifying("r1");
@@ -330,7 +334,7 @@ abstract class IdempotencyTableContract {
   }
 
   // Promotion | Candidate ID + expected generation | decidePromotion returns already_promoted
-  @Test
+  @DatabaseTest
   void promotion_candidateIdAndExpectedGeneration_aRepeatIsAlreadyPromoted() throws Exception {
     String c = verifying("r1");
     String cand = verified(c);
@@ -345,7 +349,7 @@ abstract class IdempotencyTableContract {
   }
 
   // Release | rel_<project>_<generation> | releases primary key
-  @Test
+  @DatabaseTest
   void release_projectAndGenerationReleaseId_aRetriedApprovalAndReleaseMakeOneRelease()
       throws Exception {
     lifecycle.setLiveApp(P, true, "cmd_app").get();
@@ -372,7 +376,7 @@ abstract class IdempotencyTableContract {
   }
 
   // Event batch failure | (consumer, batch_key) | k2_batch_failures
-  @Test
+  @DatabaseTest
   void eventBatchFailure_consumerAndBatchKey_everyRedeliveryCountsOnOneRow() throws Exception {
     String project = onAnotherStream("p-poison");
     int stream = EventStreams.streamIndex(project);
@@ -401,7 +405,7 @@ abstract class IdempotencyTableContract {
 
   // Event archive object | Event IDs of the batch |
   // Same key, so a redelivery overwrites the same object
-  @Test
+  @DatabaseTest
   void eventArchiveObject_eventIdsOfTheBatch_aRedeliveredBatchKeepsItsOneObject() throws Exception {
     String project = onAnotherStream("p-archive");
     int stream = EventStreams.streamIndex(project);
@@ -421,7 +425,7 @@ abstract class IdempotencyTableContract {
   }
 
   // Command publish | <queue>:<commandId> | JetStream message ID, 2-hour duplicate window
-  @Test
+  @DatabaseTest
   void commandPublish_queueAndCommandIdMessageId_aRepeatedSendStoresOneMessage() throws Exception {
     Command dispatch = changeCommand(CommandType.CHANGE_DISPATCH, "chg_x", "cmd_e4_dispatch");
     SendReceipt first = f.commands.send(dispatch).get();
@@ -439,7 +443,7 @@ abstract class IdempotencyTableContract {
   }
 
   // Event stream publish | event-id header | JetStream message ID, 2-hour duplicate window
-  @Test
+  @DatabaseTest
   void eventStreamPublish_eventIdHeader_aRepeatedPublishStoresOneMessage() throws Exception {
     String project = onAnotherStream("p-stream");
     int stream = EventStreams.streamIndex(project);
