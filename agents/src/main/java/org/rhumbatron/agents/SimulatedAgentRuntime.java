@@ -11,6 +11,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 import org.rhumbatron.lifecycle.Lifecycle;
 import org.rhumbatron.lifecycle.LifecycleException;
@@ -57,6 +58,8 @@ public final class SimulatedAgentRuntime implements AgentRuntime {
   // Per Task attempt at work, its stop signal.
   private final Map<String, CompletableFuture<Void>> working = new ConcurrentHashMap<>();
   private volatile boolean closed;
+  // Steps that failed and will be tried again; a test awaits it instead of sleeping.
+  private final AtomicLong retriedSteps = new AtomicLong();
 
   public SimulatedAgentRuntime(Lifecycle lifecycle, Settings settings) {
     this.lifecycle = lifecycle;
@@ -204,9 +207,15 @@ public final class SimulatedAgentRuntime implements AgentRuntime {
                 log.warn(
                     "simulated agent step failed {} times, still trying: {}", tryNumber, cause);
               }
+              retriedSteps.incrementAndGet();
               return attempt(action, tryNumber + 1, pauseAfter(tryNumber));
             })
         .thenCompose(f -> f);
+  }
+
+  /** How many times a step failed and was tried again. */
+  long retriedSteps() {
+    return retriedSteps.get();
   }
 
   /** 1 s, 2 s, 4 s ... at most 30 s: a database outage of minutes ends, and the step goes on. */

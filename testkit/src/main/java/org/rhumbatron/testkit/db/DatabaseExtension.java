@@ -20,7 +20,7 @@ import org.junit.jupiter.api.extension.ParameterResolver;
  * <p>Read the database with {@link #database()} or declare a {@link TestDatabase} test method
  * parameter. A PostgreSQL extension skips its tests when the server is unreachable, or fails them
  * under {@code CI=true} / {@code -Drhumbatron.requirePostgres=true}. See the package documentation
- * for the abstract-contract pattern that runs one test class against both databases.
+ * and {@link DatabaseTest} for one test class that runs on both databases.
  */
 public final class DatabaseExtension
     implements BeforeAllCallback,

@@ -3,26 +3,19 @@
  * database on {@code 127.0.0.1:5432} (user {@code postgres}, trust auth) that is dropped
  * afterwards.
  *
- * <p>Style (db-scheduler's {@code CompatibilityTest}): write one abstract contract class and one
- * small subclass per database. The subclass registers the extension; the contract only asks for a
- * {@link org.rhumbatron.testkit.db.TestDatabase}.
+ * <p>One class runs on both databases: annotate its test methods {@link
+ * org.rhumbatron.testkit.db.DatabaseTest} instead of {@code @Test}. Each method runs once on SQLite
+ * and once on PostgreSQL, each run with a fresh database set into the instance's {@link
+ * org.rhumbatron.testkit.db.TestDatabase} fields before its {@code @BeforeEach} methods.
  *
  * <pre>{@code
- * abstract class OutboxContract {
- *   abstract TestDatabase db();
- *   @Test void appendsOnce() { ... Database.open(db().url()) ... }
- * }
- *
- * class SqliteOutboxTest extends OutboxContract {
- *   @RegisterExtension final DatabaseExtension db = DatabaseExtension.sqlite();
- *   TestDatabase db() { return db.database(); }
- * }
- *
- * class PostgresOutboxTest extends OutboxContract {
- *   @RegisterExtension final DatabaseExtension db = DatabaseExtension.postgres();
- *   TestDatabase db() { return db.database(); }
+ * class OutboxTest {
+ *   TestDatabase db;
+ *   @DatabaseTest void appendsOnce() { ... Database.open(db.url()) ... }
  * }
  * }</pre>
+ *
+ * <p>A test of one database registers a {@link org.rhumbatron.testkit.db.DatabaseExtension} itself.
  *
  * <p>An instance field gives every test method its own database; a {@code static} field gives the
  * class one database for all its methods. The extension also resolves test method parameters of

@@ -1,0 +1,501 @@
+package org.rhumbatron.router;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+import org.rhumbatron.coordinator.view.ProjectView;
+import org.rhumbatron.platform.eventlog.EventRecord;
+import org.rhumbatron.platform.eventlog.Subscription;
+import org.rhumbatron.protocol.EnvelopeCodec;
+import org.rhumbatron.protocol.Event;
+import org.rhumbatron.protocol.EventStreams;
+import org.rhumbatron.protocol.EventType;
+import org.rhumbatron.router.projector.ProjectViewProjector;
+import org.rhumbatron.router.run.BatchOutcome;
+import org.rhumbatron.testkit.db.DatabaseTest;
+import org.rhumbatron.testkit.db.TestDatabase;
+import org.rhumbatron.testkit.nats.NatsServerExtension;
+
+/** The event router on a real nats-server; run against SQLite and PostgreSQL. */
+class EventRouterTest {
+  @RegisterExtension final NatsServerExtension nats = NatsServerExtension.perTest();
+
+  TestDatabase testDatabase; // one per run: @DatabaseTest sets it
+
+  TestDatabase db() {
+    return testDatabase;
+  }
+
+  @TempDir Path dataDir;
+
+  private RouterFixture f;
+
+  RouterFixture fixture(Map<String, String> overrides) throws Exception {
+    f = new RouterFixture(nats.url(), db().url(), dataDir, overrides);
+    return f;
+  }
+
+  @AfterEach
+  void close() throws Exception {
+    if (f != null) {
+      f.close();
+    }
+  }
+
+  private void runOnce(int stream) {
+    f.router.nudge(stream);
+    f.router.drained(stream).join();
+  }
+
+  private long applied(String projectId) {
+    return ProjectView.read(f.database, projectId).map(ProjectView::eventsApplied).orElse(0L);
+  }
+
+  @DatabaseTest
+  void aNudgeProjectsTheEventsIntoTheViewAndTheFeedAndRoutesThem() throws Exception {
+    fixture(Map.of());
+    List<Event> routed = new java.util.concurrent.CopyOnWriteArrayList<>();
+    f.causalRules = (tx, fresh) -> routed.addAll(fresh);
+    List<Event> events = RouterEvents.changeWithTasks("p-view", "c-view", 3);
+    f.publish(events);
+    int stream = EventStreams.streamIndex("p-view");
+    runOnce(stream);
+
+    ProjectView view = ProjectView.read(f.database, "p-view").orElseThrow();
+    assertThat(view.eventsApplied()).isEqualTo(7);
+    assertThat(view.counts().get("change")).containsEntry("open", 1L);
+    assertThat(view.counts().get("task")).containsEntry("completed", 3L);
+    assertThat(view.lastEventId()).isEqualTo(events.get(6).eventId());
+    assertThat(f.count("SELECT COUNT(*) FROM project_events WHERE project_id = ?", "p-view"))
+        .isEqualTo(7);
+    assertThat(routed)
+        .extracting(Event::eventId)
+        .containsExactlyElementsOf(events.stream().map(Event::eventId).toList());
+  }
+
+  @DatabaseTest
+  void theSameBatchDeliveredTwiceAppliesEachEventOnce() throws Exception {
+    fixture(Map.of());
+    f.publish(RouterEvents.changeWithTasks("p-twice", "c-twice", 2));
+    int stream = EventStreams.streamIndex("p-twice");
+    List<EventRecord> batch = f.eventLog.fetch(stream, Subscription.PROJECT_VIEW_PROJECTOR, 100);
+    assertThat(batch).hasSize(5);
+
+    ProjectViewProjector projector = f.projector.forRun();
+    assertThat(projector.handle(stream, batch).allRecordsApplied()).isTrue();
+    assertThat(projector.handle(stream, batch).allRecordsApplied()).isTrue();
+
+    assertThat(applied("p-twice")).isEqualTo(5);
+    assertThat(projector.callsLeft()).as("a duplicate-only project costs no call").isEqualTo(14);
+    assertThat(f.count("SELECT COUNT(*) FROM project_events WHERE project_id = ?", "p-twice"))
+        .isEqualTo(5);
+  }
+
+  @DatabaseTest
+  void anEventTwiceInOneBatchIsAppliedOnceWithOneFeedRow() throws Exception {
+    fixture(Map.of());
+    List<Event> events = RouterEvents.changeWithTasks("p-dup", "c-dup", 1);
+    f.publish(events);
+    // The same Event again under another msg id (a resend after the duplicate window).
+    Event again = events.get(1);
+    int stream = EventStreams.streamIndex("p-dup");
+    f.publishRaw(stream, "resend-" + again.eventId(), new EnvelopeCodec().encodeEvent(again));
+    List<EventRecord> batch = f.eventLog.fetch(stream, Subscription.PROJECT_VIEW_PROJECTOR, 100);
+    assertThat(batch).hasSize(events.size() + 1);
+
+    assertThat(f.projector.forRun().handle(stream, batch).allRecordsApplied()).isTrue();
+
+    assertThat(applied("p-dup")).isEqualTo(events.size());
+    assertThat(
+            f.count(
+                "SELECT COUNT(*) FROM project_events WHERE project_id = ? AND event_id = ?",
+                "p-dup",
+                again.eventId()))
+        .isEqualTo(1);
+  }
+
+  @DatabaseTest
+  void aRedeliveryAfterACrashBeforeTheAckAppliesNothingTwice() throws Exception {
+    fixture(Map.of("router.ack-wait", "1s"));
+    f.publish(RouterEvents.changeWithTasks("p-crash", "c-crash", 2));
+    int stream = EventStreams.streamIndex("p-crash");
+    List<EventRecord> first = f.eventLog.fetch(stream, Subscription.PROJECT_VIEW_PROJECTOR, 100);
+    // The projector commits, then core dies before it acks: nothing settles the batch.
+    assertThat(f.projector.forRun().handle(stream, first).allRecordsApplied()).isTrue();
+    assertThat(applied("p-crash")).isEqualTo(5);
+
+    List<EventRecord> again = new ArrayList<>();
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .until(
+            () -> {
+              again.addAll(f.eventLog.fetch(stream, Subscription.PROJECT_VIEW_PROJECTOR, 100));
+              return again.size() >= 5;
+            });
+    assertThat(again).allSatisfy(r -> assertThat(r.deliveredCount()).isEqualTo(2));
+    BatchOutcome outcome = f.projector.forRun().handle(stream, again);
+    assertThat(outcome.allRecordsApplied()).isTrue();
+    again.forEach(EventRecord::ack);
+    assertThat(applied("p-crash")).isEqualTo(5);
+  }
+
+  /**
+   * A stream that lost its tail hands a sequence out again: a second undecodable record at the
+   * sequence of an earlier dead-lettered one gets failures and a dead letter of its own, naming it.
+   */
+  @DatabaseTest
+  void aPoisonRecordAtAReusedSequenceGetsItsOwnDeadLetter() throws Exception {
+    fixture(Map.of());
+    org.rhumbatron.router.run.BatchFailures failures =
+        new org.rhumbatron.router.run.BatchFailures(
+            f.database, new org.rhumbatron.router.claims.EventClaims(f.clock), f.clock, 5);
+    List<String> deadLetters = new ArrayList<>();
+    for (String marker : List.of("poison-before-the-cut", "poison-after-the-cut")) {
+      // Deleting the stream and making it again starts its sequences at 1, as a lost tail does.
+      f.connection.jetStreamManagement().deleteStream(EventStreams.streamName(4));
+      new org.rhumbatron.platform.jetstream.JetStreamTopology(
+              f.connection.jetStreamManagement(), f.settings)
+          .ensure();
+      f.publishRaw(4, marker, ("{\"not\": \"" + marker + "\"}").getBytes(StandardCharsets.UTF_8));
+      // A client of its own: the fixture's holds the consumer of the stream just deleted.
+      org.rhumbatron.platform.eventlog.EventLogClient reader =
+          new org.rhumbatron.platform.eventlog.EventLogClient(
+              f.connection, new EnvelopeCodec(), f.settings);
+      List<EventRecord> records = new ArrayList<>();
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .until(
+              () -> {
+                records.addAll(reader.fetch(4, Subscription.PROJECT_VIEW_PROJECTOR, 10));
+                return !records.isEmpty();
+              });
+      assertThat(records.get(0).streamSequence()).isEqualTo(1);
+      org.rhumbatron.router.run.BatchFailures.Verdict verdict = null;
+      for (int i = 0; i < 5; i++) {
+        verdict =
+            failures
+                .recordFailure(Subscription.PROJECT_VIEW_PROJECTOR, 4, records, "malformed")
+                .verdict();
+      }
+      assertThat(verdict).isEqualTo(org.rhumbatron.router.run.BatchFailures.Verdict.DEAD_LETTERED);
+      records.forEach(EventRecord::ack);
+      deadLetters.addAll(
+          f.database.read(
+              tx ->
+                  tx.query(
+                      "SELECT command FROM dead_letters WHERE command LIKE ?",
+                      rs -> rs.getString(1),
+                      "%" + marker + "%")));
+    }
+    assertThat(deadLetters).hasSize(2);
+    assertThat(f.count("SELECT COUNT(*) FROM k2_batch_failures")).isEqualTo(2);
+  }
+
+  /**
+   * A poison record was dead-lettered but its ack was lost, so it comes back, here with a new
+   * poison record behind it. The old one is only acked again; the new one counts under its own key
+   * and gets a dead letter that names it.
+   */
+  @DatabaseTest
+  void aDeadLetteredRecordThatComesBackDoesNotHideTheRecordsWithIt() throws Exception {
+    fixture(Map.of());
+    org.rhumbatron.router.run.BatchFailures failures =
+        new org.rhumbatron.router.run.BatchFailures(
+            f.database, new org.rhumbatron.router.claims.EventClaims(f.clock), f.clock, 5);
+    org.rhumbatron.platform.eventlog.EventLogClient reader =
+        new org.rhumbatron.platform.eventlog.EventLogClient(
+            f.connection, new EnvelopeCodec(), f.settings);
+    f.publishRaw(4, "poison-old", "{\"not\": \"poison-old\"}".getBytes(StandardCharsets.UTF_8));
+    EventRecord old = fetchOne(reader);
+    for (int i = 0; i < 5; i++) {
+      failures.recordFailure(Subscription.PROJECT_VIEW_PROJECTOR, 4, List.of(old), "malformed");
+    }
+    assertThat(deadLettersNaming("poison-old")).isEqualTo(1);
+
+    f.publishRaw(4, "poison-new", "{\"not\": \"poison-new\"}".getBytes(StandardCharsets.UTF_8));
+    List<EventRecord> failed = new ArrayList<>(List.of(old, fetchOne(reader)));
+    // As SubscriptionRun settles: what was handled before is acked, the rest nacked until the
+    // verdict is a dead letter.
+    for (int delivery = 1; delivery <= 10 && !failed.isEmpty(); delivery++) {
+      org.rhumbatron.router.run.BatchFailures.Counted counted =
+          failures.recordFailure(Subscription.PROJECT_VIEW_PROJECTOR, 4, failed, "malformed");
+      failed.removeAll(counted.handledBefore());
+      if (counted.verdict() == org.rhumbatron.router.run.BatchFailures.Verdict.DEAD_LETTERED) {
+        failed.clear();
+      }
+    }
+    assertThat(deadLettersNaming("poison-new"))
+        .as("a dead letter names the new record")
+        .isEqualTo(1);
+    assertThat(deadLettersNaming("poison-old")).isEqualTo(1);
+  }
+
+  /**
+   * Redeliveries regroup failed records: each comes due on its own and a fetch takes whatever is
+   * due. A poison record still reaches its dead letter at its 5th failure, whatever came with it
+   * each time.
+   */
+  @DatabaseTest
+  void aPoisonRecordIsDeadLetteredAtItsFifthFailureHoweverItsDeliveriesAreGrouped()
+      throws Exception {
+    fixture(Map.of());
+    org.rhumbatron.router.run.BatchFailures failures =
+        new org.rhumbatron.router.run.BatchFailures(
+            f.database, new org.rhumbatron.router.claims.EventClaims(f.clock), f.clock, 5);
+    org.rhumbatron.platform.eventlog.EventLogClient reader =
+        new org.rhumbatron.platform.eventlog.EventLogClient(
+            f.connection, new EnvelopeCodec(), f.settings);
+    List<EventRecord> poison = new ArrayList<>();
+    for (String marker : List.of("poison-a", "poison-b", "poison-c")) {
+      f.publishRaw(4, marker, ("{\"not\": \"" + marker + "\"}").getBytes(StandardCharsets.UTF_8));
+      poison.add(fetchOne(reader));
+    }
+    EventRecord a = poison.get(0);
+    EventRecord b = poison.get(1);
+    EventRecord c = poison.get(2);
+    List<List<EventRecord>> deliveries =
+        List.of(List.of(a, b, c), List.of(b, c, a), List.of(c, a, b), List.of(a, b), List.of(b, a));
+    for (List<EventRecord> delivery : deliveries.subList(0, 4)) {
+      assertThat(
+              failures
+                  .recordFailure(Subscription.PROJECT_VIEW_PROJECTOR, 4, delivery, "malformed")
+                  .verdict())
+          .isEqualTo(org.rhumbatron.router.run.BatchFailures.Verdict.NACK);
+    }
+    org.rhumbatron.router.run.BatchFailures.Counted fifth =
+        failures.recordFailure(
+            Subscription.PROJECT_VIEW_PROJECTOR, 4, deliveries.get(4), "malformed");
+    assertThat(fifth.deadLettered()).as("a and b failed 5 times").containsExactlyInAnyOrder(a, b);
+    assertThat(fifth.nacked()).isEmpty();
+    assertThat(deadLettersNaming("poison-a")).isEqualTo(1);
+    assertThat(deadLettersNaming("poison-b")).isEqualTo(1);
+    assertThat(deadLettersNaming("poison-c")).as("c failed 3 times").isZero();
+    org.rhumbatron.router.run.BatchFailures.Counted sixth =
+        failures.recordFailure(Subscription.PROJECT_VIEW_PROJECTOR, 4, List.of(a, c), "malformed");
+    assertThat(sixth.handledBefore()).as("a was dead-lettered before").containsExactly(a);
+    assertThat(sixth.nacked()).containsExactly(c);
+    assertThat(
+            failures
+                .recordFailure(Subscription.PROJECT_VIEW_PROJECTOR, 4, List.of(c), "malformed")
+                .deadLettered())
+        .containsExactly(c);
+    assertThat(deadLettersNaming("poison-c")).isEqualTo(1);
+  }
+
+  private static EventRecord fetchOne(org.rhumbatron.platform.eventlog.EventLogClient reader) {
+    List<EventRecord> records = new ArrayList<>();
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(
+            () -> {
+              records.addAll(reader.fetch(4, Subscription.PROJECT_VIEW_PROJECTOR, 10));
+              return !records.isEmpty();
+            });
+    assertThat(records).hasSize(1);
+    return records.get(0);
+  }
+
+  private long deadLettersNaming(String marker) {
+    return f.database.read(
+        tx ->
+            tx.queryLong(
+                "SELECT COUNT(*) FROM dead_letters WHERE command LIKE ?", "%" + marker + "%"));
+  }
+
+  @DatabaseTest
+  void poisonEventsFailFiveTimesThenBecomeOneDeadLetterWhileOtherProjectsFlow() throws Exception {
+    fixture(Map.of("router.nack-delay", "100ms"));
+    List<String> projects = RouterEvents.projectsOnStream(4, 2, "p-poison");
+    String poisoned = projects.get(0);
+    String healthy = projects.get(1);
+    // Valid JSON and a valid envelope that the projector cannot apply: a task.ready without Task.
+    Event poison = RouterEvents.event(poisoned, "c-poison", null, EventType.TASK_READY, null);
+    f.publish(List.of(poison));
+    f.publishRaw(4, "not-an-envelope", "{\"eventId\": 42}".getBytes(StandardCharsets.UTF_8));
+    f.publish(RouterEvents.changeWithTasks(healthy, "c-healthy", 1));
+
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(
+            () -> {
+              runOnce(4);
+              return f.count(
+                          "SELECT COUNT(*) FROM dead_letters WHERE kind = 'event_batch'"
+                              + " AND command_id LIKE 'batch:project-view-projector:%'")
+                      >= 1
+                  && f.count("SELECT COUNT(*) FROM k2_batch_failures WHERE failures >= 5") >= 1;
+            });
+    // The healthy project flowed from the first run on; later events of it flow too.
+    assertThat(applied(healthy)).isEqualTo(3);
+    f.publish(
+        List.of(RouterEvents.event(healthy, "c-later", null, EventType.CHANGE_CREATED, null)));
+    // A run may first fetch a poison record whose 100 ms nack delay just ended, in the same batch
+    // as the later event; that batch fails as a whole and the event comes back 100 ms later.
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(
+            () -> {
+              runOnce(4);
+              return applied(healthy) >= 4;
+            });
+    assertThat(applied(healthy)).isEqualTo(4);
+
+    // Run until the failed records are settled everywhere, then look at the dead letters.
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(
+            () -> {
+              runOnce(4);
+              return f.count("SELECT COUNT(*) FROM k2_batch_failures WHERE failures < 5") == 0;
+            });
+    List<String> described =
+        f.database.read(
+            tx ->
+                tx.query(
+                    "SELECT command FROM dead_letters WHERE command_id LIKE"
+                        + " 'batch:project-view-projector:%'",
+                    rs -> rs.getString(1)));
+    String all = String.join("\n", described);
+    assertThat(all).contains(poison.eventId()).contains("not-an-envelope");
+    assertThat(all.split("\"eventId\":\"" + poison.eventId(), -1))
+        .as("the poison is in one dead letter")
+        .hasSize(2);
+    ObjectMapper json = new ObjectMapper();
+    for (String d : described) {
+      assertThat(json.readTree(d).get("consumer").asText()).isEqualTo("project-view-projector");
+    }
+    assertThat(
+            f.count(
+                "SELECT COUNT(*) FROM dead_letters WHERE command_id LIKE"
+                    + " 'batch:project-view-projector:%' AND delivery_count <> 5"))
+        .isZero();
+    assertThat(
+            f.count(
+                "SELECT COUNT(*) FROM processed_events WHERE consumer = 'project-view-projector'"
+                    + " AND event_id = ?",
+                poison.eventId()))
+        .as("the dead-lettered event is marked processed")
+        .isEqualTo(1);
+    assertThat(applied(poisoned)).isZero();
+  }
+
+  @DatabaseTest
+  void aFailedBatchComesBackAfterItsNackDelayWithoutAnotherNudge() throws Exception {
+    fixture(Map.of("router.nack-delay", "200ms"));
+    f.publishRaw(4, "lone-poison", "{\"eventId\": 42}".getBytes(StandardCharsets.UTF_8));
+    runOnce(4);
+
+    // One nudge only: the four more failures that dead-letter it come from the nack delay.
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .until(
+            () ->
+                f.count(
+                        "SELECT COUNT(*) FROM dead_letters WHERE kind = 'event_batch'"
+                            + " AND command LIKE '%lone-poison%'")
+                    == 2);
+    assertThat(
+            f.count(
+                "SELECT COUNT(*) FROM dead_letters WHERE delivery_count = 5"
+                    + " AND (command_id LIKE 'batch:project-view-projector:%'"
+                    + " OR command_id LIKE 'batch:causal-router:%')"))
+        .isEqualTo(2);
+  }
+
+  @DatabaseTest
+  void theApplyDeltaCapDefersProjectsToTheNextDelivery() throws Exception {
+    fixture(Map.of());
+    List<String> projects = RouterEvents.projectsOnStream(3, 20, "p-cap");
+    List<Event> events = new ArrayList<>();
+    for (String p : projects) {
+      events.add(RouterEvents.event(p, "c-" + p, null, EventType.CHANGE_CREATED, null));
+    }
+    f.publish(events);
+
+    runOnce(3);
+    assertThat(f.count("SELECT COUNT(*) FROM project_views")).isEqualTo(15);
+    assertThat(f.count("SELECT COUNT(*) FROM k2_batch_failures"))
+        .as("a deferral is not a failure")
+        .isZero();
+
+    runOnce(3);
+    assertThat(f.count("SELECT COUNT(*) FROM project_views")).isEqualTo(20);
+    assertThat(f.count("SELECT SUM(events_applied) FROM project_views")).isEqualTo(20);
+  }
+
+  @DatabaseTest
+  void aConsumerDeletedUnderTheRouterIsMadeAgainByItsStreamsSweep() throws Exception {
+    fixture(Map.of());
+    int stream = 3;
+    String p = RouterEvents.projectsOnStream(stream, 1, "p-deleted").get(0);
+    f.publish(List.of(RouterEvents.event(p, "c-" + p, null, EventType.CHANGE_CREATED, null)));
+    runOnce(stream);
+    assertThat(applied(p)).isEqualTo(1);
+    f.connection
+        .jetStreamManagement()
+        .deleteConsumer(
+            EventStreams.streamName(stream), Subscription.PROJECT_VIEW_PROJECTOR.durableName());
+    f.publish(List.of(RouterEvents.event(p, "c-" + p, "t-1", EventType.TASK_READY, null)));
+    runOnce(stream);
+    assertThat(applied(p)).as("a nudge reads the deleted consumer as empty").isEqualTo(1);
+
+    java.time.Instant tick = java.time.Instant.parse("2026-12-02T10:00:00Z");
+    while (f.router.sweepTick(tick).tick().streamIndex() != stream) {
+      tick = tick.plusSeconds(60);
+    }
+    // The new consumer replays the stream from its first event; the claim skips the applied one.
+    assertThat(applied(p)).isEqualTo(2);
+    assertThat(f.count("SELECT COUNT(*) FROM project_events WHERE project_id = ?", p)).isEqualTo(2);
+  }
+
+  @DatabaseTest
+  void aBurstOfNudgesCoalescesAndLosesNone() throws Exception {
+    fixture(Map.of());
+    List<Event> events = RouterEvents.changeWithTasks("p-burst", "c-burst", 20);
+    int stream = EventStreams.streamIndex("p-burst");
+    f.publish(events);
+    for (int i = 0; i < 1_000; i++) {
+      f.router.nudge(stream);
+    }
+    f.router.drained(stream).join();
+    assertThat(applied("p-burst")).isEqualTo(41);
+    assertThat(f.router.nudgeRuns()).isBetween(1L, 999L);
+  }
+
+  @DatabaseTest
+  void eightSweepTicksVisitEveryStreamOnceWithTheSweepsOwnBatches() throws Exception {
+    fixture(Map.of());
+    List<Event> events = new ArrayList<>();
+    for (int s = 0; s < EventStreams.STREAM_COUNT; s++) {
+      String p = RouterEvents.projectsOnStream(s, 1, "p-sweep").get(0);
+      events.add(RouterEvents.event(p, "c-" + p, null, EventType.CHANGE_CREATED, null));
+    }
+    f.publish(events);
+    java.util.Set<Integer> swept = new java.util.TreeSet<>();
+    java.time.Instant tick = java.time.Instant.parse("2026-12-02T10:00:00Z");
+    int analyticsTicks = 0;
+    for (int i = 0; i < 8; i++) {
+      EventRouter.SweepReport report = f.router.sweepTick(tick.plusSeconds(60L * i));
+      swept.add(report.tick().streamIndex());
+      analyticsTicks += report.tick().runsAnalytics() ? 1 : 0;
+      assertThat(report.maintenance()).hasSize(report.tick().releaseSweep() ? 1 : 0);
+    }
+    assertThat(swept).containsExactly(0, 1, 2, 3, 4, 5, 6, 7);
+    assertThat(f.count("SELECT COUNT(*) FROM project_views")).isEqualTo(8);
+    assertThat(f.bucket.list("events/")).as("one archive object per stream").hasSize(8);
+    // 10:00..10:07 holds one release sweep tick (10:04): the other 7 run analytics.
+    assertThat(analyticsTicks).isEqualTo(7);
+    assertThat(f.count("SELECT COUNT(*) FROM platform_metrics WHERE binding = 'EVENT_METRICS'"))
+        .isEqualTo(7);
+  }
+}
