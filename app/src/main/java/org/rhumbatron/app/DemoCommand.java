@@ -264,15 +264,14 @@ final class DemoCommand implements Callable<Integer> {
         out.flush();
         core.awaitClose();
         stopped.await();
-      } else {
-        if (others != null) {
-          others.close();
-        }
-        core.close();
-        core.awaitClose();
       }
+      // The child cores stop first, so they hand their duties over to a core that still runs.
       if (others != null) {
         others.close();
+      }
+      if (!keepRunning) {
+        core.close();
+        core.awaitClose();
       }
     }
     cleanUp.run();
