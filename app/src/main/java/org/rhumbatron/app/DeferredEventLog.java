@@ -68,8 +68,8 @@ final class DeferredEventLog implements EventLogTransport {
   }
 
   @Override
-  public long fillReadPastSequences(int streamIndex) {
-    return bound().fillReadPastSequences(streamIndex);
+  public long fillReadPastSequences(int streamIndex, long recordedUpTo) {
+    return bound().fillReadPastSequences(streamIndex, recordedUpTo);
   }
 
   private EventLogTransport bound() {

@@ -48,7 +48,7 @@ final class InProcessAcks implements EventLogTransport {
   }
 
   @Override
-  public long fillReadPastSequences(int streamIndex) {
+  public long fillReadPastSequences(int streamIndex, long recordedUpTo) {
     return 0; // nothing is kept, so no consumer reads it
   }
 }

@@ -176,8 +176,8 @@ final class OutboxBench {
     }
 
     @Override
-    public long fillReadPastSequences(int streamIndex) {
-      return inner.fillReadPastSequences(streamIndex);
+    public long fillReadPastSequences(int streamIndex, long recordedUpTo) {
+      return inner.fillReadPastSequences(streamIndex, recordedUpTo);
     }
   }
 

@@ -217,7 +217,8 @@ public final class Coordinator implements AutoCloseable {
   /**
    * The lost-tail repair of one stream, on its publisher lane once the rows it acknowledged are
    * recorded (a row acknowledged before the loss but not yet recorded would be missed). The fill
-   * goes first, so that what the repair sends again reaches every consumer.
+   * goes first, up to the highest sequence any consumer or row got, so that what the repair sends
+   * again reaches every consumer under a sequence none has seen.
    */
   private List<ActorAddress> checkTail(int stream) {
     boolean bound = transport.boundStreams().contains(stream);
@@ -228,7 +229,7 @@ public final class Coordinator implements AutoCloseable {
           if (!bound) {
             return List.<ActorAddress>of(); // its rows fail as unbound: nothing to repair
           }
-          transport.fillReadPastSequences(stream);
+          transport.fillReadPastSequences(stream, repair.highestRecordedSequence(stream));
           return repair.repair(stream);
         });
   }

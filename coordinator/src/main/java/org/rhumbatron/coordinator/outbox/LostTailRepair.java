@@ -43,6 +43,18 @@ public final class LostTailRepair {
     this.horizon = horizon;
   }
 
+  /** The highest stream sequence a kept row of the stream recorded (0 when none). */
+  public long highestRecordedSequence(int streamIndex) {
+    return database.read(
+        tx ->
+            tx.queryFirst(
+                    "SELECT MAX(stream_seq) FROM outbox WHERE stream_index = ?"
+                        + " AND stream_seq IS NOT NULL",
+                    rs -> rs.getLong(1),
+                    streamIndex)
+                .orElse(0L));
+  }
+
   /** The lowest stream sequence that two kept rows share (a lost one and a newer one). */
   private long lowestSharedSequence(int streamIndex, long since) {
     return database.read(

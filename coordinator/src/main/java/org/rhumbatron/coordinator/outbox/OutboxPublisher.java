@@ -490,6 +490,8 @@ public final class OutboxPublisher {
 
   private static final class Outcome {
     final List<Long> ackedSeqs = new ArrayList<>();
+    // When the PubAcks were in: the rows' published_at_ms, whenever their record commits.
+    long ackedAtMs;
     boolean firstWasRefused;
 
     boolean firstRefused() {
@@ -541,6 +543,7 @@ public final class OutboxPublisher {
         outcome.failures.putIfAbsent(sent.get(i).actor(), new Failure(i, error, counted));
       }
     }
+    outcome.ackedAtMs = clock.millis();
     return outcome;
   }
 
@@ -617,12 +620,11 @@ public final class OutboxPublisher {
 
   private void markPublished(Tx tx, long epoch, List<Row> sent, Outcome outcome)
       throws SQLException {
-    long now = clock.millis();
     List<Object[]> rows = new ArrayList<>(sent.size());
     for (int i = 0; i < outcome.ackedSeqs.size(); i++) {
       Long seq = outcome.ackedSeqs.get(i);
       if (seq != null) {
-        rows.add(new Object[] {seq, now, epoch, sent.get(i).seq()});
+        rows.add(new Object[] {seq, outcome.ackedAtMs, epoch, sent.get(i).seq()});
       }
     }
     tx.updateBatch(

@@ -180,8 +180,8 @@ public final class CrashingWriter {
     }
 
     @Override
-    public long fillReadPastSequences(int streamIndex) {
-      return real.fillReadPastSequences(streamIndex);
+    public long fillReadPastSequences(int streamIndex, long recordedUpTo) {
+      return real.fillReadPastSequences(streamIndex, recordedUpTo);
     }
   }
 }

@@ -36,8 +36,11 @@ public interface EventLogTransport {
    * After a stream lost its tail, its durable consumers may stand past its last sequence, and a
    * server does not deliver a message at a sequence a consumer has read past. This fills those
    * sequences with {@link org.rhumbatron.protocol.Headers#FILLER} messages, so what is published
-   * next gets a sequence every consumer delivers. Returns how many it filled (0 when none stood
-   * past the end). Call it before anything else is published to the stream.
+   * next gets a sequence every consumer delivers. It fills up to {@code recordedUpTo} as well (the
+   * highest sequence the outbox recorded for the stream): a consumer's own state can lose its tail
+   * with the stream's, and a reader that kept a sequence (the project view does) must never see it
+   * again on a newer message. Returns how many it filled (0 when nothing stood past the end). Call
+   * it before anything else is published to the stream.
    */
-  long fillReadPastSequences(int streamIndex);
+  long fillReadPastSequences(int streamIndex, long recordedUpTo);
 }

@@ -166,11 +166,11 @@ public final class JetStreamEventLog implements EventLogTransport {
   }
 
   @Override
-  public long fillReadPastSequences(int streamIndex) {
+  public long fillReadPastSequences(int streamIndex, long recordedUpTo) {
     String stream = EventStreams.streamName(streamIndex);
     try {
       long last = jsm.getStreamInfo(stream).getStreamState().getLastSequence();
-      long readTo = last;
+      long readTo = Math.max(last, recordedUpTo);
       for (ConsumerInfo c : jsm.getConsumers(stream)) {
         readTo =
             Math.max(
@@ -202,7 +202,7 @@ public final class JetStreamEventLog implements EventLogTransport {
       }
       if (filled > 0) {
         log.warn(
-            "{} ends before where its consumers had read to ({}): filled {} sequences up to it",
+            "{} ends before where its consumers or the outbox had got to ({}): filled {} sequences",
             stream,
             readTo,
             filled);

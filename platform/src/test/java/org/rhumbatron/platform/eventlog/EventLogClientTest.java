@@ -161,7 +161,7 @@ class EventLogClientTest {
     topology();
     client = new EventLogClient(connection, codec, Settings.defaults());
 
-    assertThat(log.fillReadPastSequences(STREAM)).as("sequences 8..10 filled").isEqualTo(3);
+    assertThat(log.fillReadPastSequences(STREAM, 0)).as("sequences 8..10 filled").isEqualTo(3);
     List<String> next = publish(2);
     assertThat(fetchUntil(client, Subscription.CAUSAL_ROUTER, 2))
         .extracting(r -> r.event().eventId())
@@ -173,7 +173,15 @@ class EventLogClientTest {
         .as("a new consumer reads every Event and skips the fillers")
         .extracting(r -> r.decoded() ? r.event().eventId() : "undecoded " + r.streamSequence())
         .containsExactlyElementsOf(expected);
-    assertThat(log.fillReadPastSequences(STREAM)).as("no consumer stands past the end").isZero();
+    assertThat(log.fillReadPastSequences(STREAM, 0)).as("no consumer stands past the end").isZero();
+
+    // A consumer's state can lose its tail too: the outbox's record of what it got counts as well.
+    long last = log.lastSequence(STREAM);
+    assertThat(log.fillReadPastSequences(STREAM, last + 4))
+        .as("sequences the outbox recorded and the stream lost")
+        .isEqualTo(4);
+    publish(1);
+    assertThat(log.lastSequence(STREAM)).isEqualTo(last + 5);
   }
 
   @Test
