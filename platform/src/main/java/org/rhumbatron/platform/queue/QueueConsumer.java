@@ -8,15 +8,12 @@ import io.nats.client.PullSubscribeOptions;
 import io.nats.client.api.AckPolicy;
 import io.nats.client.api.ConsumerConfiguration;
 import io.nats.client.api.DeliverPolicy;
-import io.nats.client.impl.NatsJetStreamMetaData;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -24,13 +21,8 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Function;
 import org.rhumbatron.platform.concurrent.DaemonThreads;
-import org.rhumbatron.protocol.DeadLetterMessage;
-import org.rhumbatron.protocol.EnvelopeException;
-import org.rhumbatron.protocol.Headers;
 import org.rhumbatron.protocol.Queue;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -48,21 +40,14 @@ import org.slf4j.LoggerFactory;
  * Outcome.Reject} goes to the dead-letter queue at once; a {@link Outcome.Retry} or a throw naks
  * with the delay (never a plain nak), until the handler run after the last retry: that one goes to
  * the dead-letter queue and is terminated. A run that ends unsettled (core killed, an ack lost)
- * counts too; {@link #UNSETTLED_ALLOWANCE} more such runs reach the handler before the message goes
- * to the dead-letter queue unhandled. Runs, not the server's deliveries, are counted ({@link
- * HandlerRuns}): the server also counts deliveries that never reached core, e.g. over a stalled
- * link. The server's max_deliver is unlimited on purpose: a message the server stops delivering
- * stays in the work-queue stream unsettled and never reaches the dead-letter queue.
+ * counts too; {@link DeliveryPolicy#UNSETTLED_ALLOWANCE} more such runs reach the handler before
+ * the message goes to the dead-letter queue unhandled. Runs, not the server's deliveries, are
+ * counted ({@link HandlerRuns}): the server also counts deliveries that never reached core, e.g.
+ * over a stalled link. The server's max_deliver is unlimited on purpose: a message the server stops
+ * delivering stays in the work-queue stream unsettled and never reaches the dead-letter queue.
  */
 public final class QueueConsumer<T> implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(QueueConsumer.class);
-
-  /**
-   * Handler runs past the last retry that still happen, for earlier runs that were never settled
-   * (core killed while it held them, an ack lost with the link): a crash or an outage does not
-   * spend a command's retries, and a message that kills core each time still ends here.
-   */
-  static final int UNSETTLED_ALLOWANCE = 3;
 
   /** How long a pull stays open on the server; its messages are handled as they arrive. */
   private static final Duration FETCH_WAIT = Duration.ofMillis(250);
@@ -71,39 +56,26 @@ public final class QueueConsumer<T> implements AutoCloseable {
   private static final Duration PULL_END_MARGIN = Duration.ofSeconds(1);
 
   private static final Duration IDLE_HANDLER_THREAD = Duration.ofSeconds(60);
-  private static final Duration DEAD_LETTER_SEND_TIMEOUT = Duration.ofSeconds(10);
   private static final Duration FETCH_ERROR_PAUSE = Duration.ofMillis(500);
   private static final Duration CLOSE_WAIT = Duration.ofSeconds(5);
   private static final Duration UNREAD_WAIT = Duration.ofMillis(1);
 
   private final QueueRuntime runtime;
   private final QueueConsumerConfig config;
-  private final String kind;
-  private final Function<byte[], T> decoder;
-  private final QueueHandler<T> handler;
-  private final QueueListener<T> listener;
+  private final MessageSettler<T> settler;
   private final ExecutorService workers;
   private final ScheduledExecutorService extender;
   private final List<JetStreamSubscription> subscriptions = new ArrayList<>();
   private final ThreadPoolExecutor handlers;
   private final Set<MessageHold> holds = ConcurrentHashMap.newKeySet();
   private final List<Worker> batches = new ArrayList<>();
-  private final LongAdder retries = new LongAdder();
   private volatile boolean open = true;
 
   private QueueConsumer(
-      QueueRuntime runtime,
-      QueueConsumerConfig config,
-      String kind,
-      Function<byte[], T> decoder,
-      QueueHandler<T> handler,
-      QueueListener<T> listener) {
+      QueueRuntime runtime, QueueConsumerConfig config, MessageSettler<T> settler) {
     this.runtime = runtime;
     this.config = config;
-    this.kind = kind;
-    this.decoder = decoder;
-    this.handler = handler;
-    this.listener = listener == null ? QueueListener.none() : listener;
+    this.settler = settler;
     String name = config.queue().durableName();
     this.workers = Executors.newFixedThreadPool(config.concurrency(), DaemonThreads.named(name));
     int places = config.batchSize() * config.concurrency();
@@ -128,7 +100,16 @@ public final class QueueConsumer<T> implements AutoCloseable {
       QueueHandler<T> handler,
       QueueListener<T> listener) {
     QueueConsumer<T> consumer =
-        new QueueConsumer<>(runtime, config, kind, decoder, handler, listener);
+        new QueueConsumer<>(
+            runtime,
+            config,
+            new MessageSettler<>(
+                runtime,
+                config,
+                kind,
+                decoder,
+                handler,
+                listener == null ? QueueListener.none() : listener));
     try {
       consumer.bind();
     } catch (RuntimeException e) {
@@ -201,7 +182,7 @@ public final class QueueConsumer<T> implements AutoCloseable {
 
   /** Naks with a delay since start: a handler's retry or throw, or a dead letter not sent. */
   public long retryCount() {
-    return retries.sum();
+    return settler.retryCount();
   }
 
   /**
@@ -273,7 +254,7 @@ public final class QueueConsumer<T> implements AutoCloseable {
       if (!open) {
         release(hold);
       } else if (!hold.expired()) { // else it comes back after the ack wait
-        handleOne(hold);
+        settler.handle(hold);
       }
     } catch (RuntimeException e) { // a bug here must not stop the consumer
       log.error("queue {}: unexpected error, message left for redelivery", config.queue(), e);
@@ -321,214 +302,6 @@ public final class QueueConsumer<T> implements AutoCloseable {
     } catch (RuntimeException e) { // the tick must keep running
       log.warn("ack extension on {} failed: {}", config.queue().durableName(), e.toString());
     }
-  }
-
-  private void handleOne(MessageHold hold) {
-    Message m = hold.message();
-    Delivery delivery = delivery(m);
-    byte[] body = m.getData() == null ? new byte[0] : m.getData();
-    T message;
-    try {
-      message = decoder.apply(body);
-    } catch (EnvelopeException e) {
-      giveUp(m, hold, delivery, null, body, "malformed " + kind + " envelope: " + e.getMessage());
-      return;
-    }
-    delivery = counted(delivery);
-    if (delivery.deliveredCount() > config.retries() + 1L + UNSETTLED_ALLOWANCE) {
-      giveUp(
-          m,
-          hold,
-          delivery,
-          message,
-          body,
-          "handler run "
-              + delivery.deliveredCount()
-              + " is past the last of "
-              + config.retries()
-              + " retries and "
-              + UNSETTLED_ALLOWANCE
-              + " more: earlier runs were not settled in time (ack wait or hold limit)");
-      return;
-    }
-    Outcome outcome;
-    try {
-      outcome = handler.handle(message, delivery);
-      if (outcome == null) {
-        outcome = Outcome.retry(null, "the handler returned no outcome");
-      }
-    } catch (Exception e) {
-      if (e instanceof InterruptedException) {
-        Thread.currentThread().interrupt();
-      }
-      outcome = Outcome.retry(null, describe(e));
-    }
-    if (hold.expired()) {
-      log.warn(
-          "handler of {} on {} finished after the hold limit; the message is redelivered",
-          delivery.messageId(),
-          config.queue().durableName());
-      return;
-    }
-    if (outcome instanceof Outcome.Reject reject) {
-      giveUp(m, hold, delivery, message, body, reject.reason());
-      return;
-    }
-    if (outcome instanceof Outcome.Retry retry) {
-      if (delivery.deliveredCount() > config.retries()) {
-        giveUp(m, hold, delivery, message, body, retry.reason());
-      } else {
-        Duration delay = retry.delay() != null ? retry.delay() : config.retryDelay();
-        retries.increment();
-        hold.settle(() -> m.nakWithDelay(delay));
-      }
-      return;
-    }
-    if (outcome instanceof Outcome.Refuse refuse) {
-      log.info(
-          "refused {} on {}: {}", delivery.messageId(), config.queue().wireName(), refuse.reason());
-    }
-    settleForGood(m, hold, delivery, m::ack);
-    try {
-      listener.succeeded(message, delivery);
-    } catch (RuntimeException e) {
-      log.warn("success hook of {} failed: {}", delivery.messageId(), e.toString());
-    }
-  }
-
-  private void giveUp(
-      Message m, MessageHold hold, Delivery delivery, T message, byte[] body, String reason) {
-    String original = new String(body, StandardCharsets.UTF_8);
-    QueueFailure<T> failure =
-        new QueueFailure<>(delivery, message, original, reason, config.hasDeadLetterQueue());
-    if (config.hasDeadLetterQueue()) {
-      if (!sendToDeadLetter(delivery, original, reason)) {
-        retries.increment();
-        hold.settle(() -> m.nakWithDelay(config.retryDelay()));
-        return;
-      }
-      settleForGood(m, hold, delivery, m::term);
-      log.warn(
-          "dead-lettered {} (sequence {}) from {} after {} handler runs ({} deliveries): {}",
-          delivery.messageId(),
-          delivery.streamSequence(),
-          config.queue().wireName(),
-          delivery.deliveredCount(),
-          delivery.serverDeliveredCount(),
-          reason);
-      notifyGaveUp(failure);
-      return;
-    }
-    log.error(
-        "giving up on {} (sequence {}) of {} after {} handler runs ({} deliveries); the queue"
-            + " has no dead-letter queue, so it is terminated: {} (body: {})",
-        delivery.messageId(),
-        delivery.streamSequence(),
-        config.queue().wireName(),
-        delivery.deliveredCount(),
-        delivery.serverDeliveredCount(),
-        reason,
-        original.length() > 500 ? original.substring(0, 500) + "..." : original);
-    notifyGaveUp(failure); // before the term: e.g. the indexer's failure record
-    settleForGood(m, hold, delivery, m::term);
-  }
-
-  /**
-   * {@code delivery} counted as a handler run. When the count cannot be kept (database down) the
-   * server's count stands in, so that the queue still flows.
-   */
-  private Delivery counted(Delivery delivery) {
-    try {
-      return delivery.withHandlerRuns(
-          runtime
-              .handlerRuns()
-              .countRun(
-                  config.queue(), delivery.streamSequence(), delivery.serverDeliveredCount()));
-    } catch (RuntimeException e) {
-      log.warn(
-          "cannot count the handler runs of {} (sequence {}) on {}, using the server's count {}:"
-              + " {}",
-          delivery.messageId(),
-          delivery.streamSequence(),
-          config.queue().wireName(),
-          delivery.serverDeliveredCount(),
-          e.toString());
-      return delivery;
-    }
-  }
-
-  /** Acks or terms {@code m} and forgets its handler runs (only a redelivery recorded any). */
-  private void settleForGood(Message m, MessageHold hold, Delivery delivery, Runnable action) {
-    hold.settle(action);
-    if (delivery.serverDeliveredCount() <= 1) {
-      return;
-    }
-    try {
-      runtime.handlerRuns().settled(config.queue(), delivery.streamSequence());
-    } catch (RuntimeException e) { // the row goes with the purge of old rows
-      log.warn(
-          "cannot forget the handler runs of {} (sequence {}) on {}: {}",
-          delivery.messageId(),
-          delivery.streamSequence(),
-          config.queue().wireName(),
-          e.toString());
-    }
-  }
-
-  private boolean sendToDeadLetter(Delivery delivery, String original, String reason) {
-    DeadLetterMessage dl =
-        new DeadLetterMessage(
-            config.queue(),
-            (int) Math.min(Integer.MAX_VALUE, delivery.deliveredCount()),
-            reason,
-            original,
-            runtime.clock().instant());
-    try {
-      runtime
-          .commands()
-          .sendDeadLetter(dl, delivery.streamSequence())
-          .get(DEAD_LETTER_SEND_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-      return true;
-    } catch (ExecutionException | TimeoutException | RuntimeException e) {
-      log.error(
-          "cannot dead-letter {} of {}, redelivering it after {}: {}",
-          delivery.messageId(),
-          config.queue().wireName(),
-          config.retryDelay(),
-          e.toString());
-      return false;
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return false;
-    }
-  }
-
-  private void notifyGaveUp(QueueFailure<T> failure) {
-    try {
-      listener.gaveUp(failure);
-    } catch (RuntimeException e) {
-      log.warn("failure hook of {} failed: {}", failure.delivery().messageId(), e.toString());
-    }
-  }
-
-  private Delivery delivery(Message m) {
-    NatsJetStreamMetaData meta = m.metaData();
-    String msgId = m.getHeaders() == null ? null : m.getHeaders().getFirst(Headers.MSG_ID);
-    return new Delivery(
-        config.queue(),
-        meta.deliveredCount(),
-        meta.streamSequence(),
-        meta.timestamp().toInstant(),
-        msgId);
-  }
-
-  /** The error text kept in a dead letter: the exception and its causes, without stack frames. */
-  static String describe(Throwable e) {
-    StringBuilder text = new StringBuilder(String.valueOf(e));
-    for (Throwable c = e.getCause(); c != null && c != c.getCause(); c = c.getCause()) {
-      text.append("; caused by ").append(c);
-    }
-    return text.toString();
   }
 
   private boolean pause(Duration d) {
