@@ -36,6 +36,8 @@ public final class AuditArchiver implements SubscriptionHandler {
   public static final String CONSUMER = Subscription.AUDIT_ARCHIVER.durableName();
 
   private static final Logger log = LoggerFactory.getLogger(AuditArchiver.class);
+  // How many earlier epochs of a stream a redelivered batch looks for unclaimed objects of.
+  private static final int ORPHAN_EPOCHS = 4;
 
   private final Bucket bucket;
   private final ArchiveLines lines;
@@ -91,7 +93,31 @@ public final class AuditArchiver implements SubscriptionHandler {
           records, "archived to " + key + " but cannot record it: " + e.getMessage());
     }
     log.debug("archived {} records of stream {} to {}", fresh.size(), streamIndex, key);
+    deleteOrphans(streamIndex, fresh, batch.epoch());
     return BatchOutcome.allApplied();
+  }
+
+  /**
+   * After the claims of a redelivered batch committed: the objects that nodes of the {@value
+   * #ORPHAN_EPOCHS} earlier epochs of the stream put for the same records and then died before
+   * their claims (a SIGKILL between the two). None of them holds a committed claim: every claim of
+   * an earlier epoch committed before this node took the stream, and this batch found the records
+   * unclaimed.
+   */
+  private void deleteOrphans(int streamIndex, List<EventRecord> fresh, long epoch) {
+    if (epoch <= 1 || fresh.stream().allMatch(r -> r.deliveredCount() <= 1)) {
+      return;
+    }
+    for (long e = epoch - 1; e >= Math.max(1, epoch - ORPHAN_EPOCHS); e--) {
+      String orphan = ArchiveKey.of(streamIndex, fresh, e);
+      try {
+        if (bucket.delete(orphan)) {
+          log.info("deleted archive object {}: its node put it and never claimed it", orphan);
+        }
+      } catch (RuntimeException ex) {
+        log.warn("cannot delete unclaimed archive object {}: {}", orphan, ex.toString());
+      }
+    }
   }
 
   /** A batch less what an earlier object holds, read under the stream's fence at {@code epoch}. */

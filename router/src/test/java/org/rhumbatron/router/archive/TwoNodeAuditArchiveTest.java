@@ -266,4 +266,17 @@ class TwoNodeAuditArchiveTest {
         .as("it holds the stream again, at its new epoch")
         .isTrue();
   }
+
+  @Test
+  void anObjectOfANodeKilledBeforeItsClaimsGoesWhenTheNewHolderArchivesItsBatch() throws Exception {
+    List<Event> events = publish(4, 0);
+    archiveUntilPaused(a, a.fetch(stream, 4)); // and never resumed before the check: killed
+
+    pauseAPastItsLease();
+    List<EventRecord> again = b.fetch(stream, 4);
+    assertThat(again).allSatisfy(r -> assertThat(r.deliveredCount()).isEqualTo(2));
+    assertThat(b.archiver().handle(stream, again).allRecordsApplied()).isTrue();
+
+    assertEachArchivedOnce(events);
+  }
 }
