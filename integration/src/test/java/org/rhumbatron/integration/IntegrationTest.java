@@ -876,9 +876,10 @@ class IntegrationTest {
   }
 
   /**
-   * A verifying Change whose candidate.create was lost (nothing composed, no log of it): the
-   * sweep's change.settle sends candidate.create again once the Change has had no Candidate for
-   * {@code changes.candidate-missing-after}, once per settle, and not after a Candidate exists.
+   * A verifying Change whose candidate.create was lost (nothing composed, no log of it), or whose
+   * stale Candidate's rebase was: the sweep's change.settle sends candidate.create again once the
+   * Change has been quiet without a live Candidate for {@code changes.candidate-missing-after},
+   * once per settle, and not while a live Candidate exists.
    */
   @DatabaseTest
   void aVerifyingChangeWithoutACandidateGetsCandidateCreateAgainFromTheSettle() throws Exception {
@@ -891,7 +892,7 @@ class IntegrationTest {
     f.lifecycle.completeTask(a).get();
     assertThat(f.lifecycle.dispatch(c, "cmd_d2").get().verification()).isTrue();
 
-    assertThat(settleAfter(Duration.ofMinutes(9), c, "cmd_" + c + "_settle_1"))
+    assertThat(settleAfter(Duration.ofMinutes(4), c, "cmd_" + c + "_settle_1"))
         .as("not missing long enough")
         .isZero();
     assertThat(settleAfter(Duration.ofMinutes(2), c, "cmd_" + c + "_settle_2"))
@@ -902,8 +903,15 @@ class IntegrationTest {
     assertThat(consumer.handle(again, delivery(1))).isInstanceOf(Outcome.Ack.class);
     assertThat(f.count("SELECT COUNT(*) FROM candidates WHERE change_id = ?", c)).isEqualTo(1);
     assertThat(settleAfter(Duration.ofMinutes(11), c, "cmd_" + c + "_settle_3"))
-        .as("a Change with a Candidate gets none")
+        .as("a Change with a live Candidate gets none")
         .isZero();
+
+    // The Candidate went stale and its rebase was never sent (its Workflow failed sending it).
+    f.database.inTransaction(
+        tx -> tx.update("UPDATE candidates SET state = 'stale' WHERE change_id = ?", c));
+    assertThat(settleAfter(Duration.ofMinutes(1), c, "cmd_" + c + "_settle_4"))
+        .as("only a stale Candidate: candidate.create again")
+        .isEqualTo(1);
   }
 
   /** The integration commands change.settle {@code id} of {@code c} sent, after {@code quiet}. */

@@ -38,7 +38,7 @@ final class ChangeSettler {
    * each failed Task ready for its next attempt and dispatches. A verifying Change whose latest
    * Candidate was rejected goes back to work (open, every Task ready for its next attempt) until
    * {@code changes.verification-attempts} Candidates were rejected; then it fails. A verifying
-   * Change without any Candidate, quiet for {@code changes.candidate-missing-after}, lost its
+   * Change without a live Candidate, quiet for {@code changes.candidate-missing-after}, lost its
    * candidate.create: the caller sends one again ({@link Settled.Decision#CANDIDATE_AGAIN}).
    */
   Settled settle(Tx tx, Appender out, String writer, String changeId, String causedBy)
@@ -119,10 +119,11 @@ final class ChangeSettler {
   }
 
   /**
-   * A verifying Change that has no Candidate (a rejected one sends it back to work above) and no
-   * activity for {@code changes.candidate-missing-after}. Nothing is written: a settle whose send
-   * failed decides the same again, and composing is idempotent, so a candidate.create that was only
-   * slow does no harm.
+   * A verifying Change without a live Candidate (none, or only stale ones; a rejected one sends it
+   * back to work above) and quiet for {@code changes.candidate-missing-after}: its
+   * candidate.create, or the rebase of its stale Candidate, was lost. Nothing is written: a settle
+   * whose send failed decides the same again, and composing is idempotent, so a candidate.create
+   * that was only slow does no harm.
    */
   private Optional<Settled> candidateMissing(Tx tx, ChangeInfo change, long now)
       throws SQLException {
@@ -130,7 +131,11 @@ final class ChangeSettler {
         tx.queryLong(
             "SELECT last_activity_at_ms FROM changes WHERE change_id = ?", change.changeId());
     if (now - quietSince < candidateMissingAfterMs
-        || tx.queryLong("SELECT COUNT(*) FROM candidates WHERE change_id = ?", change.changeId())
+        || tx.queryLong(
+                "SELECT COUNT(*) FROM candidates WHERE change_id = ? AND state IN (?, ?)",
+                change.changeId(),
+                CandidateState.OPEN.dbName(),
+                CandidateState.VERIFIED.dbName())
             > 0) {
       return Optional.empty();
     }
@@ -138,7 +143,7 @@ final class ChangeSettler {
         new Settled(
             Settled.Decision.CANDIDATE_AGAIN,
             Dispatched.nothing(ChangeState.VERIFYING),
-            "verifying without a Candidate for " + (now - quietSince) / 1000 + " s"));
+            "verifying without a live Candidate for " + (now - quietSince) / 1000 + " s"));
   }
 
   private Settled failChange(

@@ -24,8 +24,8 @@ public record Settled(
     /** Failed Tasks are ready for their next attempt and ready Tasks got Agents. */
     DISPATCHED,
     /**
-     * The Change has verified no Candidate for {@code changes.candidate-missing-after}: the caller
-     * sends candidate.create again ({@link Lifecycle#candidateAgain}).
+     * The verifying Change has had no live Candidate for {@code changes.candidate-missing-after}:
+     * the caller sends candidate.create again ({@link Lifecycle#candidateAgain}).
      */
     CANDIDATE_AGAIN
   }
