@@ -239,6 +239,11 @@ public final class IntegrationConsumer implements QueueHandler<Command> {
   private Result settle(Command c) throws Exception {
     Settled s = await(lifecycle.settle(c.changeId(), c.commandId()));
     sendWakes(s.dispatched());
+    if (s.decision() == Settled.Decision.CANDIDATE_AGAIN) {
+      String projectId =
+          lifecycle.change(c.changeId()).map(ChangeInfo::projectId).orElse(c.projectId());
+      await(commands.send(lifecycle.candidateAgain(projectId, c.changeId(), c.commandId())));
+    }
     int superseded = deadLetters.supersede(c.changeId());
     log.info(
         "change.settle {}: {}{}{}",

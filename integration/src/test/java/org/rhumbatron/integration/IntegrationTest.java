@@ -874,4 +874,60 @@ class IntegrationTest {
     assertThat(f.count("SELECT COUNT(*) FROM releases WHERE state = 'failed'")).isEqualTo(1);
     assertThat(f.lifecycle.change(c).orElseThrow().state()).isEqualTo("cancelled");
   }
+
+  /**
+   * A verifying Change whose candidate.create was lost (nothing composed, no log of it), or whose
+   * stale Candidate's rebase was: the sweep's change.settle sends candidate.create again once the
+   * Change has been quiet without a live Candidate for {@code changes.candidate-missing-after},
+   * once per settle, and not while a live Candidate exists.
+   */
+  @DatabaseTest
+  void aVerifyingChangeWithoutACandidateGetsCandidateCreateAgainFromTheSettle() throws Exception {
+    f.project("p1");
+    String c =
+        f.lifecycle.createChange("p1", "r1", WorkGraph.of(task("a"))).get().change().changeId();
+    TaskRef a = f.lifecycle.dispatch(c, "cmd_d1").get().wakes().get(0).task();
+    f.lifecycle.startTask(a).get();
+    f.lifecycle.proposeChangeset(a).get();
+    f.lifecycle.completeTask(a).get();
+    assertThat(f.lifecycle.dispatch(c, "cmd_d2").get().verification()).isTrue();
+
+    assertThat(settleAfter(Duration.ofMinutes(4), c, "cmd_" + c + "_settle_1"))
+        .as("not missing long enough")
+        .isZero();
+    assertThat(settleAfter(Duration.ofMinutes(2), c, "cmd_" + c + "_settle_2"))
+        .as("one candidate.create, the same for the redelivered settle")
+        .isEqualTo(1);
+
+    Command again = f.lifecycle.candidateAgain("p1", c, "cmd_" + c + "_settle_2");
+    assertThat(consumer.handle(again, delivery(1))).isInstanceOf(Outcome.Ack.class);
+    assertThat(f.count("SELECT COUNT(*) FROM candidates WHERE change_id = ?", c)).isEqualTo(1);
+    assertThat(settleAfter(Duration.ofMinutes(11), c, "cmd_" + c + "_settle_3"))
+        .as("a Change with a live Candidate gets none")
+        .isZero();
+
+    // The Candidate went stale and its rebase was never sent (its Workflow failed sending it).
+    f.database.inTransaction(
+        tx -> tx.update("UPDATE candidates SET state = 'stale' WHERE change_id = ?", c));
+    assertThat(settleAfter(Duration.ofMinutes(1), c, "cmd_" + c + "_settle_4"))
+        .as("only a stale Candidate: candidate.create again")
+        .isEqualTo(1);
+  }
+
+  /** The integration commands change.settle {@code id} of {@code c} sent, after {@code quiet}. */
+  private long settleAfter(Duration quiet, String c, String id) throws Exception {
+    f.clock.advance(quiet);
+    long before = f.commandsOn(Queue.INTEGRATION);
+    Command settle =
+        Command.builder()
+            .commandId(id)
+            .commandType(CommandType.CHANGE_SETTLE)
+            .projectId("p1")
+            .changeId(c)
+            .createdAt(f.clock.instant())
+            .payload(JsonNodeFactory.instance.objectNode())
+            .build();
+    assertThat(twice(settle)).isInstanceOf(Outcome.Ack.class);
+    return f.commandsOn(Queue.INTEGRATION) - before;
+  }
 }

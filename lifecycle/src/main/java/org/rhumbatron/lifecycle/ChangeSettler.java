@@ -20,12 +20,14 @@ final class ChangeSettler {
   private final Clock clock;
   private final int taskAttempts;
   private final int verificationAttempts;
+  private final long candidateMissingAfterMs;
   private final ChangeDispatcher dispatcher;
 
   ChangeSettler(Clock clock, Settings settings, ChangeDispatcher dispatcher) {
     this.clock = clock;
     this.taskAttempts = settings.get(Settings.TASK_ATTEMPTS);
     this.verificationAttempts = settings.get(Settings.VERIFICATION_ATTEMPTS);
+    this.candidateMissingAfterMs = settings.get(Settings.CANDIDATE_MISSING_AFTER).toMillis();
     this.dispatcher = dispatcher;
   }
 
@@ -35,7 +37,9 @@ final class ChangeSettler {
    * blocked by a dead letter) on its last attempt ({@code changes.task-attempts}); otherwise makes
    * each failed Task ready for its next attempt and dispatches. A verifying Change whose latest
    * Candidate was rejected goes back to work (open, every Task ready for its next attempt) until
-   * {@code changes.verification-attempts} Candidates were rejected; then it fails.
+   * {@code changes.verification-attempts} Candidates were rejected; then it fails. A verifying
+   * Change without a live Candidate, quiet for {@code changes.candidate-missing-after}, lost its
+   * candidate.create: the caller sends one again ({@link Settled.Decision#CANDIDATE_AGAIN}).
    */
   Settled settle(Tx tx, Appender out, String writer, String changeId, String causedBy)
       throws SQLException {
@@ -75,6 +79,10 @@ final class ChangeSettler {
             dispatcher.dispatch(tx, out, writer, changeId, causedBy),
             null);
       }
+      Optional<Settled> again = candidateMissing(tx, change, now);
+      if (again.isPresent()) {
+        return again.get();
+      }
     }
     if (change.changeState() != ChangeState.OPEN) {
       return new Settled(
@@ -108,6 +116,34 @@ final class ChangeSettler {
         dispatched.verification() ? Settled.Decision.VERIFICATION : Settled.Decision.DISPATCHED,
         dispatched,
         null);
+  }
+
+  /**
+   * A verifying Change without a live Candidate (none, or only stale ones; a rejected one sends it
+   * back to work above) and quiet for {@code changes.candidate-missing-after}: its
+   * candidate.create, or the rebase of its stale Candidate, was lost. Nothing is written: a settle
+   * whose send failed decides the same again, and composing is idempotent, so a candidate.create
+   * that was only slow does no harm.
+   */
+  private Optional<Settled> candidateMissing(Tx tx, ChangeInfo change, long now)
+      throws SQLException {
+    long quietSince =
+        tx.queryLong(
+            "SELECT last_activity_at_ms FROM changes WHERE change_id = ?", change.changeId());
+    if (now - quietSince < candidateMissingAfterMs
+        || tx.queryLong(
+                "SELECT COUNT(*) FROM candidates WHERE change_id = ? AND state IN (?, ?)",
+                change.changeId(),
+                CandidateState.OPEN.dbName(),
+                CandidateState.VERIFIED.dbName())
+            > 0) {
+      return Optional.empty();
+    }
+    return Optional.of(
+        new Settled(
+            Settled.Decision.CANDIDATE_AGAIN,
+            Dispatched.nothing(ChangeState.VERIFYING),
+            "verifying without a live Candidate for " + (now - quietSince) / 1000 + " s"));
   }
 
   private Settled failChange(

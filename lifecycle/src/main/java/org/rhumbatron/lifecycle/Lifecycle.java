@@ -675,6 +675,24 @@ public final class Lifecycle {
         .build();
   }
 
+  /**
+   * The candidate.create that change.settle {@code settleCommandId} sends again for a verifying
+   * Change without a Candidate ({@link Settled.Decision#CANDIDATE_AGAIN}): {@code
+   * <settleCommandId>_candidate}, so a redelivered settle sends the same command.
+   */
+  public Command candidateAgain(String projectId, String changeId, String settleCommandId) {
+    ObjectNode payload = ChangeLedger.payload();
+    payload.put("reason", "candidate_missing");
+    return Command.builder()
+        .commandId(settleCommandId + "_candidate")
+        .commandType(CommandType.CANDIDATE_CREATE)
+        .projectId(projectId)
+        .changeId(changeId)
+        .createdAt(clock.instant())
+        .payload(payload)
+        .build();
+  }
+
   public Optional<ChangeInfo> change(String changeId) {
     return database.read(tx -> ChangeLedger.change(tx, changeId));
   }

@@ -22,6 +22,11 @@ public record Settled(
     /** A Task failed (or was blocked) on its last attempt: the Change failed. */
     FAILED,
     /** Failed Tasks are ready for their next attempt and ready Tasks got Agents. */
-    DISPATCHED
+    DISPATCHED,
+    /**
+     * The verifying Change has had no live Candidate for {@code changes.candidate-missing-after}:
+     * the caller sends candidate.create again ({@link Lifecycle#candidateAgain}).
+     */
+    CANDIDATE_AGAIN
   }
 }

@@ -232,6 +232,10 @@ public final class Settings {
       register(positiveInt("changes.verification-attempts", 2));
   public static final Setting<Integer> TASKS_PER_CHANGE_MAX =
       register(positiveInt("changes.tasks-max", 500));
+  // How long a verifying Change may stay quiet without a live Candidate (its candidate.create, or
+  // the rebase of its stale one, lost) before change.settle sends candidate.create again.
+  public static final Setting<Duration> CANDIDATE_MISSING_AFTER =
+      register(duration("changes.candidate-missing-after", Duration.ofMinutes(5)));
   // A bounded integration command (forks.sweep, project.cleanup) handles this many rows per
   // delivery and asks for another delivery when there are more.
   public static final Setting<Integer> INTEGRATION_ROWS_PER_DELIVERY =

@@ -6,6 +6,7 @@ import java.security.NoSuchAlgorithmException;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
+import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import org.rhumbatron.platform.eventlog.EventRecord;
@@ -20,6 +21,11 @@ import org.rhumbatron.platform.eventlog.EventRecord;
  * batch's record ids in stream order, each followed by {@code \n}. A record's id is its Event id,
  * or for one that did not decode its {@code Nats-Msg-Id}, or {@code seq:<stream sequence>}. A batch
  * with no decodable Event takes the time the stream stored its first record.
+ *
+ * <p>With several cores the hash also covers the epoch of the stream's duty the batch was archived
+ * under (a line {@code epoch:<n>} after the ids; none at epoch 0, one core): two nodes that archive
+ * the same records never share a key, so the one whose claims are fenced deletes only its own
+ * object.
  */
 public final class ArchiveKey {
   /** Every archive object's key starts with this. */
@@ -29,12 +35,22 @@ public final class ArchiveKey {
 
   private ArchiveKey() {}
 
-  /** The key of {@code records} (a non-empty batch of stream {@code streamIndex}). */
+  /** The key of {@code records} (a non-empty batch of stream {@code streamIndex}) on one core. */
   public static String of(int streamIndex, List<EventRecord> records) {
+    return of(streamIndex, records, 0);
+  }
+
+  /** The key of {@code records} archived under {@code epoch} of the stream's duty. */
+  public static String of(int streamIndex, List<EventRecord> records, long epoch) {
     if (records.isEmpty()) {
       throw new IllegalArgumentException("an empty batch has no archive key");
     }
-    return key(streamIndex, firstTime(records), records.stream().map(ArchiveKey::id).toList());
+    List<String> ids = new ArrayList<>(records.size() + 1);
+    records.forEach(r -> ids.add(id(r)));
+    if (epoch != 0) {
+      ids.add("epoch:" + epoch);
+    }
+    return key(streamIndex, firstTime(records), ids);
   }
 
   /** The key from its parts; {@code ids} in stream order. */

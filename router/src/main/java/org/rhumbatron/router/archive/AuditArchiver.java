@@ -1,12 +1,15 @@
 package org.rhumbatron.router.archive;
 
+import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import org.rhumbatron.platform.bucket.Bucket;
 import org.rhumbatron.platform.bucket.BucketException;
+import org.rhumbatron.platform.cluster.FencedException;
 import org.rhumbatron.platform.db.Database;
 import org.rhumbatron.platform.db.DatabaseException;
+import org.rhumbatron.platform.db.Tx;
 import org.rhumbatron.platform.eventlog.EventRecord;
 import org.rhumbatron.platform.eventlog.Subscription;
 import org.rhumbatron.protocol.EnvelopeCodec;
@@ -24,11 +27,17 @@ import org.slf4j.LoggerFactory;
  * object is written) and leaves out of a batch the Events an earlier object already holds. A bucket
  * that fails fails the batch, which comes back later; a malformed record is archived, never claimed
  * ({@link ArchiveLines}).
+ *
+ * <p>With several cores the claims decide which object holds an Event: the batch is read and its
+ * object claimed under one epoch of the stream's duty, every Event or none, and an object whose
+ * claims were fenced or found an Event already claimed is deleted (its key is its epoch's alone).
  */
 public final class AuditArchiver implements SubscriptionHandler {
   public static final String CONSUMER = Subscription.AUDIT_ARCHIVER.durableName();
 
   private static final Logger log = LoggerFactory.getLogger(AuditArchiver.class);
+  // How many earlier epochs of a stream a redelivered batch looks for unclaimed objects of.
+  private static final int ORPHAN_EPOCHS = 4;
 
   private final Bucket bucket;
   private final ArchiveLines lines;
@@ -52,16 +61,17 @@ public final class AuditArchiver implements SubscriptionHandler {
     if (records.isEmpty()) {
       return BatchOutcome.allApplied();
     }
-    List<EventRecord> fresh;
+    Fresh batch;
     try {
-      fresh = notArchivedYet(records);
+      batch = db.inTransaction(tx -> notArchivedYet(tx, streamIndex, records));
     } catch (DatabaseException e) {
       return BatchOutcome.failed(records, "cannot read the archiver's claims: " + e.getMessage());
     }
+    List<EventRecord> fresh = batch.records();
     if (fresh.isEmpty()) {
       return BatchOutcome.allApplied();
     }
-    String key = ArchiveKey.of(streamIndex, fresh);
+    String key = ArchiveKey.of(streamIndex, fresh, batch.epoch());
     try {
       bucket.put(key, lines.gzip(fresh));
     } catch (BucketException e) {
@@ -72,43 +82,128 @@ public final class AuditArchiver implements SubscriptionHandler {
     List<String> ids =
         fresh.stream().filter(EventRecord::decoded).map(r -> r.event().eventId()).toList();
     try {
-      db.inTransaction(tx -> claims.claimEvents(tx, streamIndex, CONSUMER, ids));
+      db.inTransaction(tx -> claimAll(tx, streamIndex, batch.epoch(), ids));
+    } catch (FencedException | NotFresh e) {
+      // Rolled back for certain: the object's Events are another object's, or will be.
+      delete(key);
+      return BatchOutcome.failed(records, "archived to " + key + " but " + e.getMessage());
     } catch (DatabaseException e) {
-      withdraw(key, ids);
+      withdraw(streamIndex, batch.epoch(), key, ids);
       return BatchOutcome.failed(
           records, "archived to " + key + " but cannot record it: " + e.getMessage());
     }
     log.debug("archived {} records of stream {} to {}", fresh.size(), streamIndex, key);
+    deleteOrphans(streamIndex, fresh, batch.epoch());
     return BatchOutcome.allApplied();
   }
 
   /**
-   * After the claims of the object under {@code key} failed: the failed batch comes back, perhaps
-   * in another composition, so the object goes unless the claims did commit after all. When that
-   * cannot be told, the object stays: an Event archived twice rather than never.
+   * After the claims of a redelivered batch committed: the objects that nodes of the {@value
+   * #ORPHAN_EPOCHS} earlier epochs of the stream put for the same records and then died before
+   * their claims (a SIGKILL between the two). None of them holds a committed claim: every claim of
+   * an earlier epoch committed before this node took the stream, and this batch found the records
+   * unclaimed.
    */
-  private void withdraw(String key, List<String> ids) {
+  private void deleteOrphans(int streamIndex, List<EventRecord> fresh, long epoch) {
+    if (epoch <= 1 || fresh.stream().allMatch(r -> r.deliveredCount() <= 1)) {
+      return;
+    }
+    for (long e = epoch - 1; e >= Math.max(1, epoch - ORPHAN_EPOCHS); e--) {
+      String orphan = ArchiveKey.of(streamIndex, fresh, e);
+      try {
+        if (bucket.delete(orphan)) {
+          log.info("deleted archive object {}: its node put it and never claimed it", orphan);
+        }
+      } catch (RuntimeException ex) {
+        log.warn("cannot delete unclaimed archive object {}: {}", orphan, ex.toString());
+      }
+    }
+  }
+
+  /** A batch less what an earlier object holds, read under the stream's fence at {@code epoch}. */
+  private record Fresh(long epoch, List<EventRecord> records) {}
+
+  /** The claims of an object named some Events another object holds: nothing of them commits. */
+  private static final class NotFresh extends RuntimeException {
+    NotFresh(int fresh, int ids) {
+      super("only " + fresh + " of its " + ids + " Events were not archived yet");
+    }
+  }
+
+  /**
+   * Claims every id of the object in one transaction, at the epoch its batch was read under: a node
+   * that lost the stream and took it again since may find them archived by the node in between.
+   */
+  private Void claimAll(Tx tx, int streamIndex, long epoch, List<String> ids) throws SQLException {
+    claims.fence(tx, streamIndex, epoch);
+    int fresh = claims.claimEvents(tx, streamIndex, CONSUMER, ids).size();
+    if (fresh != ids.size()) {
+      throw new NotFresh(fresh, ids.size());
+    }
+    return null;
+  }
+
+  /**
+   * After the claims of the object under {@code key} failed without knowing whether they committed:
+   * they commit all or none, so when the stream is still held at {@code epoch} (no other node can
+   * have claimed since) or only some are claimed, the claims tell; the object goes unless they
+   * committed. When another node holds the stream and every Event is claimed it cannot be told, and
+   * the object stays: an Event archived twice rather than never.
+   */
+  private void withdraw(int streamIndex, long epoch, String key, List<String> ids) {
     try {
-      if (!ids.isEmpty() && claims.claimedAmong(db, CONSUMER, ids).size() == ids.size()) {
+      if (ids.isEmpty()) {
+        delete(key);
         return;
       }
+      boolean[] stillHeld = {true};
+      int claimed =
+          db.inTransaction(
+              tx -> {
+                try {
+                  claims.fence(tx, streamIndex, epoch);
+                } catch (FencedException e) {
+                  stillHeld[0] = false;
+                }
+                return claims.claimedAmong(tx, CONSUMER, ids).size();
+              });
+      if (claimed < ids.size()) {
+        delete(key);
+      } else if (!stillHeld[0]) {
+        log.warn(
+            "archive object {} stays: its claims may have committed before stream {} moved on",
+            key,
+            streamIndex);
+      }
+    } catch (RuntimeException e) {
+      log.warn("cannot withdraw archive object {} after its claims failed: {}", key, e.toString());
+    }
+  }
+
+  private void delete(String key) {
+    try {
       bucket.delete(key);
     } catch (RuntimeException e) {
       log.warn("cannot withdraw archive object {} after its claims failed: {}", key, e.toString());
     }
   }
 
-  /** {@code records} less the decoded Events an earlier object holds, in stream order. */
-  private List<EventRecord> notArchivedYet(List<EventRecord> records) {
+  /**
+   * {@code records} less the decoded Events an earlier object holds, in stream order, read under
+   * the stream's fence: every claim of an earlier epoch committed before this node took the stream.
+   */
+  private Fresh notArchivedYet(Tx tx, int streamIndex, List<EventRecord> records)
+      throws SQLException {
+    long epoch = claims.fence(tx, streamIndex);
     List<String> ids =
         records.stream().filter(EventRecord::decoded).map(r -> r.event().eventId()).toList();
-    Set<String> archived = ids.isEmpty() ? Set.of() : claims.claimedAmong(db, CONSUMER, ids);
+    Set<String> archived = ids.isEmpty() ? Set.of() : claims.claimedAmong(tx, CONSUMER, ids);
     List<EventRecord> fresh = new ArrayList<>(records.size());
     for (EventRecord r : records) {
       if (!r.decoded() || !archived.contains(r.event().eventId())) {
         fresh.add(r);
       }
     }
-    return fresh;
+    return new Fresh(epoch, fresh);
   }
 }

@@ -44,12 +44,28 @@ public final class EventClaims {
 
   /**
    * The fence of stream {@code streamIndex}'s duty, in the caller's transaction: a router run's
-   * effects and claims commit only while this node holds the stream.
+   * effects and claims commit only while this node holds the stream. Returns the epoch this node
+   * holds it at (0 on one node).
    *
    * @throws FencedException when another node holds the stream now
    */
-  public void fence(Tx tx, int streamIndex) throws SQLException {
-    ownership.fence(tx, Duty.stream(streamIndex));
+  public long fence(Tx tx, int streamIndex) throws SQLException {
+    return ownership.fence(tx, Duty.stream(streamIndex));
+  }
+
+  /**
+   * {@link #fence} that also requires the epoch {@code epoch} that the caller's work began under: a
+   * node that lost the stream and took it again since holds it at a later epoch.
+   *
+   * @throws FencedException when this node does not hold the stream at {@code epoch} now
+   */
+  public long fence(Tx tx, int streamIndex, long epoch) throws SQLException {
+    long now = fence(tx, streamIndex);
+    if (now != epoch) {
+      throw new FencedException(
+          Duty.stream(streamIndex), ownership.nodeId(), epoch, now, ownership.nodeId());
+    }
+    return now;
   }
 
   /**
