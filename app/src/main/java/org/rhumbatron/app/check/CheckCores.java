@@ -1,6 +1,7 @@
 package org.rhumbatron.app.check;
 
 import java.io.IOException;
+import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -11,22 +12,30 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.rhumbatron.app.CoreChild;
+import org.rhumbatron.platform.config.Settings;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The cores of a check, each a child process on a fixed HTTP port of its own, with its own data
- * directory and its output in {@code core-N.log} (one file per start). A core exit that no fault
- * asked for is a crash: it is recorded with its log's tail and that core starts again.
+ * The cores of a check, each a child process on an HTTP port of its own, with its own data
+ * directory and its output in {@code core-N.log} (one file per start). The check names each start's
+ * node ({@code cluster.node-id}), so a fault knows its target's node id even when the core never
+ * answered. A core exit that no fault asked for is a crash: it is recorded with its log's tail and
+ * that core starts again.
  */
 final class CheckCores implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(CheckCores.class);
   private static final int LOG_TAIL_LINES = 12;
 
-  /** One core's place: its port and directory stay across restarts, its process does not. */
+  /**
+   * One core's place: its directory stays across restarts; its port too, unless another process
+   * took it while the core was down.
+   */
   private static final class Slot {
     final int index;
-    final int httpPort;
+    int httpPort;
+    int starts;
+    String nodeId;
     Process process;
     boolean expectedDown;
     boolean paused;
@@ -63,8 +72,13 @@ final class CheckCores implements AutoCloseable {
     return slots.size();
   }
 
-  String apiUrl(int i) {
+  synchronized String apiUrl(int i) {
     return "http://127.0.0.1:" + slots.get(i).httpPort;
+  }
+
+  /** The node id of core {@code i}'s current (or last) start. */
+  synchronized String nodeId(int i) {
+    return slots.get(i).nodeId;
   }
 
   /** The cores a load balancer would send to now: running and not paused. */
@@ -79,7 +93,7 @@ final class CheckCores implements AutoCloseable {
   }
 
   /** Every core's address, running or not. */
-  List<String> apiUrls() {
+  synchronized List<String> apiUrls() {
     return slots.stream().map(s -> apiUrl(s.index)).toList();
   }
 
@@ -112,6 +126,17 @@ final class CheckCores implements AutoCloseable {
     }
     Path logFile = dir.resolve("core-" + (logs.size() + 1) + ".log");
     logs.add(logFile);
+    if (slot.starts > 0 && !isFree(slot.httpPort)) {
+      int taken = slot.httpPort;
+      slot.httpPort = freePort();
+      log.warn(
+          "core {}: port {} was taken while it was down; it moves to {}",
+          i + 1,
+          taken,
+          slot.httpPort);
+    }
+    slot.starts++;
+    slot.nodeId = "check-core" + (i + 1) + "-" + slot.starts;
     List<String> command =
         CoreChild.command(natsUrl.get(), dataDir(i), dbUrl, slot.httpPort, config);
     ProcessBuilder builder =
@@ -119,6 +144,7 @@ final class CheckCores implements AutoCloseable {
             .redirectErrorStream(true)
             .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile.toFile()));
     builder.environment().put("RHUMBATRON_API_TOKEN", token);
+    builder.environment().put(Settings.CLUSTER_NODE_ID.envName(), slot.nodeId);
     Process started = builder.start();
     slot.process = started;
     slot.expectedDown = false;
@@ -211,6 +237,14 @@ final class CheckCores implements AutoCloseable {
           " | ", lines.subList(Math.max(0, lines.size() - LOG_TAIL_LINES), lines.size()));
     } catch (IOException e) {
       return "(log unreadable: " + e.getMessage() + ")";
+    }
+  }
+
+  private static boolean isFree(int port) {
+    try (ServerSocket socket = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
+      return true;
+    } catch (IOException e) {
+      return false;
     }
   }
 

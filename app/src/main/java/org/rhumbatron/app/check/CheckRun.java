@@ -288,7 +288,8 @@ final class CheckRun {
         nats.start(f.target());
       }
       case NODE_KILL -> {
-        String nodeId = takeovers.nodeId(cores.apiUrl(f.target()));
+        takeovers.answers(cores.apiUrl(f.target()));
+        String nodeId = cores.nodeId(f.target());
         long at = clock.millis();
         cores.kill(f.target());
         takeovers.await(nodeId, false, at, Duration.ofMillis(f.lastsMillis()), live(cores));
@@ -296,7 +297,8 @@ final class CheckRun {
         cores.start(f.target());
       }
       case NODE_PAUSE -> {
-        String nodeId = takeovers.nodeId(cores.apiUrl(f.target()));
+        takeovers.answers(cores.apiUrl(f.target()));
+        String nodeId = cores.nodeId(f.target());
         long at = clock.millis();
         cores.pause(f.target());
         takeovers.await(nodeId, true, at, Duration.ofMillis(f.lastsMillis()), live(cores));

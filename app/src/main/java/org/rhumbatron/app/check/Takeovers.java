@@ -35,21 +35,18 @@ final class Takeovers {
   }
 
   /**
-   * The node id core at {@code apiUrl} answers with, waiting up to {@link #ANSWER_WITHIN} for a
-   * core that is still starting; null when it does not answer.
+   * Waits up to {@link #ANSWER_WITHIN} for the core at {@code apiUrl} to answer (one still starting
+   * holds no duty yet, and its kill would time nothing); false when it does not.
    */
-  String nodeId(String apiUrl) throws InterruptedException {
+  boolean answers(String apiUrl) throws InterruptedException {
     long deadline = clock.millis() + ANSWER_WITHIN.toMillis();
-    while (true) {
-      JsonNode cluster = cluster(apiUrl);
-      if (cluster != null) {
-        return cluster.path("nodeId").asText(null);
-      }
+    while (cluster(apiUrl) == null) {
       if (clock.millis() > deadline) {
-        return null;
+        return false;
       }
       Thread.sleep(POLL.toMillis());
     }
+    return true;
   }
 
   /**
@@ -59,10 +56,6 @@ final class Takeovers {
   void await(
       String nodeId, boolean pause, long sinceMillis, Duration within, Supplier<List<String>> live)
       throws InterruptedException {
-    if (nodeId == null) {
-      missed.add("a core that did not answer before its fault: its node id is unknown");
-      return;
-    }
     long deadline = sinceMillis + within.toMillis();
     while (clock.millis() < deadline) {
       for (String url : live.get()) {
