@@ -2,8 +2,6 @@ package org.rhumbatron.platform.db;
 
 import java.io.Reader;
 import java.io.StringReader;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -18,9 +16,6 @@ import org.flywaydb.core.Flyway;
 import org.flywaydb.core.api.CoreErrorCode;
 import org.flywaydb.core.api.FlywayException;
 import org.flywaydb.core.api.ResourceProvider;
-import org.flywaydb.core.api.callback.Callback;
-import org.flywaydb.core.api.callback.Context;
-import org.flywaydb.core.api.callback.Event;
 import org.flywaydb.core.api.configuration.FluentConfiguration;
 import org.flywaydb.core.api.output.ValidateOutput;
 import org.flywaydb.core.api.output.ValidateResult;
@@ -36,14 +31,10 @@ import org.sqlite.SQLiteDataSource;
  * turns Flyway's errors into {@link MigrationException}s that name the file.
  *
  * <p>Two processes may open one database at once. PostgreSQL: Flyway holds an advisory lock while
- * it migrates. SQLite: Flyway does not lock, so its connection begins every transaction IMMEDIATE
- * (the one write lock) and a migration another process applied meanwhile is found inside that
- * transaction; the run then starts over from the history.
+ * it reads the history and applies the next migration. SQLite: Flyway takes no lock of its own but
+ * does the same inside one transaction, which its connection begins IMMEDIATE: the one write lock.
  */
 final class FlywayMigrator {
-
-  /** Reruns after another process applied a migration first; each rerun sees one more applied. */
-  private static final int MAX_RUNS = 1_000;
 
   /** The description of the baseline row of a database made by the runner before Flyway. */
   static final String BASELINE_DESCRIPTION = "<< " + Migrations.LEGACY_TABLE + " >>";
@@ -52,7 +43,6 @@ final class FlywayMigrator {
 
   static void apply(Database db, DatabaseUrl target, DatabaseOptions options) {
     List<Migration> known = sortedUnique(options.migrations().load(target.dialect()));
-    boolean sqlite = target.dialect() instanceof SqliteDialect;
     DataSource source = dataSource(target, options.busyTimeout());
     OptionalInt legacy = legacyVersion(db, known);
     FluentConfiguration config =
@@ -63,8 +53,7 @@ final class FlywayMigrator {
             .resourceProvider(new Scripts(known))
             .validateMigrationNaming(true)
             .validateOnMigrate(false)
-            .ignoreMigrationPatterns("*:pending")
-            .callbacks(sqlite ? new Callback[] {new AppliedMeanwhileCheck()} : new Callback[0]);
+            .ignoreMigrationPatterns("*:pending");
     if (legacy.isPresent()) {
       config
           .baselineOnMigrate(true)
@@ -74,15 +63,10 @@ final class FlywayMigrator {
     Flyway flyway = config.load();
     refuseUnknownApplied(db, known);
     refuseInvalid(flyway);
-    for (int run = 1; ; run++) {
-      try {
-        flyway.migrate();
-        return;
-      } catch (FlywayException e) {
-        if (!(causeOf(e, AppliedMeanwhile.class) != null && run < MAX_RUNS)) {
-          throw describe(e, db.url());
-        }
-      }
+    try {
+      flyway.migrate();
+    } catch (FlywayException e) {
+      throw describe(e, db.url());
     }
   }
 
@@ -90,6 +74,9 @@ final class FlywayMigrator {
     if (target.dialect() instanceof SqliteDialect) {
       SQLiteConfig config = new SQLiteConfig();
       config.setBusyTimeout((int) Math.min(Integer.MAX_VALUE, busyTimeout.toMillis()));
+      // Flyway reads the history and applies the next migration in one transaction; IMMEDIATE makes
+      // it hold the write lock from the read on, so a second process waits instead of applying it
+      // too.
       config.setTransactionMode(SQLiteConfig.TransactionMode.IMMEDIATE);
       // As on the writer connection, where migrations ran before Flyway.
       config.enforceForeignKeys(true);
@@ -301,53 +288,6 @@ final class FlywayMigrator {
     @Override
     public String getRelativePath() {
       return migration.file();
-    }
-  }
-
-  /** Another process applied this migration since Flyway read the history: read it again. */
-  private static final class AppliedMeanwhile extends RuntimeException {
-    AppliedMeanwhile(String version) {
-      super("V" + version + " was applied by another process meanwhile", null, false, false);
-    }
-  }
-
-  /** SQLite: inside the migration's IMMEDIATE transaction, whether its version is applied now. */
-  private static final class AppliedMeanwhileCheck implements Callback {
-
-    @Override
-    public boolean supports(Event event, Context context) {
-      return event == Event.BEFORE_EACH_MIGRATE;
-    }
-
-    @Override
-    public boolean canHandleInTransaction(Event event, Context context) {
-      return true;
-    }
-
-    @Override
-    public void handle(Event event, Context context) {
-      String version = context.getMigrationInfo().getVersion().getVersion();
-      try (PreparedStatement ps =
-          context
-              .getConnection()
-              .prepareStatement(
-                  "SELECT COUNT(*) FROM "
-                      + Migrations.HISTORY_TABLE
-                      + " WHERE version = ? AND success")) {
-        ps.setString(1, version);
-        try (ResultSet rs = ps.executeQuery()) {
-          if (rs.next() && rs.getLong(1) > 0) {
-            throw new AppliedMeanwhile(version);
-          }
-        }
-      } catch (SQLException e) {
-        throw new FlywayException("cannot read " + Migrations.HISTORY_TABLE, e);
-      }
-    }
-
-    @Override
-    public String getCallbackName() {
-      return "applied-meanwhile";
     }
   }
 }
