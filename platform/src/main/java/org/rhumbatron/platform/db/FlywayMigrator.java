@@ -16,7 +16,6 @@ import org.flywaydb.core.Flyway;
 import org.flywaydb.core.api.CoreErrorCode;
 import org.flywaydb.core.api.FlywayException;
 import org.flywaydb.core.api.ResourceProvider;
-import org.flywaydb.core.api.configuration.FluentConfiguration;
 import org.flywaydb.core.api.output.ValidateOutput;
 import org.flywaydb.core.api.output.ValidateResult;
 import org.flywaydb.core.api.resource.LoadableResource;
@@ -44,30 +43,43 @@ final class FlywayMigrator {
   static void apply(Database db, DatabaseUrl target, DatabaseOptions options) {
     List<Migration> known = sortedUnique(options.migrations().load(target.dialect()));
     DataSource source = dataSource(target, options.busyTimeout());
-    OptionalInt legacy = legacyVersion(db, known);
-    FluentConfiguration config =
-        Flyway.configure(FlywayMigrator.class.getClassLoader())
-            .dataSource(source)
-            .loggers("slf4j")
-            .table(Migrations.HISTORY_TABLE)
-            .resourceProvider(new Scripts(known))
-            .validateMigrationNaming(true)
-            .validateOnMigrate(false)
-            .ignoreMigrationPatterns("*:pending");
-    // Without either history, tables made before the first open (tests make some) are no schema
-    // version: a baseline at 0 lets V1 onwards run, as they ran before Flyway.
-    config
+    for (int run = 1; ; run++) {
+      boolean hadHistory = historyExists(db);
+      Flyway flyway = configure(source, known, legacyVersion(db, known));
+      refuseUnknownApplied(db, known);
+      refuseInvalid(flyway);
+      try {
+        flyway.migrate();
+        return;
+      } catch (FlywayException e) {
+        // Flyway looks for its history and creates it unlocked: a process that lost that race to
+        // another fails once, and finds the history, with its lock, when it runs again.
+        if (hadHistory || run == 2 || !historyExists(db)) {
+          throw describe(e, db.url());
+        }
+      }
+    }
+  }
+
+  private static Flyway configure(DataSource source, List<Migration> known, OptionalInt legacy) {
+    return Flyway.configure(FlywayMigrator.class.getClassLoader())
+        .dataSource(source)
+        .loggers("slf4j")
+        .table(Migrations.HISTORY_TABLE)
+        .resourceProvider(new Scripts(known))
+        .validateMigrationNaming(true)
+        .validateOnMigrate(false)
+        .ignoreMigrationPatterns("*:pending")
+        // Without either history, tables made before the first open (tests make some) are no
+        // schema version: a baseline at 0 lets V1 onwards run, as they ran before Flyway.
         .baselineOnMigrate(true)
         .baselineVersion(Integer.toString(legacy.orElse(0)))
-        .baselineDescription(legacy.isPresent() ? BASELINE_DESCRIPTION : "<< no history >>");
-    Flyway flyway = config.load();
-    refuseUnknownApplied(db, known);
-    refuseInvalid(flyway);
-    try {
-      flyway.migrate();
-    } catch (FlywayException e) {
-      throw describe(e, db.url());
-    }
+        .baselineDescription(legacy.isPresent() ? BASELINE_DESCRIPTION : "<< no history >>")
+        .load();
+  }
+
+  private static boolean historyExists(Database db) {
+    return db.read(tx -> Migrations.tableExists(tx.connection(), Migrations.HISTORY_TABLE));
   }
 
   private static DataSource dataSource(DatabaseUrl target, Duration busyTimeout) {
