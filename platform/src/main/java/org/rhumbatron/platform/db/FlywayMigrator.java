@@ -16,6 +16,7 @@ import org.flywaydb.core.Flyway;
 import org.flywaydb.core.api.CoreErrorCode;
 import org.flywaydb.core.api.FlywayException;
 import org.flywaydb.core.api.ResourceProvider;
+import org.flywaydb.core.api.exception.FlywayValidateException;
 import org.flywaydb.core.api.output.ValidateOutput;
 import org.flywaydb.core.api.output.ValidateResult;
 import org.flywaydb.core.api.resource.LoadableResource;
@@ -47,10 +48,12 @@ final class FlywayMigrator {
       boolean hadHistory = historyExists(db);
       Flyway flyway = configure(source, known, legacyVersion(db, known));
       refuseUnknownApplied(db, known);
-      refuseInvalid(flyway);
       try {
         flyway.migrate();
         return;
+      } catch (FlywayValidateException e) {
+        refuseInvalid(flyway);
+        throw describe(e, db.url());
       } catch (FlywayException e) {
         // Flyway looks for its history and creates it unlocked: a process that lost that race to
         // another fails once, and finds the history, with its lock, when it runs again.
@@ -68,7 +71,6 @@ final class FlywayMigrator {
         .table(Migrations.HISTORY_TABLE)
         .resourceProvider(new Scripts(known))
         .validateMigrationNaming(true)
-        .validateOnMigrate(false)
         .ignoreMigrationPatterns("*:pending")
         // Without either history, tables made before the first open (tests make some) are no
         // schema version: a baseline at 0 lets V1 onwards run, as they ran before Flyway.
