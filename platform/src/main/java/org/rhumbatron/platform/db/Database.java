@@ -90,7 +90,7 @@ public final class Database implements AutoCloseable {
     }
     Database db = new Database(shown, target.dialect(), connections, options);
     try {
-      Migrations.apply(db, options.migrations().load(target.dialect()));
+      FlywayMigrator.apply(db, target, options);
     } catch (RuntimeException e) {
       db.close();
       throw e;
@@ -237,7 +237,7 @@ public final class Database implements AutoCloseable {
     return dialect;
   }
 
-  /** The clock of this database's timestamps (e.g. {@code schema_version.applied_at_ms}). */
+  /** The clock of this database's timestamps. */
   public Clock clock() {
     return options.clock();
   }

@@ -66,12 +66,6 @@ public interface Dialect {
   /** Ends a read started by {@link #beginRead}. */
   void endRead(Connection c) throws SQLException;
 
-  /**
-   * Serializes concurrent migrators inside the migration transaction (PostgreSQL: an advisory
-   * transaction lock; SQLite: nothing, BEGIN IMMEDIATE already does it).
-   */
-  void lockForMigration(Connection c) throws SQLException;
-
   /** True for errors that a rerun of the whole transaction can cure. */
   boolean isTransient(SQLException e);
 

@@ -9,39 +9,35 @@ import java.net.URL;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.Connection;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.ArrayList;
-import java.util.Collections;
-import java.util.Comparator;
 import java.util.Enumeration;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
-import java.util.TreeMap;
 import java.util.jar.JarEntry;
 import java.util.jar.JarFile;
 import java.util.stream.Stream;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
- * Versioned schema migrations: files {@code V<n>__<name>.sql} per dialect, applied in ascending
- * order at open, each in its own transaction together with its {@code schema_version} row.
+ * Versioned schema migrations: files {@code V<n>__<name>.sql} per dialect, applied by Flyway in
+ * ascending order at open, each in its own transaction together with its row in {@link
+ * #HISTORY_TABLE}.
  *
  * <p>Re-opening applies nothing new. A migration that fails rolls back and names its file and
  * statement; an applied migration whose file was edited, or a database newer than the code, is
  * refused at open rather than half-understood. Add a change as a new file; never edit an applied
- * one.
+ * one. A database made before Flyway (with {@link #LEGACY_TABLE}) is baselined at its version.
  */
 public final class Migrations {
 
   /** Classpath folder of the shipped migrations: {@code db/<dialect>/V<n>__<name>.sql}. */
   public static final String DEFAULT_LOCATION = "db";
 
-  public static final String SCHEMA_VERSION_TABLE = "schema_version";
+  /** Flyway's record of applied migrations. */
+  public static final String HISTORY_TABLE = "flyway_schema_history";
 
-  private static final Logger log = LoggerFactory.getLogger(Migrations.class);
+  /** The record of the runner before Flyway; read once to baseline, then dropped by V18. */
+  public static final String LEGACY_TABLE = "schema_version";
 
   private Migrations() {}
 
@@ -55,131 +51,21 @@ public final class Migrations {
     return dialect -> loadDirectory(root.resolve(dialect.name()));
   }
 
-  /** The highest applied version, or 0 for an empty database. */
+  /** The highest applied version (a baseline counts), or 0 for an empty database. */
   public static int currentVersion(Database db) {
     return db.read(
         tx ->
-            tableExists(tx)
+            tableExists(tx.connection(), HISTORY_TABLE)
                 ? (int)
-                    tx.queryLong("SELECT COALESCE(MAX(version), 0) FROM " + SCHEMA_VERSION_TABLE)
+                    tx.queryLong(
+                        "SELECT COALESCE(MAX(CAST(version AS INTEGER)), 0) FROM "
+                            + HISTORY_TABLE
+                            + " WHERE success")
                 : 0);
   }
 
-  /**
-   * Applies the migrations that are not applied yet and returns how many ran. Validates the applied
-   * ones first (same checksum, none missing, none newer than the newest known).
-   */
-  public static int apply(Database db, List<Migration> migrations) {
-    List<Migration> sorted = sortedUnique(migrations);
-    db.inTransaction(
-        tx -> {
-          tx.dialect().lockForMigration(tx.connection());
-          tx.update(
-              "CREATE TABLE IF NOT EXISTS "
-                  + SCHEMA_VERSION_TABLE
-                  + " (version INTEGER PRIMARY KEY, name TEXT NOT NULL, file TEXT NOT NULL,"
-                  + " checksum TEXT NOT NULL, applied_at_ms BIGINT NOT NULL)");
-          return null;
-        });
-    validate(sorted, applied(db));
-    int ran = 0;
-    for (Migration m : sorted) {
-      if (applyOne(db, m)) {
-        ran++;
-      }
-    }
-    return ran;
-  }
-
-  private static boolean applyOne(Database db, Migration m) {
-    return db.inTransaction(
-        tx -> {
-          tx.dialect().lockForMigration(tx.connection());
-          // Checked inside the transaction: another process may have applied it meanwhile.
-          if (tx.queryLong(
-                  "SELECT COUNT(*) FROM " + SCHEMA_VERSION_TABLE + " WHERE version = ?",
-                  m.version())
-              > 0) {
-            return false;
-          }
-          for (SqlScript.Statement s : SqlScript.split(m.sql())) {
-            try (Statement st = tx.connection().createStatement()) {
-              st.execute(s.sql());
-            } catch (SQLException e) {
-              if (tx.dialect().isTransient(e)) {
-                throw e; // the layer reruns the whole migration
-              }
-              throw new MigrationException(
-                  m.file(),
-                  "statement at line " + s.line() + " failed: " + SqlErrors.describe(e),
-                  e);
-            }
-          }
-          tx.update(
-              "INSERT INTO "
-                  + SCHEMA_VERSION_TABLE
-                  + " (version, name, file, checksum, applied_at_ms) VALUES (?, ?, ?, ?, ?)",
-              m.version(),
-              m.name(),
-              m.file(),
-              m.checksum(),
-              db.clock().millis());
-          log.info("applied migration {} to {}", m.file(), db.url());
-          return true;
-        });
-  }
-
-  private record Applied(int version, String file, String checksum) {}
-
-  private static Map<Integer, Applied> applied(Database db) {
-    Map<Integer, Applied> out = new HashMap<>();
-    db.read(
-            tx ->
-                tx.query(
-                    "SELECT version, file, checksum FROM " + SCHEMA_VERSION_TABLE,
-                    rs -> new Applied(rs.getInt(1), rs.getString(2), rs.getString(3))))
-        .forEach(a -> out.put(a.version(), a));
-    return out;
-  }
-
-  private static void validate(List<Migration> known, Map<Integer, Applied> applied) {
-    Map<Integer, Migration> byVersion = new HashMap<>();
-    known.forEach(m -> byVersion.put(m.version(), m));
-    int newest = known.isEmpty() ? 0 : known.get(known.size() - 1).version();
-    for (Applied a : new TreeMap<>(applied).values()) {
-      Migration m = byVersion.get(a.version());
-      if (m == null) {
-        throw new MigrationException(
-            a.file(),
-            a.version() > newest
-                ? "the database is at schema version "
-                    + a.version()
-                    + ", newer than this build (newest migration V"
-                    + newest
-                    + ")"
-                : "was applied to the database but is missing from this build");
-      }
-      if (!m.checksum().equals(a.checksum())) {
-        throw new MigrationException(
-            m.file(), "was changed after it was applied; add a new migration instead");
-      }
-    }
-  }
-
-  private static List<Migration> sortedUnique(List<Migration> migrations) {
-    List<Migration> sorted = new ArrayList<>(migrations);
-    sorted.sort(Comparator.comparingInt(Migration::version));
-    for (int i = 1; i < sorted.size(); i++) {
-      if (sorted.get(i).version() == sorted.get(i - 1).version()) {
-        throw new MigrationException(
-            sorted.get(i).file(), "has the same version as " + sorted.get(i - 1).file());
-      }
-    }
-    return Collections.unmodifiableList(sorted);
-  }
-
-  private static boolean tableExists(Tx tx) throws SQLException {
-    try (var rs = tx.connection().getMetaData().getTables(null, null, SCHEMA_VERSION_TABLE, null)) {
+  static boolean tableExists(Connection c, String table) throws SQLException {
+    try (var rs = c.getMetaData().getTables(null, null, table, null)) {
       return rs.next();
     }
   }

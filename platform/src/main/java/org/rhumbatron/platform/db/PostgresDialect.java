@@ -2,7 +2,6 @@ package org.rhumbatron.platform.db;
 
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.Set;
 
 /** PostgreSQL 13+: JDBC transactions on pooled connections, ctid deletes, advisory locks. */
@@ -16,9 +15,6 @@ public final class PostgresDialect implements Dialect {
    * transaction back before its COMMIT arrived, so a rerun on a fresh connection is safe.
    */
   private static final Set<String> TRANSIENT_STATES = Set.of("40001", "40P01", "25P03");
-
-  /** Key of the advisory lock that serializes migrators (any constant, "rhumbatr" in ASCII). */
-  private static final long MIGRATION_LOCK = 0x7268756d62617472L;
 
   private PostgresDialect() {}
 
@@ -92,13 +88,6 @@ public final class PostgresDialect implements Dialect {
   @Override
   public void planEachExecution(java.sql.PreparedStatement ps) throws SQLException {
     ps.unwrap(org.postgresql.PGStatement.class).setPrepareThreshold(0);
-  }
-
-  @Override
-  public void lockForMigration(Connection c) throws SQLException {
-    try (Statement st = c.createStatement()) {
-      st.execute("SELECT pg_advisory_xact_lock(" + MIGRATION_LOCK + ")");
-    }
   }
 
   @Override

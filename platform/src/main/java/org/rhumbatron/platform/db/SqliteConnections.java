@@ -15,6 +15,7 @@ import java.util.Properties;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import org.sqlite.SQLiteConfig;
 
@@ -96,11 +97,9 @@ final class SqliteConnections implements ConnectionSource {
       st.execute("PRAGMA busy_timeout = " + busyTimeout.toMillis());
       if (!readOnly) {
         // WAL is persistent in the file; readers find it set by the writer.
-        try (ResultSet rs = st.executeQuery("PRAGMA journal_mode = WAL")) {
-          String mode = rs.next() ? rs.getString(1) : "?";
-          if (!"wal".equalsIgnoreCase(mode)) {
-            throw new SQLException("SQLite refused WAL mode (journal_mode is " + mode + ")");
-          }
+        String mode = walMode(st, busyTimeout);
+        if (!"wal".equalsIgnoreCase(mode)) {
+          throw new SQLException("SQLite refused WAL mode (journal_mode is " + mode + ")");
         }
         // The writer's savepoint journals in memory: the router's group commits (a savepoint per
         // member) spilled them to temp files, 6.7 pwrites per applied event on bench router. Its
@@ -111,6 +110,24 @@ final class SqliteConnections implements ConnectionSource {
       st.execute("PRAGMA foreign_keys = ON");
       if (readOnly) {
         st.execute("PRAGMA query_only = ON");
+      }
+    }
+  }
+
+  /**
+   * Sets WAL mode, waiting up to {@code busyTimeout} while another process opens the same new file:
+   * the switch needs the file alone and SQLite reports BUSY then without its busy handler.
+   */
+  private static String walMode(Statement st, Duration busyTimeout) throws SQLException {
+    long deadline = System.nanoTime() + busyTimeout.toNanos();
+    for (int attempt = 1; ; attempt++) {
+      try (ResultSet rs = st.executeQuery("PRAGMA journal_mode = WAL")) {
+        return rs.next() ? rs.getString(1) : "?";
+      } catch (SQLException e) {
+        if (!SqliteDialect.INSTANCE.isTransient(e) || System.nanoTime() - deadline > 0) {
+          throw e;
+        }
+        LockSupport.parkNanos(Duration.ofMillis(Math.min(attempt, 20)).toNanos());
       }
     }
   }

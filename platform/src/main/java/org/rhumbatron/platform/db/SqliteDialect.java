@@ -79,11 +79,6 @@ public final class SqliteDialect implements Dialect {
   }
 
   @Override
-  public void lockForMigration(Connection c) {
-    // BEGIN IMMEDIATE already holds the only write lock.
-  }
-
-  @Override
   public boolean isTransient(SQLException e) {
     return SqlErrors.anyInChain(
         e,

@@ -139,34 +139,98 @@ abstract class DatabaseContract {
   @Test
   void migrationsApplyAndAreIdempotentOnReopen() throws SQLException {
     // Every shipped migration (V1 and the later ones), newest last.
-    List<Migration> shipped =
-        Migrations.classpath(Migrations.DEFAULT_LOCATION)
-            .load(
-                db().kind() == TestDatabase.Kind.SQLITE
-                    ? SqliteDialect.INSTANCE
-                    : PostgresDialect.INSTANCE);
-    shipped =
-        shipped.stream().sorted(java.util.Comparator.comparingInt(Migration::version)).toList();
+    List<Migration> shipped = shipped();
     int newest = shipped.get(shipped.size() - 1).version();
-    List<String> expectedRows =
-        shipped.stream().map(m -> m.version() + " " + m.file() + " " + T0).toList();
+    List<String> expectedRows = shipped.stream().map(m -> m.version() + " " + m.file()).toList();
     assertThat(shipped.get(0).file()).isEqualTo("V1__initial_schema.sql");
+    List<String> installed;
     try (Database db = Database.open(db().url(), options().build())) {
       assertThat(Migrations.currentVersion(db)).isEqualTo(newest);
       for (String table : V1_TABLES) {
         assertThat(queryLong(db, "SELECT COUNT(*) FROM " + table)).isZero();
       }
+      installed = history(db, true);
     }
     Clock later = Clock.fixed(Instant.ofEpochMilli(T0 + 60_000), ZoneOffset.UTC);
     try (Database db = Database.open(db().url(), options().clock(later).build())) {
       assertThat(Migrations.currentVersion(db)).isEqualTo(newest);
-      List<String> rows =
-          db.read(
-              tx ->
-                  tx.query(
-                      "SELECT version, file, applied_at_ms FROM schema_version",
-                      rs -> rs.getInt(1) + " " + rs.getString(2) + " " + rs.getLong(3)));
-      assertThat(rows).containsExactlyInAnyOrderElementsOf(expectedRows);
+      assertThat(history(db, false)).containsExactlyElementsOf(expectedRows);
+      assertThat(history(db, true)).as("re-opening applied nothing").isEqualTo(installed);
+    }
+  }
+
+  @Test
+  void aDatabaseOfTheRunnerBeforeFlywayUpgradesInPlace() throws SQLException {
+    List<Migration> shipped = shipped();
+    int newest = shipped.get(shipped.size() - 1).version();
+    legacyDatabaseUpTo(14, shipped);
+
+    try (Database db = open(options().build())) {
+      assertThat(Migrations.currentVersion(db)).isEqualTo(newest);
+      assertThat(history(db, false))
+          .as("baselined at V14, then the newer files")
+          .containsExactlyElementsOf(
+              java.util.stream.Stream.concat(
+                      java.util.stream.Stream.of("14 " + FlywayMigrator.BASELINE_DESCRIPTION),
+                      shipped.stream()
+                          .filter(m -> m.version() > 14)
+                          .map(m -> m.version() + " " + m.file()))
+                  .toList());
+      assertThat(queryLong(db, "SELECT COUNT(*) FROM processed_events WHERE event_id = 'kept'"))
+          .as("rows written before the upgrade are kept")
+          .isEqualTo(1);
+      assertThat(queryLong(db, "SELECT COUNT(*) FROM outbox WHERE epoch IS NULL"))
+          .as("V15 added outbox.epoch")
+          .isZero();
+      try (Connection c = db().connect()) {
+        assertThat(tableExists(c, Migrations.LEGACY_TABLE)).as("dropped by V18").isFalse();
+      }
+    }
+    try (Database db = open(options().build())) {
+      assertThat(Migrations.currentVersion(db)).as("re-opened").isEqualTo(newest);
+    }
+  }
+
+  @Test
+  void aDatabaseOfTheRunnerBeforeFlywayWithAnEditedFileIsRefused() throws SQLException {
+    List<Migration> shipped = shipped();
+    legacyDatabaseUpTo(14, shipped);
+    try (Connection c = db().connect();
+        Statement st = c.createStatement()) {
+      st.execute("UPDATE schema_version SET checksum = 'edited' WHERE version = 3");
+    }
+
+    assertThatThrownBy(() -> open(options().build()))
+        .isInstanceOf(MigrationException.class)
+        .hasMessageContaining("V3__queues.sql")
+        .hasMessageContaining("changed after it was applied");
+  }
+
+  @Test
+  void processesOpeningOneDatabaseAtOnceApplyEachMigrationOnce() throws Exception {
+    int newest = shipped().get(shipped().size() - 1).version();
+    int opening = 4;
+    ExecutorService pool = Executors.newFixedThreadPool(opening);
+    try {
+      java.util.concurrent.CyclicBarrier start = new java.util.concurrent.CyclicBarrier(opening);
+      List<Future<Database>> opens = new ArrayList<>();
+      for (int i = 0; i < opening; i++) {
+        // Each Database has its own connections, as a second process would.
+        opens.add(
+            pool.submit(
+                () -> {
+                  start.await(30, TimeUnit.SECONDS);
+                  return open(options().build());
+                }));
+      }
+      for (Future<Database> f : opens) {
+        Database db = f.get(60, TimeUnit.SECONDS);
+        assertThat(Migrations.currentVersion(db)).isEqualTo(newest);
+      }
+      Database db = opens.get(0).get();
+      assertThat(history(db, false)).doesNotHaveDuplicates().hasSize(shipped().size());
+    } finally {
+      pool.shutdownNow();
     }
   }
 
@@ -640,12 +704,81 @@ abstract class DatabaseContract {
   private static List<Integer> versions(Connection c) throws SQLException {
     List<Integer> out = new ArrayList<>();
     try (Statement st = c.createStatement();
-        ResultSet rs = st.executeQuery("SELECT version FROM schema_version ORDER BY version")) {
+        ResultSet rs =
+            st.executeQuery(
+                "SELECT CAST(version AS INTEGER) FROM "
+                    + Migrations.HISTORY_TABLE
+                    + " WHERE success ORDER BY 1")) {
       while (rs.next()) {
         out.add(rs.getInt(1));
       }
     }
     return out;
+  }
+
+  private List<Migration> shipped() {
+    return Migrations.classpath(Migrations.DEFAULT_LOCATION).load(dialect()).stream()
+        .sorted(java.util.Comparator.comparingInt(Migration::version))
+        .toList();
+  }
+
+  private Dialect dialect() {
+    return db().kind() == TestDatabase.Kind.SQLITE
+        ? SqliteDialect.INSTANCE
+        : PostgresDialect.INSTANCE;
+  }
+
+  /**
+   * Flyway's applied rows in order: {@code "<version> <file>"}, or with {@code installed} also the
+   * rank and time of each, which a re-run would change.
+   */
+  private static List<String> history(Database db, boolean installed) {
+    return db.read(
+        tx ->
+            tx.query(
+                "SELECT version, script, installed_rank, installed_on FROM "
+                    + Migrations.HISTORY_TABLE
+                    + " WHERE success ORDER BY installed_rank",
+                rs ->
+                    rs.getString(1)
+                        + " "
+                        + rs.getString(2)
+                        + (installed ? " " + rs.getInt(3) + " " + rs.getString(4) : "")));
+  }
+
+  /**
+   * What the runner before Flyway left: the schema up to {@code version}, one row with data, and
+   * its own {@code schema_version} table with a row and SHA-256 checksum per applied file.
+   */
+  private void legacyDatabaseUpTo(int version, List<Migration> shipped) throws SQLException {
+    List<Migration> applied = shipped.stream().filter(m -> m.version() <= version).toList();
+    try (Database db = Database.open(db().url(), options().migrations(d -> applied).build())) {
+      db.inTransaction(
+          tx ->
+              tx.update(
+                  "INSERT INTO processed_events (consumer, event_id, processed_at_ms)"
+                      + " VALUES ('c', 'kept', 0)"));
+    }
+    try (Connection c = db().connect();
+        Statement st = c.createStatement()) {
+      st.execute("DROP TABLE " + Migrations.HISTORY_TABLE);
+      st.execute(
+          "CREATE TABLE schema_version (version INTEGER PRIMARY KEY, name TEXT NOT NULL,"
+              + " file TEXT NOT NULL, checksum TEXT NOT NULL, applied_at_ms BIGINT NOT NULL)");
+      try (var insert =
+          c.prepareStatement(
+              "INSERT INTO schema_version (version, name, file, checksum, applied_at_ms)"
+                  + " VALUES (?, ?, ?, ?, ?)")) {
+        for (Migration m : applied) {
+          insert.setInt(1, m.version());
+          insert.setString(2, m.name());
+          insert.setString(3, m.file());
+          insert.setString(4, m.checksum());
+          insert.setLong(5, T0);
+          insert.executeUpdate();
+        }
+      }
+    }
   }
 
   private static boolean tableExists(Connection c, String table) throws SQLException {

@@ -143,7 +143,7 @@ class PostgresDatabaseTest extends DatabaseContract {
         Database postgres = open()) {
       assertThat(columns(postgres))
           .isEqualTo(columns(sqlite))
-          .containsKeys("outbox", "schema_version");
+          .containsKeys("outbox", Migrations.HISTORY_TABLE);
     }
   }
 
@@ -168,7 +168,7 @@ class PostgresDatabaseTest extends DatabaseContract {
 
   private static final List<String> V1_TABLES_AND_VERSION =
       java.util.stream.Stream.concat(
-              V1_TABLES.stream(), java.util.stream.Stream.of("schema_version"))
+              V1_TABLES.stream(), java.util.stream.Stream.of(Migrations.HISTORY_TABLE))
           .toList();
 
   @Test
