@@ -8,6 +8,8 @@ import java.util.Map;
 import org.rhumbatron.lifecycle.Lifecycle;
 import org.rhumbatron.platform.config.Settings;
 import org.rhumbatron.platform.db.Database;
+import org.rhumbatron.server.CoreConfig;
+import org.rhumbatron.server.CoreService;
 
 /**
  * The core nodes of a benchmark, in this process: one on a data directory, or several on one

@@ -38,6 +38,7 @@ import org.rhumbatron.protocol.CommandType;
 import org.rhumbatron.protocol.DeadLetterMessage;
 import org.rhumbatron.protocol.EnvelopeCodec;
 import org.rhumbatron.protocol.Queue;
+import org.rhumbatron.server.QueueConsumers;
 
 /**
  * The queue benchmark of issue 5: commands per second through runQueueConsumer with a no-op handler

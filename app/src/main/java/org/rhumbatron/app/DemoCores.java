@@ -13,6 +13,7 @@ import java.util.concurrent.TimeUnit;
 import org.rhumbatron.platform.cluster.ClusterView;
 import org.rhumbatron.platform.cluster.DutyOwnership;
 import org.rhumbatron.platform.config.Settings;
+import org.rhumbatron.server.CoreChild;
 
 /**
  * The demo's other cores for {@code --cores N}: N-1 child processes of this same jar on the demo's

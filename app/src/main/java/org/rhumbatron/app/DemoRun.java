@@ -15,6 +15,7 @@ import org.rhumbatron.lifecycle.WorkGraph;
 import org.rhumbatron.platform.config.Settings;
 import org.rhumbatron.platform.db.Database;
 import org.rhumbatron.platform.eventlog.Subscription;
+import org.rhumbatron.server.CoreService;
 
 /**
  * One demo run on a started core: Projects with live apps, Changes of {@link

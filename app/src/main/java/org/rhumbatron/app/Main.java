@@ -3,9 +3,9 @@ package org.rhumbatron.app;
 import java.io.PrintWriter;
 import java.nio.charset.Charset;
 import java.util.Map;
-import org.rhumbatron.app.cli.Cli;
-import org.rhumbatron.app.cli.CliException;
-import org.rhumbatron.app.cli.UsageErrors;
+import org.rhumbatron.cli.Cli;
+import org.rhumbatron.cli.CliException;
+import org.rhumbatron.server.CoreCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 

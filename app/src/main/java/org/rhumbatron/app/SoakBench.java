@@ -25,6 +25,8 @@ import org.rhumbatron.platform.db.Database;
 import org.rhumbatron.protocol.Event;
 import org.rhumbatron.protocol.EventType;
 import org.rhumbatron.protocol.StableIds;
+import org.rhumbatron.server.CoreConfig;
+import org.rhumbatron.server.CoreService;
 
 /**
  * The retention soak (issue 29): a core of its own with every retention shortened to {@code keep}

@@ -33,6 +33,8 @@ import org.rhumbatron.platform.jetstream.JetStreamConnections;
 import org.rhumbatron.platform.jetstream.JetStreamTopology;
 import org.rhumbatron.protocol.EnvelopeCodec;
 import org.rhumbatron.protocol.Event;
+import org.rhumbatron.server.CoreConfig;
+import org.rhumbatron.server.CoreService;
 
 /**
  * The wake path to Agents outside core: a core of its own with {@code agents.runtime=webhook}

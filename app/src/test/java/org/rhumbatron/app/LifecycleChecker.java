@@ -19,15 +19,15 @@ import org.rhumbatron.protocol.EventType;
  * only once every Task completed, and no Task Event after it. It is written from the design, not
  * from the production code, so the two can disagree.
  */
-final class LifecycleChecker {
+public final class LifecycleChecker {
   private final WorkGraph graph;
   private final String changeId;
   private final int agents;
-  final List<String> problems = new ArrayList<>();
+  public final List<String> problems = new ArrayList<>();
   int maxHeld;
   final Map<String, Integer> attempts = new HashMap<>();
-  final Map<String, String> states = new HashMap<>();
-  final List<String> completionOrder = new ArrayList<>();
+  public final Map<String, String> states = new HashMap<>();
+  public final List<String> completionOrder = new ArrayList<>();
 
   LifecycleChecker(WorkGraph graph, String changeId, int agents) {
     this.graph = graph;
@@ -35,7 +35,7 @@ final class LifecycleChecker {
     this.agents = agents;
   }
 
-  static LifecycleChecker check(
+  public static LifecycleChecker check(
       WorkGraph graph, String changeId, int agents, List<Event> streamOrder) {
     LifecycleChecker c = new LifecycleChecker(graph, changeId, agents);
     c.run(streamOrder);

@@ -16,6 +16,10 @@ import org.rhumbatron.lifecycle.WorkGraph;
 import org.rhumbatron.platform.config.Settings;
 import org.rhumbatron.protocol.Event;
 import org.rhumbatron.protocol.EventType;
+import org.rhumbatron.server.CoreConfig;
+import org.rhumbatron.server.CoreService;
+import org.rhumbatron.server.LifecycleSteps;
+import org.rhumbatron.server.StreamReader;
 import org.rhumbatron.testkit.db.DatabaseTest;
 import org.rhumbatron.testkit.db.TestDatabase;
 import org.rhumbatron.testkit.nats.NatsServerExtension;
@@ -41,24 +45,12 @@ class LifecycleTest {
     return CoreService.start(new CoreConfig(nats.url(), data, db().url(), 0, settings));
   }
 
-  static void provision(Lifecycle lifecycle, String projectId) throws Exception {
-    lifecycle.provisionProject(projectId, "tenant-1", "Project " + projectId).get();
-    await().atMost(Duration.ofSeconds(30)).until(() -> lifecycle.project(projectId).isPresent());
-  }
-
-  /** Waits until the Change is in {@code state}. */
-  static void awaitState(Lifecycle lifecycle, String changeId, String state, int seconds) {
-    await()
-        .atMost(Duration.ofSeconds(seconds))
-        .until(() -> lifecycle.change(changeId).orElseThrow().state().equals(state));
-  }
-
   @DatabaseTest
   void twentyTasksRunInDependencyOrderWithAtMostEightAgentsUntilVerifying() throws Exception {
     WorkGraph graph = Workloads.twentyTasks();
     try (CoreService core = start(Map.of())) {
       Lifecycle lifecycle = core.lifecycle();
-      provision(lifecycle, "p-dag");
+      LifecycleSteps.provision(lifecycle, "p-dag");
       ChangeCreated created = lifecycle.createChange("p-dag", "req-1", graph).get();
       assertThat(created.created()).isTrue();
       String changeId = created.change().changeId();
@@ -86,7 +78,7 @@ class LifecycleTest {
     WorkGraph graph = Workloads.twentyTasks();
     try (CoreService core = start(Map.of("agents.simulated.failure-rate", failureRate))) {
       Lifecycle lifecycle = core.lifecycle();
-      provision(lifecycle, "p-fail");
+      LifecycleSteps.provision(lifecycle, "p-fail");
       String changeId = lifecycle.createChange("p-fail", "req-1", graph).get().change().changeId();
       await()
           .atMost(Duration.ofSeconds(90))
@@ -159,7 +151,7 @@ class LifecycleTest {
     WorkGraph graph = Workloads.twentyTasks();
     try (CoreService core = start(Map.of("verifier.simulated.duration", "5ms"))) {
       Lifecycle lifecycle = core.lifecycle();
-      provision(lifecycle, "p-live");
+      LifecycleSteps.provision(lifecycle, "p-live");
       lifecycle.provisionApp("p-live").get();
       await()
           .atMost(Duration.ofSeconds(30))
@@ -171,7 +163,7 @@ class LifecycleTest {
               () -> lifecycle.change(changeId).orElseThrow().state().equals("awaiting_approval"));
       Lifecycle.Approval approval = lifecycle.approveChange(changeId).get();
       assertThat(approval.releaseId()).isEqualTo("rel_p-live_1");
-      awaitState(lifecycle, changeId, "completed", 60);
+      LifecycleSteps.awaitState(lifecycle, changeId, "completed", 60);
       await()
           .atMost(Duration.ofSeconds(30))
           .until(
@@ -222,11 +214,11 @@ class LifecycleTest {
             new WorkGraph.TaskSpec("b", null, List.of("a"), List.of("path:src/b/")));
     try (CoreService core = start(Map.of("verifier.simulated.duration", "5ms"))) {
       Lifecycle lifecycle = core.lifecycle();
-      provision(lifecycle, "p-race");
+      LifecycleSteps.provision(lifecycle, "p-race");
       String first = lifecycle.createChange("p-race", "req-1", graph).get().change().changeId();
       String second = lifecycle.createChange("p-race", "req-2", graph).get().change().changeId();
       for (String c : List.of(first, second)) {
-        awaitState(lifecycle, c, "awaiting_approval", 60);
+        LifecycleSteps.awaitState(lifecycle, c, "awaiting_approval", 60);
       }
       assertThat(lifecycle.approveChange(first).get().generation()).isEqualTo(1);
       // canonical.advanced → candidates.recompose: the second's Candidate on base 0 is stale, and
@@ -266,14 +258,14 @@ class LifecycleTest {
     try (CoreService core =
         start(Map.of("changes.auto-approve", "true", "verifier.simulated.duration", "0ms"))) {
       Lifecycle lifecycle = core.lifecycle();
-      provision(lifecycle, "p-auto");
+      LifecycleSteps.provision(lifecycle, "p-auto");
       String changeId =
           lifecycle
               .createChange("p-auto", "req-1", Workloads.twentyTasks())
               .get()
               .change()
               .changeId();
-      awaitState(lifecycle, changeId, "completed", 90);
+      LifecycleSteps.awaitState(lifecycle, changeId, "completed", 90);
       assertThat(lifecycle.project("p-auto").orElseThrow().canonicalGeneration()).isEqualTo(1);
     }
   }
@@ -284,14 +276,14 @@ class LifecycleTest {
         start(
             Map.of("verifier.simulated.pass-rate", "0.0", "verifier.simulated.duration", "0ms"))) {
       Lifecycle lifecycle = core.lifecycle();
-      provision(lifecycle, "p-reject");
+      LifecycleSteps.provision(lifecycle, "p-reject");
       String changeId =
           lifecycle
               .createChange("p-reject", "req-1", Workloads.twentyTasks())
               .get()
               .change()
               .changeId();
-      awaitState(lifecycle, changeId, "failed", 90);
+      LifecycleSteps.awaitState(lifecycle, changeId, "failed", 90);
       assertThat(lifecycle.change(changeId).orElseThrow().reason())
           .contains("was rejected by verification");
       await()

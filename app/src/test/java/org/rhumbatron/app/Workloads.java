@@ -6,11 +6,11 @@ import org.rhumbatron.lifecycle.WorkGraph;
  * Work graphs for the lifecycle tests: those of the lifecycle benchmark ({@link
  * LifecycleWorkload}).
  */
-final class Workloads {
+public final class Workloads {
   private Workloads() {}
 
   /** {@link LifecycleWorkload#twentyTasks}: the graph that {@code bench lifecycle} runs. */
-  static WorkGraph twentyTasks() {
+  public static WorkGraph twentyTasks() {
     return LifecycleWorkload.twentyTasks();
   }
 

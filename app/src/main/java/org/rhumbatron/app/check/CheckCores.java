@@ -10,7 +10,7 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
-import org.rhumbatron.app.CoreChild;
+import org.rhumbatron.server.CoreChild;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
