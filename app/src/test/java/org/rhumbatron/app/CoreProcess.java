@@ -53,7 +53,7 @@ public final class CoreProcess {
   }
 
   /** The command line of {@code rhumbatron args...} on the test classpath. */
-  static List<String> command(String... args) {
+  public static List<String> command(String... args) {
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     command.add("-cp");

@@ -19,8 +19,6 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.rhumbatron.app.CoreProcess;
-import org.rhumbatron.app.LifecycleChecker;
-import org.rhumbatron.app.Workloads;
 import org.rhumbatron.lifecycle.ChangeInfo;
 import org.rhumbatron.lifecycle.WorkGraph;
 import org.rhumbatron.platform.config.Settings;
@@ -31,6 +29,8 @@ import org.rhumbatron.protocol.EventType;
 import org.rhumbatron.testkit.db.DatabaseTest;
 import org.rhumbatron.testkit.db.TestDatabase;
 import org.rhumbatron.testkit.nats.NatsServerExtension;
+import org.rhumbatron.workload.LifecycleChecker;
+import org.rhumbatron.workload.Workloads;
 
 /**
  * Core SIGKILLed in the middle of a 20-Task run and started again: the run still reaches {@code

@@ -22,7 +22,6 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.rhumbatron.app.CoreProcess;
-import org.rhumbatron.app.LifecycleChecker;
 import org.rhumbatron.lifecycle.WorkGraph;
 import org.rhumbatron.lifecycle.WorkGraph.TaskSpec;
 import org.rhumbatron.platform.config.Settings;
@@ -32,6 +31,7 @@ import org.rhumbatron.protocol.EventType;
 import org.rhumbatron.testkit.db.DatabaseTest;
 import org.rhumbatron.testkit.db.TestDatabase;
 import org.rhumbatron.testkit.nats.NatsServerExtension;
+import org.rhumbatron.workload.LifecycleChecker;
 
 /**
  * Core SIGKILLed inside a Workflow step and started again: inside the verification Workflow's
