@@ -3,9 +3,11 @@ package org.rhumbatron.app;
 import java.io.PrintWriter;
 import java.nio.charset.Charset;
 import java.util.Map;
-import org.rhumbatron.app.cli.Cli;
-import org.rhumbatron.app.cli.CliException;
-import org.rhumbatron.app.cli.UsageErrors;
+import org.rhumbatron.bench.BenchCommand;
+import org.rhumbatron.cli.Cli;
+import org.rhumbatron.cli.CliException;
+import org.rhumbatron.server.CoreCommand;
+import org.rhumbatron.workload.DemoCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -19,7 +21,7 @@ import picocli.CommandLine.Command;
       CoreCommand.class,
       DemoCommand.class,
       BenchCommand.class,
-      org.rhumbatron.app.check.CheckCommand.class
+      org.rhumbatron.checker.CheckCommand.class
     })
 public final class Main implements Runnable {
 

@@ -32,7 +32,7 @@ class CliUsageTest {
   static List<List<String>> commandPaths() {
     List<List<String>> paths = new ArrayList<>();
     CommandLine root = new CommandLine(new Main());
-    org.rhumbatron.app.cli.Cli.addTo(root, Map.of());
+    org.rhumbatron.cli.Cli.addTo(root, Map.of());
     collect(root, new ArrayList<>(), paths);
     return paths;
   }

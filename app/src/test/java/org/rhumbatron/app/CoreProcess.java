@@ -27,11 +27,11 @@ import org.rhumbatron.platform.queue.JetStreamCommandTransport;
 import org.rhumbatron.protocol.EnvelopeCodec;
 
 /** Runs {@code rhumbatron} as a child process on the test classpath, for the tests of core. */
-final class CoreProcess {
+public final class CoreProcess {
   private CoreProcess() {}
 
   /** {@code java -cp <test classpath> org.rhumbatron.app.Main args...}, stderr into stdout. */
-  static Process launch(String... args) throws IOException {
+  public static Process launch(String... args) throws IOException {
     return launch(List.of(), args);
   }
 
@@ -42,7 +42,7 @@ final class CoreProcess {
    * a job in the background ({@code nohup mvn ... &}) ignores SIGINT for it, children inherit an
    * ignored signal, and a JVM that starts with SIGINT ignored never runs its shutdown on Ctrl-C.
    */
-  static Process launchInOwnGroup(String... args) throws IOException {
+  public static Process launchInOwnGroup(String... args) throws IOException {
     return launch(List.of("/usr/bin/env", "--default-signal=INT", "/usr/bin/setsid"), args);
   }
 
@@ -53,7 +53,7 @@ final class CoreProcess {
   }
 
   /** The command line of {@code rhumbatron args...} on the test classpath. */
-  static List<String> command(String... args) {
+  public static List<String> command(String... args) {
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     command.add("-cp");
@@ -64,7 +64,7 @@ final class CoreProcess {
   }
 
   /** A daemon thread that adds each line the process prints to {@code into}, until it ends. */
-  static Thread pump(Process process, List<String> into) {
+  public static Thread pump(Process process, List<String> into) {
     Thread t =
         new Thread(
             () -> {
@@ -89,7 +89,7 @@ final class CoreProcess {
    * would, in this process, and waits until their Events are published; then closes all of it, so
    * core is the only writer afterwards.
    */
-  static String createProjectAndChange(
+  public static String createProjectAndChange(
       String natsUrl,
       String project,
       boolean liveApp,

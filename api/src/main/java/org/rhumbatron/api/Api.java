@@ -1,0 +1,117 @@
+package org.rhumbatron.api;
+
+import io.javalin.Javalin;
+import io.javalin.config.JavalinConfig;
+import io.nats.client.Connection;
+import java.io.IOException;
+import java.io.InputStream;
+import java.time.Duration;
+import java.util.function.Supplier;
+import org.rhumbatron.lifecycle.Lifecycle;
+import org.rhumbatron.platform.cluster.DutyOwnership;
+import org.rhumbatron.platform.cluster.OwnsEverything;
+import org.rhumbatron.platform.db.Database;
+import org.rhumbatron.router.catchup.ConsumerLags;
+import org.rhumbatron.router.deadletter.DeadLetterOperator;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** Mounts the HTTP API on core's Javalin server (docs/api.md). */
+public final class Api {
+  private static final Logger log = LoggerFactory.getLogger(Api.class);
+  private static final String OPENAPI = "openapi.json";
+
+  private final Lifecycle lifecycle;
+  private final DeadLetterOperator deadLetters;
+  private final Database database;
+  private final Supplier<Connection> nats;
+  private final NatsGate natsGate;
+  private final BearerAuth auth;
+  private final StopGate stopGate = new StopGate();
+  private Supplier<ConsumerLags> lags = () -> null;
+  private Supplier<DutyOwnership> ownership = OwnsEverything::single;
+
+  /**
+   * @param nats the NATS connection, null before core first connected
+   * @param natsGate whether NATS can be used now (core may start before NATS answers)
+   * @param token the bearer token of writes; empty or null: none, and every write is refused
+   */
+  public Api(
+      Lifecycle lifecycle,
+      DeadLetterOperator deadLetters,
+      Database database,
+      Supplier<Connection> nats,
+      NatsGate natsGate,
+      String token) {
+    this.lifecycle = lifecycle;
+    this.deadLetters = deadLetters;
+    this.database = database;
+    this.nats = nats;
+    this.natsGate = natsGate;
+    this.auth = new BearerAuth(token);
+  }
+
+  /**
+   * Where {@code /api/streams} reads the age of each event consumer's oldest unread Event: the
+   * router's samples, null while core has no router.
+   */
+  public Api withLags(Supplier<ConsumerLags> lags) {
+    this.lags = lags;
+    return this;
+  }
+
+  /** Where {@code /api/cluster} reads the nodes and the duties' owners. */
+  public Api withOwnership(DutyOwnership ownership) {
+    this.ownership = () -> ownership;
+    return this;
+  }
+
+  /** The server's own limits: a body above {@link JsonBody#MAX_BYTES} is refused with 413. */
+  public static void configure(JavalinConfig config) {
+    config.http.maxRequestSize = JsonBody.MAX_BYTES;
+    // A known path with another method is 405 with Allow, not 404 "no route" (docs/api.md).
+    config.http.prefer405over404 = true;
+  }
+
+  public void mount(Javalin app) {
+    if (!auth.configured()) {
+      log.warn(BearerAuth.NO_TOKEN);
+    }
+    ApiErrors.register(app);
+    stopGate.mount(app); // before the token check: a stopping node answers 503 to every request
+    app.before(auth::check);
+    byte[] openapi = openapi();
+    app.get(
+        "/openapi.json", ctx -> ctx.status(200).contentType("application/json").result(openapi));
+    ProjectRoutes projects = new ProjectRoutes(lifecycle, natsGate);
+    new OperatorRoutes(database, nats, natsGate, lags).mount(app);
+    projects.mount(app);
+    new ChangeRoutes(lifecycle, projects, natsGate, database).mount(app);
+    new FeedRoutes(database, projects).mount(app);
+    new DeadLetterRoutes(deadLetters, database, natsGate).mount(app);
+    new AgentRoutes(lifecycle).mount(app);
+    new TraceRoutes(database).mount(app);
+    new ClusterRoutes(ownership).mount(app);
+    new DashboardRoutes().mount(app);
+  }
+
+  /**
+   * From now on answers every request, on every path, with 503, {@code Retry-After} and {@code
+   * why}; waits at most {@code within} for the requests already taken, and returns how many still
+   * run.
+   */
+  public int stopTaking(String why, Duration within) throws InterruptedException {
+    return stopGate.close(why, within);
+  }
+
+  static byte[] openapi() {
+    try (InputStream in = Api.class.getResourceAsStream(OPENAPI)) {
+      if (in == null) {
+        throw new IllegalStateException("the jar lacks " + OPENAPI);
+      }
+      return in.readAllBytes();
+    } catch (IOException e) {
+      throw new IllegalStateException("cannot read " + OPENAPI, e);
+    }
+  }
+}

@@ -1,0 +1,580 @@
+package org.rhumbatron.bench;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.nats.client.Connection;
+import io.nats.client.JetStreamApiException;
+import io.nats.client.JetStreamManagement;
+import io.nats.client.JetStreamSubscription;
+import io.nats.client.Message;
+import io.nats.client.PullSubscribeOptions;
+import io.nats.client.api.AckPolicy;
+import io.nats.client.api.ConsumerConfiguration;
+import java.sql.SQLException;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.ToDoubleFunction;
+import org.rhumbatron.coordinator.Coordinator;
+import org.rhumbatron.coordinator.outbox.StreamNudges;
+import org.rhumbatron.platform.config.Settings;
+import org.rhumbatron.platform.db.Database;
+import org.rhumbatron.platform.db.Tx;
+import org.rhumbatron.platform.eventlog.EventLogClient;
+import org.rhumbatron.platform.eventlog.JetStreamEventLog;
+import org.rhumbatron.platform.eventlog.Subscription;
+import org.rhumbatron.platform.jetstream.JetStreamConnections;
+import org.rhumbatron.platform.jetstream.JetStreamTopology;
+import org.rhumbatron.protocol.EnvelopeCodec;
+import org.rhumbatron.protocol.Event;
+import org.rhumbatron.protocol.EventStreams;
+import org.rhumbatron.protocol.EventType;
+import org.rhumbatron.protocol.StableIds;
+import org.rhumbatron.router.EventRouter;
+import org.rhumbatron.router.causal.CausalBatchRouter;
+import org.rhumbatron.router.run.BatchOutcome;
+import org.rhumbatron.router.run.SubscriptionHandler;
+import org.rhumbatron.workload.LatencyStats;
+
+/**
+ * The router benchmark of issue 4: events per second from the stream to the applied projection
+ * (project-view-projector, then causal-router, driven by nudges) on one stream and on 8, beside the
+ * raw fetch + ack rate of a bare pull consumer on the same messages in the same run, and the
+ * publish-to-applied latency on the nudge path. It purges the 8 event streams and deletes their
+ * router consumers before and after; on a server that is not its own it first refuses streams that
+ * hold messages or consumers, unless allowed to purge them.
+ */
+final class RouterBench {
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final Duration FETCH_WAIT = Duration.ofMillis(200);
+  private static final String RAW_CONSUMER = "bench-raw";
+  private static final String RAW_FIRST = "bench-raw-first";
+  private static final String RAW_SECOND = "bench-raw-second";
+
+  private final String natsUrl;
+  private final String dbUrl;
+  private final int count;
+  private final int projectsPerStream;
+
+  /** The latency phase's highest publish rate (events per second). */
+  static final double MAX_LATENCY_RATE = 20_000;
+
+  private final int latencySeconds;
+  private final int rounds;
+  private final boolean purgeAllowed;
+  private final Clock clock = Clock.systemUTC();
+  private final EnvelopeCodec codec = new EnvelopeCodec();
+  private final Map<String, Long> appliedAtNanos = new ConcurrentHashMap<>();
+
+  RouterBench(
+      String natsUrl,
+      String dbUrl,
+      int count,
+      int projectsPerStream,
+      int latencySeconds,
+      int rounds,
+      boolean purgeAllowed) {
+    this.natsUrl = natsUrl;
+    this.dbUrl = dbUrl;
+    this.count = count;
+    this.projectsPerStream = projectsPerStream;
+    this.latencySeconds = latencySeconds;
+    this.rounds = rounds;
+    this.purgeAllowed = purgeAllowed;
+  }
+
+  String run() throws Exception {
+    Settings settings = Settings.defaults();
+    try (Connection nats = JetStreamConnections.connect(natsUrl, "rhumbatron-bench-router")) {
+      JetStreamManagement jsm = nats.jetStreamManagement();
+      if (!purgeAllowed) {
+        refuseKeptEvents(jsm); // before the bench changes anything on the server or in --db
+      }
+      new JetStreamTopology(nats, settings).ensure();
+      clearEventStreams(jsm);
+      try (Database db = Database.open(dbUrl)) {
+        return measure(nats, db, settings);
+      } finally {
+        clearEventStreams(jsm); // as it found them: the next run on this server is not refused
+      }
+    }
+  }
+
+  /** The warm-up, the measured rounds and the latency phase; returns the JSON. */
+  private String measure(Connection nats, Database db, Settings settings) throws Exception {
+    JetStreamEventLog log = JetStreamEventLog.bind(nats);
+    SubscriptionHandler idle = new AckAll();
+    // The phases before the overlap phase route nothing: only the claims and the projection.
+    AtomicReference<CausalBatchRouter> causal = new AtomicReference<>(CausalBatchRouter.NO_RULES);
+    // The view actors run on the coordinator's actor pool, as in `rhumbatron core`.
+    try (Coordinator coordinator = new Coordinator(db, log, clock, settings, StreamNudges.NONE);
+        EventRouter router =
+            EventRouter.wiring()
+                .eventLog(new EventLogClient(nats, codec, settings))
+                .database(db)
+                .views(coordinator::view)
+                .rules(recording(causal))
+                .auditArchiver(idle)
+                .analyticsProjector(idle)
+                .commands(c -> {}) // no maintenance tick runs in the benchmark
+                .clock(clock)
+                .settings(settings)
+                .wire()) {
+      List<List<String>> projects = projects();
+      int payloadBytes = codec.encodeEvent(event(projects.get(0).get(0), 0)).length;
+
+      List<Integer> all = new ArrayList<>();
+      for (int s = 0; s < EventStreams.STREAM_COUNT; s++) {
+        all.add(s);
+      }
+      Map<String, List<Phase>> measured = new LinkedHashMap<>();
+      PHASES.forEach(phase -> measured.put(phase, new ArrayList<>()));
+      long next = 0;
+      // Round 0 warms up the JIT, the database and the consumers; rounds 1.. are measured.
+      for (int r = 0; r <= rounds; r++) {
+        // One stream: the same messages for the bare consumer and for the router.
+        // Each target is read before its publish: a run still queued from the phase before may
+        // take some of the new events before the drive starts.
+        long oneTarget = appliedAtNanos.size() + count;
+        publish(log, eventsOn(List.of(0), projects, count, next));
+        next += count;
+        Phase raw = phase(() -> rawFetchAck(nats, count));
+        Phase rawTwo = phase(() -> rawTwoSubscriptions(nats, count));
+        Phase oneStream = phase(() -> drive(router, List.of(0), oneTarget, count));
+        long eightTarget = appliedAtNanos.size() + count;
+        publish(log, eventsOn(all, projects, count, next));
+        next += count;
+        Phase eightStreams = phase(() -> drive(router, all, eightTarget, count));
+        if (r > 0) {
+          List<Phase> round = List.of(raw, rawTwo, oneStream, eightStreams);
+          for (int i = 0; i < PHASES.size(); i++) {
+            measured.get(PHASES.get(i)).add(round.get(i));
+          }
+        }
+      }
+      List<Double> raws = each(measured.get("raw_fetch_ack"), Phase::perSecond);
+      List<Double> rawTwos = each(measured.get("raw_two_subscriptions"), Phase::perSecond);
+      List<Double> ones = each(measured.get("router_one_stream"), Phase::perSecond);
+      List<Double> eights = each(measured.get("router_eight_streams"), Phase::perSecond);
+      double raw = BenchRounds.median(raws);
+      double rawTwo = BenchRounds.median(rawTwos);
+      double oneStream = BenchRounds.median(ones);
+      double eightStreams = BenchRounds.median(eights);
+      long[] latencies = latency(router, log, projects, Math.max(50, oneStream / 2), next);
+      ObjectNode overlapOut = JSON.createObjectNode();
+      try (OverlapPhase overlap = new OverlapPhase(nats, db, coordinator, clock, settings)) {
+        overlap.setUp();
+        causal.set(overlap.rules());
+        int stream = EventStreams.streamIndex(overlap.projectId());
+        List<Double> overlapRates = new ArrayList<>();
+        int callsBefore = 0;
+        long sentBefore = 0;
+        int n = Math.min(count, OVERLAP_EVENTS);
+        for (int r = 0; r <= rounds; r++) {
+          List<Event> events = overlap.events(n, (long) r * n);
+          if (r == 1) {
+            callsBefore = overlap.modelCalls();
+            sentBefore = routerCommands(db);
+          }
+          publish(log, events);
+          Phase p = phase(() -> driveAll(router, stream, events));
+          if (r > 0) {
+            overlapRates.add(p.perSecond());
+          }
+        }
+        double overlapRate = BenchRounds.median(overlapRates);
+        overlapOut.put("active_agents", OverlapPhase.AGENTS);
+        overlapOut.put("events", n);
+        overlapOut.put("mix", "1/3 exact, 1/3 prefix only (Clef-flash, local API), 1/3 unrelated");
+        overlapOut.put("per_s", Math.round(overlapRate));
+        BenchRounds.put(overlapOut, "per_s", overlapRates);
+        overlapOut.put("ratio_to_router_one_stream", BenchRounds.ratio(overlapRate, oneStream));
+        overlapOut.put("model_calls", overlap.modelCalls() - callsBefore);
+        overlapOut.put("commands_sent", routerCommands(db) - sentBefore);
+      }
+
+      ObjectNode out = JSON.createObjectNode();
+      out.put("bench", "router");
+      out.put("database", db.dialect().name());
+      out.put("nats", natsUrl);
+      out.put("events", count);
+      out.put("projects_per_stream", projectsPerStream);
+      out.put("payload_bytes", payloadBytes);
+      out.put("raw_fetch_ack_per_s", Math.round(raw));
+      out.put("raw_two_subscriptions_per_s", Math.round(rawTwo));
+      out.put("router_one_stream_per_s", Math.round(oneStream));
+      out.put("router_eight_streams_per_s", Math.round(eightStreams));
+      out.put("ratio", BenchRounds.ratio(oneStream, raw));
+      out.put("ratio_eight_streams", BenchRounds.ratio(eightStreams, raw));
+      // The ceiling of `ratio` that fetch and ack alone leave, before any claim or projection.
+      out.put("ratio_raw_two_subscriptions", BenchRounds.ratio(rawTwo, raw));
+      BenchRounds.put(out, "router_one_stream_per_s", ones);
+      BenchRounds.put(out, "router_eight_streams_per_s", eights);
+      BenchRounds.put(out, "raw_per_s", raws);
+      BenchRounds.put(out, "raw_two_subscriptions_per_s", rawTwos);
+      // What each event costs in CPU (this JVM and its private nats-server), the medians of the
+      // rounds; and how many cores the phase kept busy: near `cores`, it is bound by CPU, not by
+      // waiting.
+      ObjectNode cpu = out.putObject("cpu_us_per_event");
+      cpu.put("includes_nats_server", CpuTime.countsChildren());
+      ObjectNode serverCpu = cpu.putObject("of_which_nats_server");
+      ObjectNode busy = out.putObject("cores_busy");
+      measured.forEach(
+          (phase, rounds) -> {
+            cpu.put(phase, round(each(rounds, p -> p.cpuMicrosPerEvent(count)), 1));
+            serverCpu.put(phase, round(each(rounds, p -> p.serverCpuMicrosPerEvent(count)), 1));
+            busy.put(phase, round(each(rounds, Phase::coresBusy), 2));
+          });
+      out.put("cores", Runtime.getRuntime().availableProcessors());
+      ObjectNode latency = out.putObject("publish_to_applied_ms");
+      latency.put("offered_per_s", Math.round(Math.max(50, oneStream / 2)));
+      LatencyStats.put(latency, latencies, 50, 99);
+      out.set("resource_overlap", overlapOut);
+      return JSON.writerWithDefaultPrettyPrinter().writeValueAsString(out);
+    }
+  }
+
+  /** Resource Events per round of the overlap phase (at most; no more than --count). */
+  static final int OVERLAP_EVENTS = 3_000;
+
+  /** Marks each fresh Event applied when {@code rules} (the current ones) routed it. */
+  private CausalBatchRouter recording(AtomicReference<CausalBatchRouter> rules) {
+    return new CausalBatchRouter() {
+      @Override
+      public CausalBatchRouter prepare(List<Event> unclaimed) {
+        CausalBatchRouter batch = rules.get().prepare(unclaimed);
+        return (tx, fresh) -> {
+          batch.routeCausalBatch(tx, fresh);
+          applied(fresh);
+        };
+      }
+
+      @Override
+      public boolean prepares(Event e) {
+        return rules.get().prepares(e);
+      }
+
+      @Override
+      public void routeCausalBatch(Tx tx, List<Event> fresh) throws SQLException {
+        rules.get().routeCausalBatch(tx, fresh);
+        applied(fresh);
+      }
+    };
+  }
+
+  private void applied(List<Event> fresh) {
+    long now = System.nanoTime();
+    for (Event e : fresh) {
+      appliedAtNanos.putIfAbsent(e.eventId(), now);
+    }
+  }
+
+  /** Nudges {@code stream} until the causal router has routed every one of {@code events}. */
+  private double driveAll(EventRouter router, int stream, List<Event> events) {
+    long start = System.nanoTime();
+    while (events.stream().anyMatch(e -> !appliedAtNanos.containsKey(e.eventId()))) {
+      router.nudge(stream);
+      LockSupport.parkNanos(1_000_000);
+    }
+    return events.size() / ((System.nanoTime() - start) / 1e9);
+  }
+
+  /** The router's commands counted toward the cap, all Changes and days. */
+  private static long routerCommands(Database db) {
+    return db.read(
+        tx -> tx.queryLong("SELECT COALESCE(SUM(commands), 0) FROM causal_command_counts"));
+  }
+
+  /** The measured phases of a round, in the order they run, as the JSON names them. */
+  static final List<String> PHASES =
+      List.of(
+          "raw_fetch_ack", "raw_two_subscriptions", "router_one_stream", "router_eight_streams");
+
+  /** A measured phase: its rate, its wall time, and the CPU time of this JVM and its children. */
+  private record Phase(double perSecond, long wallNanos, long jvmCpuNanos, long serverCpuNanos) {
+    double cpuMicrosPerEvent(int events) {
+      return (jvmCpuNanos + serverCpuNanos) / 1e3 / events;
+    }
+
+    double serverCpuMicrosPerEvent(int events) {
+      return serverCpuNanos / 1e3 / events;
+    }
+
+    double coresBusy() {
+      return (double) (jvmCpuNanos + serverCpuNanos) / wallNanos;
+    }
+  }
+
+  @FunctionalInterface
+  private interface Rate {
+    double perSecond() throws Exception;
+  }
+
+  /** Runs {@code rate}'s phase and measures it. */
+  private static Phase phase(Rate rate) throws Exception {
+    long jvm = CpuTime.jvmNanosNow();
+    long children = CpuTime.childrenNanosNow();
+    long wall = System.nanoTime();
+    double perSecond = rate.perSecond();
+    return new Phase(
+        perSecond,
+        System.nanoTime() - wall,
+        CpuTime.jvmNanosNow() - jvm,
+        CpuTime.childrenNanosNow() - children);
+  }
+
+  private static List<Double> each(List<Phase> rounds, ToDoubleFunction<Phase> figure) {
+    return rounds.stream().map(figure::applyAsDouble).toList();
+  }
+
+  /** The median of {@code values} to {@code digits} decimals. */
+  private static double round(List<Double> values, int digits) {
+    double scale = Math.pow(10, digits);
+    return Math.round(BenchRounds.median(values) * scale) / scale;
+  }
+
+  /** Purges the 8 event streams and deletes the router's consumers and the raw one on them. */
+  private static void clearEventStreams(JetStreamManagement jsm) throws Exception {
+    for (int s = 0; s < EventStreams.STREAM_COUNT; s++) {
+      jsm.purgeStream(EventStreams.streamName(s));
+      for (Subscription sub : Subscription.values()) {
+        deleteConsumer(jsm, EventStreams.streamName(s), sub.durableName());
+      }
+    }
+    for (String raw : List.of(RAW_CONSUMER, RAW_FIRST, RAW_SECOND)) {
+      deleteConsumer(jsm, EventStreams.streamName(0), raw);
+    }
+  }
+
+  /**
+   * The bench purges the event streams and deletes their consumers: on a server that is not its
+   * own, only when they hold nothing (or with --purge), so that it never drops a core's events.
+   */
+  private static void refuseKeptEvents(JetStreamManagement jsm) throws Exception {
+    List<String> kept = new ArrayList<>();
+    List<String> existing = jsm.getStreamNames();
+    for (int s = 0; s < EventStreams.STREAM_COUNT; s++) {
+      if (!existing.contains(EventStreams.streamName(s))) {
+        continue; // not made yet: nothing kept in it
+      }
+      var state = jsm.getStreamInfo(EventStreams.streamName(s)).getStreamState();
+      if (state.getMsgCount() > 0 || state.getConsumerCount() > 0) {
+        kept.add(
+            EventStreams.streamName(s)
+                + " holds "
+                + state.getMsgCount()
+                + " messages and "
+                + state.getConsumerCount()
+                + " consumers");
+      }
+    }
+    if (!kept.isEmpty()) {
+      throw new IllegalStateException(
+          "bench router purges the 8 event streams and deletes their consumers, and "
+              + String.join(", ", kept)
+              + ": pass --purge to allow it, or leave out --nats to run a private nats-server");
+    }
+  }
+
+  /** Raw rate: a bare durable pull consumer fetching 100 at a time and acking each message. */
+  private double rawFetchAck(Connection nats, int n) throws Exception {
+    return bareFetchAck(nats, n, List.of(RAW_CONSUMER));
+  }
+
+  /**
+   * What a run's two subscriptions cost without any work: two bare durable consumers on the same
+   * messages, each batch of 100 fetched and acked on the first, then on the second, as a nudge runs
+   * project-view-projector then causal-router. The rate counts each message once.
+   */
+  private double rawTwoSubscriptions(Connection nats, int n) throws Exception {
+    return bareFetchAck(nats, n, List.of(RAW_FIRST, RAW_SECOND));
+  }
+
+  private double bareFetchAck(Connection nats, int n, List<String> durables) throws Exception {
+    String stream = EventStreams.streamName(0);
+    List<JetStreamSubscription> subs = new ArrayList<>();
+    for (String durable : durables) {
+      nats.jetStreamManagement()
+          .addOrUpdateConsumer(
+              stream,
+              ConsumerConfiguration.builder()
+                  .durable(durable)
+                  .ackPolicy(AckPolicy.Explicit)
+                  .filterSubject(EventStreams.streamSubject(0))
+                  .build());
+      subs.add(
+          nats.jetStream()
+              .subscribe(
+                  EventStreams.streamSubject(0), PullSubscribeOptions.bind(stream, durable)));
+    }
+    long start = System.nanoTime();
+    int[] got = new int[subs.size()];
+    while (Arrays.stream(got).anyMatch(g -> g < n)) {
+      for (int i = 0; i < subs.size(); i++) {
+        if (got[i] == n) {
+          continue; // a finished consumer's fetch would only wait out FETCH_WAIT
+        }
+        for (Message m : subs.get(i).fetch(100, FETCH_WAIT)) {
+          m.ack();
+          got[i]++;
+        }
+      }
+    }
+    double rate = n / ((System.nanoTime() - start) / 1e9);
+    for (JetStreamSubscription sub : subs) {
+      sub.unsubscribe();
+    }
+    return rate;
+  }
+
+  /**
+   * Nudges {@code streams} (as the publisher does after each send) until the causal-router, which
+   * runs after the projector in each run, has seen {@code target} distinct events in all (the
+   * {@code n} of this phase; a run still queued from the phase before may already have taken some).
+   * Counted by event id: a transaction body may run twice (TxWork).
+   */
+  private double drive(EventRouter router, List<Integer> streams, long target, int n) {
+    long start = System.nanoTime();
+    while (appliedAtNanos.size() < target) {
+      streams.forEach(router::nudge);
+      LockSupport.parkNanos(1_000_000);
+    }
+    return n / ((System.nanoTime() - start) / 1e9);
+  }
+
+  /** One event at a time at {@code rate}, nudged after its PubAck; publish-to-applied times. */
+  private long[] latency(
+      EventRouter router,
+      JetStreamEventLog log,
+      List<List<String>> projects,
+      double rate,
+      long firstEvent)
+      throws Exception {
+    // A phase that found its work already done measures an enormous rate; unbounded, the paced
+    // publish loop would flood the connection until its output queue overflows.
+    double paced = Math.min(rate, MAX_LATENCY_RATE);
+    int n = (int) Math.max(100, paced * latencySeconds);
+    Map<String, Long> publishedAt = new ConcurrentHashMap<>();
+    long interval = (long) (1e9 / paced);
+    long next = System.nanoTime();
+    List<CompletableFuture<?>> acks = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      int stream = i % EventStreams.STREAM_COUNT;
+      List<String> ps = projects.get(stream);
+      Event e = event(ps.get(i % ps.size()), firstEvent + i);
+      long now;
+      while ((now = System.nanoTime()) < next) {
+        LockSupport.parkNanos(next - now);
+      }
+      next += interval;
+      publishedAt.put(e.eventId(), System.nanoTime());
+      acks.add(
+          log.publish(stream, e.eventId(), codec.encodeEvent(e), null)
+              .thenRun(() -> router.nudge(stream)));
+    }
+    CompletableFuture.allOf(acks.toArray(CompletableFuture[]::new)).join();
+    long waitUntil = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+    while (publishedAt.keySet().stream().anyMatch(id -> !appliedAtNanos.containsKey(id))
+        && System.nanoTime() < waitUntil) {
+      LockSupport.parkNanos(1_000_000);
+    }
+    long[] out =
+        publishedAt.entrySet().stream()
+            .filter(en -> appliedAtNanos.containsKey(en.getKey()))
+            .mapToLong(en -> appliedAtNanos.get(en.getKey()) - en.getValue())
+            .toArray();
+    Arrays.sort(out);
+    return out;
+  }
+
+  private void publish(JetStreamEventLog log, List<Event> events) {
+    List<CompletableFuture<Long>> window = new ArrayList<>();
+    for (Event e : events) {
+      window.add(
+          log.publish(
+              EventStreams.streamIndex(e.projectId()), e.eventId(), codec.encodeEvent(e), null));
+      if (window.size() == 100) {
+        window.forEach(CompletableFuture::join);
+        window.clear();
+      }
+    }
+    window.forEach(CompletableFuture::join);
+  }
+
+  /** {@code projectsPerStream} project ids per stream. */
+  private List<List<String>> projects() {
+    List<List<String>> out = new ArrayList<>();
+    for (int s = 0; s < EventStreams.STREAM_COUNT; s++) {
+      out.add(new ArrayList<>());
+    }
+    for (int i = 0; out.stream().anyMatch(l -> l.size() < projectsPerStream); i++) {
+      String id = "p-bench-router-" + i;
+      List<String> l = out.get(EventStreams.streamIndex(id));
+      if (l.size() < projectsPerStream) {
+        l.add(id);
+      }
+    }
+    return out;
+  }
+
+  private List<Event> eventsOn(
+      List<Integer> streams, List<List<String>> projects, int n, long from) {
+    List<Event> events = new ArrayList<>(n);
+    for (int i = 0; i < n; i++) {
+      List<String> ps = projects.get(streams.get(i % streams.size()));
+      events.add(event(ps.get((i / streams.size()) % ps.size()), from + i));
+    }
+    return events;
+  }
+
+  /** A task.ready of its own Task: each one moves one item of the project view. */
+  private static Event event(String projectId, long n) {
+    String change = "c-" + projectId;
+    String task = "t-" + n;
+    return Event.builder()
+        .eventId(StableIds.stableEventId(change, EventType.TASK_READY, task))
+        .eventType(EventType.TASK_READY)
+        .tenantId("tenant-bench")
+        .projectId(projectId)
+        .changeId(change)
+        .taskId(task)
+        .actor(projectId + ":0")
+        .correlationId(change)
+        .timestamp(Instant.parse("2026-12-02T10:00:00Z"))
+        .payload(JsonNodeFactory.instance.objectNode().put("agentId", "agent-" + (n % 8)))
+        .build();
+  }
+
+  private static void deleteConsumer(JetStreamManagement jsm, String stream, String durable)
+      throws java.io.IOException {
+    try {
+      jsm.deleteConsumer(stream, durable);
+    } catch (JetStreamApiException absent) {
+      // Not there yet: nothing to delete.
+    }
+  }
+
+  /** The sweep-only batches are not part of this benchmark. */
+  private static final class AckAll implements SubscriptionHandler {
+    @Override
+    public Subscription subscription() {
+      return Subscription.AUDIT_ARCHIVER;
+    }
+
+    @Override
+    public BatchOutcome handle(
+        int streamIndex, List<org.rhumbatron.platform.eventlog.EventRecord> r) {
+      return BatchOutcome.allApplied();
+    }
+  }
+}

@@ -1,0 +1,164 @@
+package org.rhumbatron.checker;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.List;
+import java.util.Random;
+
+/**
+ * A seeded schedule of faults over a run: one fault at a time, each healed before the next, every
+ * kind asked for at least once (shuffled), then kinds drawn at random until the run's time is used.
+ * Lengths follow the issue (a pause 10 to 60 s, a cut link for minutes) and shrink on short runs.
+ * Every fault ends within the duration: a kind that does not fit is dropped and named, so {@code
+ * --duration} is the whole fault phase, as its help says. A fault that hits one event stream hits
+ * one that the workload's Projects use: an unused stream has nothing to lose.
+ */
+final class FaultPlan {
+  enum Kind {
+    CORE_KILL("core-kill"),
+    CORE_KILL_AFTER_COMMIT("core-kill-after-commit"),
+    NATS_KILL("nats-kill"),
+    NATS_PAUSE("nats-pause"),
+    LOST_TAIL("lost-tail"),
+    LINK_CUT("link-cut"),
+    LINK_STALL("link-stall"),
+    LINK_SLOW("link-slow"),
+    NATS_DOWN_AT_START("nats-down-at-start"),
+    DB_RESTART("db-restart"),
+    DISK_FULL("disk-full"),
+    POISON("poison"),
+    NODE_KILL("node-kill"),
+    NODE_PAUSE("node-pause"),
+    NATS_NODE_KILL("nats-node-kill");
+
+    final String wire;
+
+    Kind(String wire) {
+      this.wire = wire;
+    }
+
+    static Kind fromWire(String name) {
+      return Arrays.stream(values())
+          .filter(k -> k.wire.equals(name))
+          .findFirst()
+          .orElseThrow(
+              () ->
+                  new IllegalArgumentException(
+                      "unknown fault "
+                          + name
+                          + "; known: "
+                          + String.join(", ", Arrays.stream(values()).map(k -> k.wire).toList())));
+    }
+  }
+
+  /**
+   * One fault: when it starts (from the run's start), how long it lasts, which stream it hits (-1
+   * for a fault that hits none), which core or nats-server it hits (-1 for one that hits all).
+   */
+  record Fault(Kind kind, long atMillis, long lastsMillis, int stream, int target) {
+    Fault(Kind kind, long atMillis, long lastsMillis, int stream) {
+      this(kind, atMillis, lastsMillis, stream, -1);
+    }
+  }
+
+  /** The faults in order, and the kinds asked for that did not fit in the duration. */
+  record Plan(List<Fault> faults, List<Kind> dropped) {}
+
+  static final Duration FIRST_AFTER = Duration.ofSeconds(10);
+  static final Duration GAP_MIN = Duration.ofSeconds(5);
+  static final Duration GAP_MAX = Duration.ofSeconds(15);
+
+  private FaultPlan() {}
+
+  /**
+   * The schedule for {@code seed}: {@code streams} are the event streams the workload's Projects
+   * use (see {@link org.rhumbatron.protocol.EventStreams#streamIndex}), not empty.
+   */
+  static Plan plan(long seed, Duration duration, List<Kind> kinds, List<Integer> streams) {
+    return plan(seed, duration, kinds, streams, CheckShape.SINGLE);
+  }
+
+  /** As above, for the cores and servers of {@code shape}: a node fault hits one of them. */
+  static Plan plan(
+      long seed, Duration duration, List<Kind> kinds, List<Integer> streams, CheckShape shape) {
+    if (streams.isEmpty()) {
+      throw new IllegalArgumentException("a plan needs the workload's event streams");
+    }
+    Random random = new Random(seed);
+    long total = duration.toMillis();
+    List<Kind> first = new ArrayList<>(kinds);
+    first.remove(Kind.NATS_DOWN_AT_START);
+    Collections.shuffle(first, random);
+    List<Fault> out = new ArrayList<>();
+    List<Kind> dropped = new ArrayList<>();
+    if (kinds.contains(Kind.NATS_DOWN_AT_START)) {
+      // Before the workload starts, so not part of the fault phase.
+      out.add(new Fault(Kind.NATS_DOWN_AT_START, 0, between(random, 5_000, 15_000), -1));
+    }
+    long at = FIRST_AFTER.toMillis();
+    for (Kind kind : first) {
+      Fault f = fault(kind, at, random, total, streams, shape);
+      if (f.atMillis() + f.lastsMillis() > total) {
+        dropped.add(kind);
+        continue;
+      }
+      out.add(f);
+      at += f.lastsMillis() + between(random, GAP_MIN.toMillis(), GAP_MAX.toMillis());
+    }
+    List<Kind> planned = first.stream().filter(k -> !dropped.contains(k)).toList();
+    while (!planned.isEmpty() && at < total) {
+      Fault f =
+          fault(planned.get(random.nextInt(planned.size())), at, random, total, streams, shape);
+      if (f.atMillis() + f.lastsMillis() > total) {
+        break;
+      }
+      out.add(f);
+      at += f.lastsMillis() + between(random, GAP_MIN.toMillis(), GAP_MAX.toMillis());
+    }
+    return new Plan(List.copyOf(out), List.copyOf(dropped));
+  }
+
+  private static Fault fault(
+      Kind kind, long at, Random random, long total, List<Integer> streams, CheckShape shape) {
+    long lasts = length(kind, random, total, shape.lease().toMillis());
+    int stream = kind == Kind.LOST_TAIL ? streams.get(random.nextInt(streams.size())) : -1;
+    // Drawn only for the node kinds, so the schedules of the other kinds stay as they were.
+    int target =
+        switch (kind) {
+          case NODE_KILL, NODE_PAUSE -> random.nextInt(shape.cores());
+          case NATS_NODE_KILL -> random.nextInt(shape.natsServers());
+          default -> -1;
+        };
+    return new Fault(kind, at, lasts, stream, target);
+  }
+
+  /**
+   * How long a fault of {@code kind} lasts: the issue's ranges, at most a sixth of the run. A core
+   * stays down or paused past its lease, so that the others take its duties over.
+   */
+  private static long length(Kind kind, Random random, long total, long lease) {
+    if (kind == Kind.NODE_KILL || kind == Kind.NODE_PAUSE) {
+      return between(random, lease + 5_000, 2 * lease + 15_000);
+    }
+    long cap = Math.max(10_000, total / 6);
+    long lasts =
+        switch (kind) {
+          case NATS_PAUSE -> between(random, 10_000, 60_000);
+          case LINK_CUT -> between(random, 60_000, 180_000);
+          case LINK_STALL, LINK_SLOW -> between(random, 10_000, 60_000);
+          case DB_RESTART, DISK_FULL -> between(random, 5_000, 20_000);
+          case CORE_KILL, CORE_KILL_AFTER_COMMIT, NATS_KILL, LOST_TAIL ->
+              between(random, 1_000, 5_000);
+          case NATS_NODE_KILL -> between(random, 5_000, 30_000);
+          case POISON, NATS_DOWN_AT_START -> 0;
+          case NODE_KILL, NODE_PAUSE -> throw new IllegalStateException("measured by the lease");
+        };
+    return Math.min(lasts, cap);
+  }
+
+  private static long between(Random random, long min, long max) {
+    return min + (long) (random.nextDouble() * (max - min));
+  }
+}

@@ -1,0 +1,119 @@
+package org.rhumbatron.checker;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Supplier;
+
+/**
+ * How long the other cores took to hold every duty a killed or paused core held: from the signal to
+ * the first {@code GET /api/cluster} of a running core that names no duty of the lost one. Read as
+ * an operator would, so the figure includes one poll of {@link #POLL}.
+ */
+final class Takeovers {
+  static final Duration POLL = Duration.ofMillis(100);
+  static final Duration ANSWER_WITHIN = Duration.ofSeconds(60);
+  static final String NOT_TAKEN_OVER = "duties_not_taken_over";
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private final HttpClient http =
+      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+  private final Clock clock;
+  private final List<Long> killed = new ArrayList<>();
+  private final List<Long> paused = new ArrayList<>();
+  private final List<String> missed = new ArrayList<>();
+
+  Takeovers(Clock clock) {
+    this.clock = clock;
+  }
+
+  /**
+   * Waits up to {@link #ANSWER_WITHIN} for the core at {@code apiUrl} to answer (one still starting
+   * holds no duty yet, and its kill would time nothing); false when it does not.
+   */
+  boolean answers(String apiUrl) throws InterruptedException {
+    long deadline = clock.millis() + ANSWER_WITHIN.toMillis();
+    while (cluster(apiUrl) == null) {
+      if (clock.millis() > deadline) {
+        return false;
+      }
+      Thread.sleep(POLL.toMillis());
+    }
+    return true;
+  }
+
+  /**
+   * Waits, from {@code sinceMillis} and at most {@code within}, until a core of {@code live}
+   * answers with no duty owned by {@code nodeId}; records the time, or a miss.
+   */
+  void await(
+      String nodeId, boolean pause, long sinceMillis, Duration within, Supplier<List<String>> live)
+      throws InterruptedException {
+    long deadline = sinceMillis + within.toMillis();
+    while (clock.millis() < deadline) {
+      for (String url : live.get()) {
+        JsonNode cluster = cluster(url);
+        if (cluster != null
+            && !nodeId.equals(cluster.path("nodeId").asText())
+            && none(cluster, nodeId)) {
+          (pause ? paused : killed).add(clock.millis() - sinceMillis);
+          return;
+        }
+      }
+      Thread.sleep(POLL.toMillis());
+    }
+    missed.add(
+        nodeId + " still held duties " + within + " after its " + (pause ? "pause" : "kill"));
+  }
+
+  private static boolean none(JsonNode cluster, String nodeId) {
+    for (JsonNode duty : cluster.path("duties")) {
+      if (nodeId.equals(duty.path("owner").asText())) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private JsonNode cluster(String apiUrl) {
+    try {
+      HttpResponse<String> r =
+          http.send(
+              HttpRequest.newBuilder(URI.create(apiUrl + "/api/cluster"))
+                  .timeout(Duration.ofSeconds(2))
+                  .build(),
+              HttpResponse.BodyHandlers.ofString());
+      return r.statusCode() == 200 ? JSON.readTree(r.body()) : null;
+    } catch (Exception down) {
+      if (down instanceof InterruptedException) {
+        Thread.currentThread().interrupt();
+      }
+      return null;
+    }
+  }
+
+  /** The takeover times, p50 and max per fault kind, and each miss as a violation. */
+  void report(CheckReport report) {
+    report.expect(NOT_TAKEN_OVER);
+    put(report, "takeover_after_node_kill_ms", killed);
+    put(report, "takeover_after_node_pause_ms", paused);
+    missed.forEach(m -> report.violation(NOT_TAKEN_OVER, m));
+  }
+
+  private static void put(CheckReport report, String name, List<Long> millis) {
+    if (millis.isEmpty()) {
+      return;
+    }
+    long[] sorted = millis.stream().mapToLong(Long::longValue).sorted().toArray();
+    report.total(name + ".count", sorted.length);
+    report.total(name + ".p50", sorted[(sorted.length - 1) / 2]);
+    report.total(name + ".max", sorted[sorted.length - 1]);
+  }
+}

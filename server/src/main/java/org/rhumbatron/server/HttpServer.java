@@ -1,0 +1,84 @@
+package org.rhumbatron.server;
+
+import io.javalin.Javalin;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.rhumbatron.api.Api;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** Core's HTTP server: the API of {@link Api} (with {@code /healthz} and {@code /readyz}). */
+final class HttpServer implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(HttpServer.class);
+  private static final Set<String> METHODS = Set.of("GET", "POST", "PUT", "PATCH", "DELETE");
+  // Bounds how long a stopping node's hand-over waits for the API requests it took.
+  private static final Duration DRAIN = Duration.ofSeconds(5);
+
+  private final Javalin app;
+  private final Api api;
+  private final List<String> routes;
+  private volatile boolean closed;
+
+  private HttpServer(Javalin app, Api api, List<String> routes) {
+    this.app = app;
+    this.api = api;
+    this.routes = routes;
+  }
+
+  static HttpServer start(int port, Api api, CoreMetrics metrics) {
+    List<String> routes = new CopyOnWriteArrayList<>();
+    Javalin app =
+        Javalin.create(
+            config -> {
+              config.showJavalinBanner = false;
+              Api.configure(config);
+              config.events.handlerAdded(
+                  h -> {
+                    if (METHODS.contains(h.getHttpMethod().name())) {
+                      routes.add(h.getHttpMethod().name() + " " + h.getPath());
+                    }
+                  });
+            });
+    api.mount(app);
+    CoreMetrics.mount(app, metrics);
+    app.start("127.0.0.1", port);
+    return new HttpServer(app, api, routes);
+  }
+
+  int port() {
+    return app.port();
+  }
+
+  /** Every route, as {@code METHOD /path/{param}}. */
+  List<String> routes() {
+    return List.copyOf(routes);
+  }
+
+  /**
+   * Answers every request from now on with 503 and {@code Retry-After}, saying {@code why}, and
+   * waits at most {@link #DRAIN} for those in flight.
+   */
+  void stopTaking(String why) {
+    try {
+      int left = api.stopTaking(why, DRAIN);
+      if (left > 0) {
+        log.warn("{} API requests still running after {}; stopping anyway", left, DRAIN);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /** True once the port is closed: a client's connection is refused from then on. */
+  boolean closed() {
+    return closed;
+  }
+
+  @Override
+  public void close() {
+    closed = true;
+    app.stop();
+  }
+}

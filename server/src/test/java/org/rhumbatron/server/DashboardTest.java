@@ -1,0 +1,544 @@
+package org.rhumbatron.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
+import java.util.logging.Level;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+import org.openqa.selenium.By;
+import org.openqa.selenium.JavascriptExecutor;
+import org.openqa.selenium.StaleElementReferenceException;
+import org.openqa.selenium.WebDriver;
+import org.openqa.selenium.WebElement;
+import org.openqa.selenium.chrome.ChromeDriver;
+import org.openqa.selenium.chrome.ChromeDriverService;
+import org.openqa.selenium.chrome.ChromeOptions;
+import org.openqa.selenium.logging.LogEntry;
+import org.openqa.selenium.logging.LogType;
+import org.openqa.selenium.logging.LoggingPreferences;
+import org.openqa.selenium.support.ui.WebDriverWait;
+import org.rhumbatron.platform.config.Settings;
+import org.rhumbatron.protocol.Command;
+import org.rhumbatron.protocol.CommandType;
+import org.rhumbatron.protocol.DeadLetterMessage;
+import org.rhumbatron.protocol.EnvelopeCodec;
+import org.rhumbatron.protocol.EventStreams;
+import org.rhumbatron.protocol.Queue;
+import org.rhumbatron.server.ApiClient.Answer;
+import org.rhumbatron.testkit.db.DatabaseExtension;
+import org.rhumbatron.testkit.nats.NatsServer;
+import org.rhumbatron.testkit.nats.NatsServerExtension;
+
+/**
+ * The operator's dashboard in a real headless Chromium (Debian's chromium and chromedriver) against
+ * a running core: a dead letter retried with its button, a causal trace followed by clicks, the
+ * outbox backlog and NATS banner while NATS is stopped, and a core that stops answering. Assertions
+ * read stable DOM ids and data attributes and wait for them; the page polls every 2 s.
+ */
+class DashboardTest {
+  static final String TOKEN = "dash-token-1";
+  static final Path CHROMIUM = Path.of("/usr/bin/chromium");
+  static final Path CHROMEDRIVER = Path.of("/usr/bin/chromedriver");
+  static final Duration WAIT = Duration.ofSeconds(60);
+
+  @RegisterExtension static final NatsServerExtension nats = new NatsServerExtension();
+  @RegisterExtension static final DatabaseExtension db = DatabaseExtension.sqlite();
+  @TempDir static Path data;
+
+  // The id of a dead-letter message derives from it: each test's message needs its own.
+  static final AtomicLong originSequences = new AtomicLong();
+
+  static CoreService core;
+  static ApiClient api;
+  static Path profile;
+  static ChromeDriverService service;
+  static ChromeDriver driver;
+
+  @BeforeAll
+  static void startCoreAndBrowser() throws Exception {
+    core = TestCores.withToken(nats.url(), data, db.database().url(), TOKEN);
+    api = ApiClient.of(core, TOKEN);
+
+    assertThat(CHROMIUM).as("Debian's chromium (bin/setup installs it)").isExecutable();
+    assertThat(CHROMEDRIVER).as("Debian's chromedriver (bin/setup installs it)").isExecutable();
+    // A fresh profile each run: no cache, no token or project left in localStorage.
+    profile = Files.createTempDirectory("rhumbatron-chromium-");
+    ChromeOptions options = new ChromeOptions();
+    options.setBinary(CHROMIUM.toFile());
+    options.addArguments(
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--window-size=1400,1000",
+        "--user-data-dir=" + profile);
+    LoggingPreferences logs = new LoggingPreferences();
+    logs.enable(LogType.BROWSER, Level.ALL);
+    options.setCapability("goog:loggingPrefs", logs);
+    service =
+        new ChromeDriverService.Builder()
+            .usingDriverExecutable(CHROMEDRIVER.toFile())
+            .usingAnyFreePort()
+            .withLogFile(data.resolve("chromedriver.log").toFile())
+            .build();
+    driver = new ChromeDriver(service, options);
+  }
+
+  @AfterAll
+  static void stopBrowserAndCore() throws IOException {
+    try {
+      if (driver != null) {
+        driver.quit();
+      }
+      if (service != null) {
+        service.stop();
+      }
+    } finally {
+      if (core != null) {
+        core.close();
+      }
+      deleteRecursively(profile);
+    }
+  }
+
+  /** No script error on the page: an uncaught exception stops a poll or a click handler. */
+  @AfterEach
+  void thePageThrewNothing() {
+    List<String> errors = new ArrayList<>();
+    for (LogEntry e : driver.manage().logs().get(LogType.BROWSER)) {
+      if (e.getMessage().contains("Uncaught")) {
+        errors.add(e.getMessage());
+      }
+    }
+    assertThat(errors).as("script errors in the browser console").isEmpty();
+  }
+
+  @Test
+  void aDeadLetterIsRetriedWithItsButtonAndShownResolved() throws Exception {
+    // A provision that failed its deliveries: the retried attempt succeeds, which closes the row.
+    long id = deadLetterOfProvision("p-dash-dl");
+    open("");
+
+    WebElement row = waitFor(By.id("dl-" + id));
+    assertThat(row.getAttribute("data-status")).isEqualTo("open");
+    assertThat(cell(row, "status")).isEqualTo("open");
+    assertThat(cell(row, "type")).isEqualTo("project.provision");
+    // Its command's trace marks it as dead-lettered.
+    String commandId = "cmd_provision_p-dash-dl";
+    clickWhenStable(By.cssSelector("#dl-" + id + " a.trace-link[data-id='" + commandId + "']"));
+    awaitFocus(commandId, 0, "command project.provision");
+    By tag = By.cssSelector("#trace-focus .tag[data-dead-letter='" + id + "']");
+    assertThat(waitFor(tag).getAttribute("data-status")).isEqualTo("open");
+
+    clickWhenStable(By.cssSelector("#dl-" + id + " button.retry"));
+
+    waitUntil(
+        "dead letter " + id + " closed as succeeded",
+        d -> {
+          WebElement r = d.findElement(By.id("dl-" + id));
+          return "closed".equals(r.getAttribute("data-status"))
+              && "succeeded".equals(r.getAttribute("data-resolution"));
+        });
+    WebElement closed = driver.findElement(By.id("dl-" + id));
+    assertThat(cell(closed, "status")).isEqualTo("closed: succeeded");
+    assertThat(closed.findElement(By.cssSelector("button.retry")).isEnabled()).isFalse();
+    assertThat(driver.findElement(By.id("message")).getText())
+        .isEqualTo("dead letter " + id + " sent again");
+    JsonNode server = api.get("/api/dead-letters/" + id).body();
+    assertThat(server.path("retriedBy").asText()).isEqualTo("dashboard");
+    assertThat(server.path("resolution").asText()).isEqualTo("succeeded");
+    assertThat(api.get("/api/projects/p-dash-dl").status()).isEqualTo(200);
+    waitUntil(
+        "the trace shows the dead letter closed",
+        d -> "closed".equals(d.findElement(tag).getAttribute("data-status")));
+  }
+
+  @Test
+  void aCausalTraceIsFollowedThreeLevelsDownByClicks() throws Exception {
+    provision("p-dash-trace");
+    String changeId = createChain("p-dash-trace", 2);
+    await()
+        .atMost(WAIT)
+        .until(
+            () ->
+                api.get("/api/changes/" + changeId)
+                    .body()
+                    .path("state")
+                    .asText()
+                    .equals("awaiting_approval"));
+    String completed = firstEvent("p-dash-trace", "task.completed");
+    open("project=p-dash-trace");
+
+    // From the project's recent events into the trace of the first Task's completion.
+    clickWhenStable(By.cssSelector("#events-body a.trace-link[data-id='" + completed + "']"));
+    awaitFocus(completed, 0, "event task.completed");
+    assertThat(driver.findElement(By.id("trace-path")).getText())
+        .isEqualTo("nothing recorded: a root");
+
+    // task.completed -> change.dispatch -> agent.wake (ready) -> agent.woken.
+    String dispatch = clickChild("change.dispatch");
+    awaitFocus(dispatch, 1, "command change.dispatch");
+    assertThat(focusField("causedBy")).isEqualTo(completed);
+    String wake = clickChild("agent.wake");
+    awaitFocus(wake, 2, "command agent.wake");
+    assertThat(wake).endsWith("_ready");
+    assertThat(focusField("causedBy")).isEqualTo(dispatch);
+    String woken = clickChild("agent.woken");
+    awaitFocus(woken, 3, "event agent.woken");
+    assertThat(focusField("causedBy")).isEqualTo(wake);
+    assertThat(focusField("changeId")).isEqualTo(changeId);
+    List<String> crumbs =
+        driver.findElements(By.cssSelector("#trace-path a.trace-crumb")).stream()
+            .map(e -> e.getAttribute("data-id"))
+            .toList();
+    assertThat(crumbs).containsExactly(completed, dispatch, wake);
+
+    // A crumb leads back up: the dispatch again, one level below the root.
+    clickWhenStable(By.cssSelector("#trace-path a.trace-crumb[data-id='" + dispatch + "']"));
+    awaitFocus(dispatch, 1, "command change.dispatch");
+  }
+
+  /**
+   * Each stream's row of oldest-unread ages: a number per consumer core sampled (0 once it has read
+   * everything), so an operator sees how far behind the archiver and analytics are.
+   */
+  @Test
+  void theAgeOfEachConsumersOldestUnreadEventIsShown() throws Exception {
+    provision("p-dash-age");
+    String stream = EventStreams.streamName(EventStreams.streamIndex("p-dash-age"));
+    open("");
+    waitUntil(
+        "the projector's age on " + stream + " is 0",
+        d -> {
+          List<WebElement> rows = d.findElements(By.id("age-" + stream));
+          return !rows.isEmpty() && "0".equals(cell(rows.get(0), "project-view-projector"));
+        });
+    WebElement row = driver.findElement(By.id("age-" + stream));
+    assertThat(cell(row, "audit-archiver")).matches("\\d+|not made yet");
+    assertThat(cell(row, "analytics-projector")).matches("\\d+|not made yet");
+    assertThat(driver.findElements(By.cssSelector("#ages-body tr"))).hasSize(8);
+  }
+
+  @Test
+  void theOutboxBacklogShowsWhileNatsIsStoppedAndDrainsWhenItReturns() throws Exception {
+    provision("p-dash-nats");
+    String stream = EventStreams.streamName(EventStreams.streamIndex("p-dash-nats"));
+    open("");
+    waitUntil(
+        "NATS up, no backlog, project.created projected",
+        d -> natsIs("up") && totalBacklog() == 0 && "0".equals(flowCell(stream, "projection")));
+    assertThat(driver.findElement(By.id("nats-banner")).isDisplayed()).isFalse();
+    long sequenceBefore = Long.parseLong(flowCell(stream, "lastSequence"));
+
+    nats.server().stop();
+    try {
+      waitUntil("the page says NATS is down", d -> natsIs("down"));
+      // A Change written while NATS is down: its Events wait in the outbox.
+      Answer created =
+          api.post(
+              "/api/projects/p-dash-nats/changes",
+              Map.of(
+                  "clientRequestId",
+                  "req-dash-nats",
+                  "tasks",
+                  List.of(Map.of("key", "a", "resourceScopes", List.of("path:a/")))));
+      assertThat(created.status()).as(created.text()).isEqualTo(201);
+      waitUntil("a backlog on " + stream, d -> backlogOf(stream) >= 1);
+      WebElement banner = driver.findElement(By.id("nats-banner"));
+      assertThat(banner.isDisplayed()).isTrue();
+      assertThat(banner.getText()).startsWith("NATS is down").contains("Events wait in the outbox");
+      assertThat(driver.findElement(By.id("flow-" + stream)).getAttribute("class"))
+          .contains("waiting");
+      // The streams cannot be read meanwhile; the page says so instead of showing old numbers.
+      assertThat(cell(driver.findElement(By.id("flow-" + stream)), "lastSequence")).isEqualTo("—");
+    } finally {
+      nats.server().restart();
+    }
+
+    // Caught up: the outbox is empty, the stream holds the Events, the projector read them.
+    waitUntil(
+        "NATS up again, the backlog published and projected",
+        d ->
+            natsIs("up")
+                && totalBacklog() == 0
+                && flowCell(stream, "lastSequence").matches("[0-9]+")
+                && Long.parseLong(flowCell(stream, "lastSequence")) > sequenceBefore
+                && "0".equals(flowCell(stream, "projection")));
+    assertThat(driver.findElement(By.id("nats-banner")).isDisplayed()).isFalse();
+    assertThat(driver.findElement(By.id("flow-" + stream)).getAttribute("class")).isNullOrEmpty();
+    await()
+        .atMost(WAIT)
+        .until(() -> api.get("/api/outbox/backlog").body().path("backlog").asLong() == 0);
+  }
+
+  @Test
+  void aCoreThatStopsAnsweringIsNamedAndItsLastNumbersStay(@TempDir Path otherData)
+      throws Exception {
+    // A core of its own, so the class's core keeps serving the other tests.
+    try (NatsServer otherNats = NatsServer.start()) {
+      CoreService other =
+          CoreService.start(
+              new CoreConfig(otherNats.url(), otherData, null, 0, Settings.defaults()));
+      try {
+        driver.get("http://127.0.0.1:" + other.httpPort() + "/");
+        waitUntil(
+            "the page of the other core, NATS up",
+            d ->
+                natsIs("up")
+                    && "up".equals(body().getAttribute("data-core"))
+                    && totalBacklog() == 0);
+      } finally {
+        other.close();
+      }
+      waitUntil(
+          "the page says core does not answer",
+          d -> "down".equals(body().getAttribute("data-core")));
+      WebElement banner = driver.findElement(By.id("core-banner"));
+      assertThat(banner.isDisplayed()).isTrue();
+      assertThat(banner.getText()).startsWith("Core does not answer");
+      // Nothing is known of NATS without core: the NATS banner would blame the wrong part.
+      assertThat(driver.findElement(By.id("nats-banner")).isDisplayed()).isFalse();
+      assertThat(body().getAttribute("data-nats")).isEqualTo("unknown");
+      assertThat(driver.findElement(By.id("status")).getText())
+          .startsWith("no answer from core since");
+      assertThat(driver.findElements(By.cssSelector("#flow-body tr")))
+          .hasSize(EventStreams.STREAM_COUNT);
+      assertThat(driver.findElements(By.cssSelector("#queues-body tr"))).isNotEmpty();
+    }
+  }
+
+  // ---- the page ----
+
+  private static WebElement body() {
+    return driver.findElement(By.tagName("body"));
+  }
+
+  private static void open(String query) {
+    String q = "token=" + TOKEN + (query.isEmpty() ? "" : "&" + query);
+    driver.get("http://127.0.0.1:" + core.httpPort() + "/?" + q);
+    // The first poll has rendered once the body counts it.
+    waitUntil("the first refresh", d -> body().getAttribute("data-refreshes") != null);
+  }
+
+  private static WebElement waitFor(By by) {
+    return new WebDriverWait(driver, WAIT)
+        .withMessage(() -> "no " + by + "\n" + pageText())
+        .until(d -> d.findElements(by).stream().findFirst().orElse(null));
+  }
+
+  private static void waitUntil(String what, Function<WebDriver, Boolean> until) {
+    new WebDriverWait(driver, WAIT)
+        .ignoring(StaleElementReferenceException.class)
+        .withMessage(() -> what + "\n" + pageText())
+        .until(until);
+  }
+
+  /** Clicks an element that a poll may replace between finding and clicking it. */
+  private static void clickWhenStable(By by) {
+    new WebDriverWait(driver, WAIT)
+        .withMessage(() -> "cannot click " + by + "\n" + pageText())
+        .until(
+            d -> {
+              try {
+                List<WebElement> found = d.findElements(by);
+                if (found.isEmpty() || !found.get(0).isEnabled()) {
+                  return false;
+                }
+                found.get(0).click();
+                return true;
+              } catch (StaleElementReferenceException e) {
+                return false;
+              }
+            });
+  }
+
+  /** Clicks the focus's direct child of a type in the trace tree; answers its id. */
+  private static String clickChild(String type) {
+    By by = By.cssSelector("#trace-tree a.trace-node[data-depth='1'][data-type='" + type + "']");
+    String id = waitFor(by).getAttribute("data-id");
+    clickWhenStable(
+        By.cssSelector("#trace-tree a.trace-node[data-depth='1'][data-id='" + id + "']"));
+    return id;
+  }
+
+  private static void awaitFocus(String id, int depth, String label) {
+    waitUntil(
+        "trace focus " + id + " at depth " + depth,
+        d -> {
+          WebElement trace = d.findElement(By.id("trace"));
+          return id.equals(trace.getAttribute("data-focus"))
+              && String.valueOf(depth).equals(trace.getAttribute("data-depth"));
+        });
+    assertThat(driver.findElement(By.id("trace-focus-label")).getText()).isEqualTo(label);
+    assertThat(focusField("id")).isEqualTo(id);
+    // Only elements in the focus panel: a stray text node once read "null" under the fields.
+    assertThat(
+            ((JavascriptExecutor) driver)
+                .executeScript(
+                    "return [...document.getElementById('trace-focus').childNodes]"
+                        + ".filter((n) => n.nodeType !== Node.ELEMENT_NODE).length"))
+        .isEqualTo(0L);
+  }
+
+  private static String focusField(String field) {
+    return driver
+        .findElement(By.cssSelector("#trace-focus dd[data-field='" + field + "']"))
+        .getText();
+  }
+
+  private static boolean natsIs(String state) {
+    return state.equals(body().getAttribute("data-nats"));
+  }
+
+  private static long backlogOf(String stream) {
+    List<WebElement> rows = driver.findElements(By.id("flow-" + stream));
+    return rows.isEmpty() ? -1 : Long.parseLong(cell(rows.get(0), "backlog"));
+  }
+
+  /** The backlog over every stream row; -1 before the rows are there. */
+  private static long totalBacklog() {
+    List<WebElement> rows = driver.findElements(By.cssSelector("#flow-body tr"));
+    if (rows.size() != EventStreams.STREAM_COUNT) {
+      return -1;
+    }
+    long sum = 0;
+    for (WebElement row : rows) {
+      sum += Long.parseLong(cell(row, "backlog"));
+    }
+    return sum;
+  }
+
+  private static String flowCell(String stream, String field) {
+    return cell(driver.findElement(By.id("flow-" + stream)), field);
+  }
+
+  private static String cell(WebElement row, String field) {
+    return row.findElement(By.cssSelector("td[data-field='" + field + "']")).getText();
+  }
+
+  private static String pageText() {
+    try {
+      Object text =
+          ((JavascriptExecutor) driver)
+              .executeScript(
+                  "return 'body[data-nats]=' + document.body.getAttribute('data-nats')"
+                      + " + ' refreshes=' + document.body.getAttribute('data-refreshes')"
+                      + " + '\\n' + document.body.innerText");
+      return String.valueOf(text);
+    } catch (RuntimeException e) {
+      return "(page unreadable: " + e + ")";
+    }
+  }
+
+  // ---- core ----
+
+  /** A dead letter of a {@code project.provision}, as the integration consumer leaves one. */
+  private static long deadLetterOfProvision(String projectId) throws Exception {
+    Command provision =
+        Command.builder()
+            .commandId("cmd_provision_" + projectId)
+            .commandType(CommandType.PROJECT_PROVISION)
+            .projectId(projectId)
+            .createdAt(Instant.parse("2026-07-01T00:00:00Z"))
+            .payload(
+                JsonNodeFactory.instance.objectNode().put("tenantId", "t1").put("name", "Dash"))
+            .build();
+    DeadLetterMessage dl =
+        new DeadLetterMessage(
+            Queue.INTEGRATION,
+            4,
+            "provisioner unreachable",
+            new String(new EnvelopeCodec().encodeCommand(provision), StandardCharsets.UTF_8),
+            Instant.parse("2026-07-01T00:01:00Z"));
+    core.queues().commands().sendDeadLetter(dl, originSequences.incrementAndGet()).get();
+    await()
+        .atMost(WAIT)
+        .until(
+            () ->
+                api.get("/api/dead-letters?projectId=" + projectId)
+                        .body()
+                        .path("deadLetters")
+                        .size()
+                    == 1);
+    return api.get("/api/dead-letters?projectId=" + projectId)
+        .body()
+        .path("deadLetters")
+        .get(0)
+        .path("id")
+        .asLong();
+  }
+
+  private static void provision(String projectId) throws Exception {
+    Answer sent =
+        api.post(
+            "/api/projects", Map.of("projectId", projectId, "tenantId", "t1", "name", projectId));
+    assertThat(sent.status()).as(sent.text()).isEqualTo(202);
+    await().atMost(WAIT).until(() -> api.get("/api/projects/" + projectId).status() == 200);
+  }
+
+  /** A Change of Tasks t0 -> t1 -> ...: each completion dispatches the next Task. */
+  private static String createChain(String projectId, int length) throws Exception {
+    List<Map<String, Object>> tasks = new ArrayList<>();
+    for (int i = 0; i < length; i++) {
+      tasks.add(
+          Map.of(
+              "key",
+              "t" + i,
+              "dependsOn",
+              i == 0 ? List.of() : List.of("t" + (i - 1)),
+              "resourceScopes",
+              List.of("path:src/" + projectId + "/" + i)));
+    }
+    Answer a =
+        api.post(
+            "/api/projects/" + projectId + "/changes",
+            Map.of("clientRequestId", "req-" + projectId, "tasks", tasks));
+    assertThat(a.status()).as(a.text()).isEqualTo(201);
+    return a.body().path("changeId").asText();
+  }
+
+  private static String firstEvent(String projectId, String type) throws Exception {
+    for (JsonNode e :
+        api.get("/api/projects/" + projectId + "/events?limit=1000").body().path("events")) {
+      if (e.path("eventType").asText().equals(type)) {
+        return e.path("eventId").asText();
+      }
+    }
+    throw new AssertionError("no " + type + " in the feed of " + projectId);
+  }
+
+  private static void deleteRecursively(Path dir) throws IOException {
+    if (dir == null || !Files.exists(dir)) {
+      return;
+    }
+    try (Stream<Path> paths = Files.walk(dir)) {
+      for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
+        Files.deleteIfExists(p);
+      }
+    }
+  }
+}

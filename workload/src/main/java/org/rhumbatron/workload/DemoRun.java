@@ -1,0 +1,236 @@
+package org.rhumbatron.workload;
+
+import io.nats.client.JetStreamManagement;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.rhumbatron.lifecycle.Lifecycle;
+import org.rhumbatron.lifecycle.LifecycleException;
+import org.rhumbatron.lifecycle.WorkGraph;
+import org.rhumbatron.platform.config.Settings;
+import org.rhumbatron.platform.db.Database;
+import org.rhumbatron.platform.eventlog.Subscription;
+import org.rhumbatron.server.CoreService;
+
+/**
+ * One demo run on a started core: Projects with live apps, Changes of {@link
+ * LifecycleWorkload#twentyTasks} created while a few per Project are open (their Tasks share and
+ * nest {@code path:} scopes, within a Change and across the Changes of a Project, so the causal
+ * router's resource overlap wakes Agents), each Change that awaits approval approved through {@link
+ * Lifecycle#approveChange} as an operator would, until every Change ended and core is quiet.
+ */
+final class DemoRun {
+  static final int PROJECTS = 4;
+  static final int OPEN_PER_PROJECT = 3;
+  static final Duration POLL = Duration.ofMillis(100);
+  static final Duration PROVISION_WITHIN = Duration.ofSeconds(60);
+  static final Duration QUIET_WITHIN = Duration.ofSeconds(60);
+  static final Duration QUIET_FOR = Duration.ofMillis(500);
+  static final Duration STALL_AFTER = Duration.ofMinutes(3);
+  static final Duration APPROVE_WITHIN = Duration.ofSeconds(30);
+
+  private final CoreService core;
+  private final Settings settings;
+  private final Path dataDir;
+  private final Clock clock;
+  private final int changes;
+  private final Duration creating;
+  private final DemoProgress progress;
+  private final DemoSummary.Approvals approvals = new DemoSummary.Approvals();
+  private Runnable halfway;
+  private java.util.function.Supplier<DemoSummary.Cluster> cluster = () -> null;
+
+  DemoRun(
+      CoreService core,
+      Settings settings,
+      Path dataDir,
+      Clock clock,
+      int changes,
+      Duration creating,
+      DemoProgress progress) {
+    this.core = core;
+    this.settings = settings;
+    this.dataDir = dataDir;
+    this.clock = clock;
+    this.changes = changes;
+    this.creating = creating;
+    this.progress = progress;
+  }
+
+  /**
+   * {@code action} runs once, when half the Changes asked for ended (the demo's core kill with
+   * several cores); {@code cluster} gives the summary's cores lines at the end.
+   */
+  DemoRun halfway(Runnable action, java.util.function.Supplier<DemoSummary.Cluster> cluster) {
+    this.halfway = action;
+    this.cluster = cluster;
+    return this;
+  }
+
+  /** The demo's counts are the whole database's and streams', so it needs them fresh. */
+  static void refuseUsedDataDir(Path dir) {
+    Path db = dir.resolve("rhumbatron.db");
+    if (Files.exists(db) || Files.exists(dir.resolve("nats"))) {
+      throw new IllegalArgumentException(
+          "demo needs a new or empty data directory: "
+              + dir
+              + " holds the database or nats store of an earlier run (leave out --data for a"
+              + " fresh temporary one)");
+    }
+  }
+
+  DemoSummary run(String dashboard) throws Exception {
+    Lifecycle lifecycle = core.lifecycle();
+    Database db = core.database();
+    JetStreamManagement jsm = core.nats().jetStreamManagement();
+    boolean autoApprove = settings.get(Settings.AUTO_APPROVE);
+    DemoSummary.Streams before = DemoSummary.Streams.read(jsm);
+    // Ids of this run: a --nats server's duplicate window must not know its stable event ids.
+    String runId = Long.toString(clock.millis(), 36);
+    List<String> projects = new ArrayList<>();
+    for (int p = 0; p < Math.min(PROJECTS, changes); p++) {
+      projects.add("demo-" + runId + "-p" + p);
+    }
+    LifecycleWorkload.provisionWithLiveApps(
+        lifecycle, projects, "tenant-demo", clock, PROVISION_WITHIN);
+
+    WorkGraph graph = LifecycleWorkload.twentyTasks();
+    long startMs = clock.millis();
+    long createUntil = creating == null ? Long.MAX_VALUE : startMs + creating.toMillis();
+    int maxOpen = projects.size() * OPEN_PER_PROJECT;
+    int created = 0;
+    DemoProgress.Counts counts = counts(db, jsm, before, changes);
+    long movedAtMs = startMs;
+    while (true) {
+      long now = clock.millis();
+      boolean creatingMore = created < changes && now < createUntil;
+      while (creatingMore && created - counts.ended() < maxOpen) {
+        lifecycle
+            .createChange(projects.get(created % projects.size()), "demo-c" + created, graph)
+            .get();
+        created++;
+        creatingMore = created < changes && clock.millis() < createUntil;
+      }
+      if (!autoApprove) {
+        approveAwaiting(lifecycle, db);
+      }
+      DemoProgress.Counts next = counts(db, jsm, before, creatingMore ? changes : created);
+      if (!next.equals(counts)) {
+        movedAtMs = now;
+      }
+      counts = next;
+      progress.update(counts);
+      if (halfway != null && counts.ended() * 2 >= changes) {
+        halfway.run();
+        halfway = null;
+      }
+      if (!creatingMore && counts.ended() >= created) {
+        break;
+      }
+      if (now - movedAtMs > STALL_AFTER.toMillis()) {
+        throw new IllegalStateException(
+            "demo stalled: nothing moved for "
+                + STALL_AFTER
+                + " with "
+                + (created - counts.ended())
+                + " Changes open; see "
+                + dataDir.resolve("core.log"));
+      }
+      Thread.sleep(POLL.toMillis());
+    }
+    long wallMs = clock.millis() - startMs;
+    boolean quiet = awaitQuiet(db, jsm, before, created);
+    progress.finish(counts(db, jsm, before, created));
+    return DemoSummary.read(
+        db,
+        jsm,
+        before,
+        new DemoSummary.Run(
+            changes,
+            created,
+            autoApprove ? DemoSummary.AUTO_APPROVE : DemoSummary.OPERATOR,
+            approvals,
+            wallMs,
+            quiet,
+            dashboard,
+            dataDir,
+            cluster.get()));
+  }
+
+  /** Approves each Change awaiting approval; one that moved on meanwhile comes again or not. */
+  private void approveAwaiting(Lifecycle lifecycle, Database db) throws Exception {
+    List<String> awaiting =
+        db.read(
+            tx ->
+                tx.query(
+                    "SELECT change_id FROM changes WHERE state = 'awaiting_approval'"
+                        + " ORDER BY created_at_ms",
+                    rs -> rs.getString(1)));
+    for (String changeId : awaiting) {
+      try {
+        Lifecycle.Approval approval =
+            lifecycle.approveChange(changeId).get(APPROVE_WITHIN.toMillis(), TimeUnit.MILLISECONDS);
+        approvals.count(approval.promotion());
+      } catch (ExecutionException e) {
+        if (!(e.getCause() instanceof LifecycleException)) {
+          throw e;
+        }
+        // it left awaiting_approval between the read and the approval (a rebase)
+      }
+    }
+  }
+
+  private static DemoProgress.Counts counts(
+      Database db, JetStreamManagement jsm, DemoSummary.Streams before, int total)
+      throws Exception {
+    long[] sql =
+        db.read(
+            tx ->
+                new long[] {
+                  tx.queryLong("SELECT COUNT(*) FROM changes WHERE state = 'completed'"),
+                  tx.queryLong(
+                      "SELECT COUNT(*) FROM changes WHERE state NOT IN "
+                          + DemoSummary.OPEN_STATES_SQL),
+                  tx.queryLong("SELECT COUNT(*) FROM outbox")
+                });
+    return new DemoProgress.Counts(
+        sql[0], sql[1], total, sql[2], DemoSummary.Streams.read(jsm).commandsSince(before));
+  }
+
+  /**
+   * Waits until every outbox row is published and applied by the projector and the causal router,
+   * the COMMANDS stream holds nothing, and the counts stood still for {@link #QUIET_FOR}: what
+   * follows the last Change's end (index builds, late wakes) is in the summary too. False when core
+   * did not get quiet within {@link #QUIET_WITHIN}.
+   */
+  private boolean awaitQuiet(
+      Database db, JetStreamManagement jsm, DemoSummary.Streams before, int total)
+      throws Exception {
+    long deadline = clock.millis() + QUIET_WITHIN.toMillis();
+    DemoProgress.Counts last = null;
+    while (clock.millis() < deadline) {
+      long unsettled =
+          db.read(
+              tx ->
+                  tx.queryLong(
+                      "SELECT COUNT(*) FROM outbox o WHERE o.state <> 'published'"
+                          + " OR (SELECT COUNT(*) FROM processed_events p"
+                          + " WHERE p.event_id = o.event_id AND p.consumer IN (?, ?)) < 2",
+                      Subscription.PROJECT_VIEW_PROJECTOR.durableName(),
+                      Subscription.CAUSAL_ROUTER.durableName()));
+      DemoSummary.Streams streams = DemoSummary.Streams.read(jsm);
+      DemoProgress.Counts now = counts(db, jsm, before, total);
+      if (unsettled == 0 && streams.commandsHeld() == 0 && now.equals(last)) {
+        return true;
+      }
+      last = unsettled == 0 && streams.commandsHeld() == 0 ? now : null;
+      Thread.sleep(QUIET_FOR.toMillis());
+    }
+    return false;
+  }
+}

@@ -1,0 +1,70 @@
+package org.rhumbatron.workload;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.stream.LongStream;
+import org.junit.jupiter.api.Test;
+
+/** The summary's wake and latency lines, from known figures. */
+class DemoSummaryTest {
+  @Test
+  void theWakeLineCountsEveryWakeAsReachedOrStale() {
+    DemoSummary s = summary(new long[] {1, 2, 3});
+
+    assertThat(s.toText())
+        .contains("  wakes 10: 7 reached an Agent, 3 stale (1 repeat, 2 task_completed)\n")
+        .doesNotContain("false wakeups");
+    assertThat(s.toJson()).contains("\"total\" : 10").contains("\"stale\" : 3");
+  }
+
+  @Test
+  void theLatencyLineHoldsNearestRankPercentilesOfTheSortedSamples() throws Exception {
+    JsonNode four = latency(new long[] {3, 5, 7, 12});
+    assertThat(four.path("samples").asLong()).isEqualTo(4);
+    assertThat(four.path("p50").asLong()).isEqualTo(5);
+    assertThat(four.path("p99").asLong()).isEqualTo(12);
+    assertThat(four.path("max").asLong()).isEqualTo(12);
+
+    JsonNode hundred = latency(LongStream.rangeClosed(1, 100).toArray());
+    assertThat(hundred.path("p50").asLong()).isEqualTo(50);
+    assertThat(hundred.path("p99").asLong()).isEqualTo(99);
+    assertThat(hundred.path("max").asLong()).isEqualTo(100);
+
+    JsonNode none = latency(new long[0]);
+    assertThat(none.path("samples").asLong()).isZero();
+    assertThat(none.path("p50").asLong()).isZero();
+    assertThat(none.path("max").asLong()).isZero();
+  }
+
+  private static JsonNode latency(long[] sortedMillis) throws Exception {
+    return new ObjectMapper()
+        .readTree(summary(sortedMillis).toJson())
+        .path("publish_to_applied_ms");
+  }
+
+  private static DemoSummary summary(long[] sortedMillis) {
+    return new DemoSummary(
+        new DemoSummary.Run(
+            4,
+            4,
+            DemoSummary.OPERATOR,
+            new DemoSummary.Approvals(),
+            1_000,
+            true,
+            "http://127.0.0.1:1/",
+            Path.of("/tmp/x"),
+            null),
+        Map.of("completed", 4L),
+        100,
+        50,
+        0,
+        7,
+        new TreeMap<>(Map.of("task_completed", 2L, DemoSummary.REPEAT, 1L)),
+        sortedMillis);
+  }
+}
