@@ -3,10 +3,12 @@ package org.rhumbatron.api;
 import io.javalin.Javalin;
 import io.javalin.http.Context;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import org.rhumbatron.lifecycle.ChangeCreated;
 import org.rhumbatron.lifecycle.ChangeInfo;
+import org.rhumbatron.lifecycle.ChangeState;
 import org.rhumbatron.lifecycle.Lifecycle;
 import org.rhumbatron.lifecycle.ProjectInfo;
 import org.rhumbatron.lifecycle.WorkGraph;
@@ -19,16 +21,7 @@ import org.rhumbatron.platform.db.Database;
  */
 final class ChangeRoutes {
   static final List<String> STATES =
-      List.of(
-          "open",
-          "verifying",
-          "awaiting_approval",
-          "releasing",
-          "completed",
-          "failed",
-          "cancelled",
-          "not_selected",
-          "declined");
+      Arrays.stream(ChangeState.values()).map(ChangeState::dbName).toList();
   private static final int MAX_REQUEST_ID = 200;
 
   private final Lifecycle lifecycle;
@@ -122,7 +115,8 @@ final class ChangeRoutes {
    * completed through an approval. Empty for any other state, which the lifecycle refuses (409).
    */
   private Optional<Object[]> promotedBefore(ChangeInfo change) {
-    if (!"completed".equals(change.state()) && !"releasing".equals(change.state())) {
+    if (change.changeState() != ChangeState.COMPLETED
+        && change.changeState() != ChangeState.RELEASING) {
       return Optional.empty();
     }
     return database.read(
