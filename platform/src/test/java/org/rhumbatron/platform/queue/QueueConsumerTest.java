@@ -359,7 +359,8 @@ class QueueConsumerTest {
     assertThat(deliveries).containsExactly(1L, 2L, 3L, 4L, 5L);
     assertThat(dls.get(0).deliveryCount()).isEqualTo(6);
     assertThat(dls.get(0).error()).contains("not settled in time");
-    assertThat(handlerRunRows()).isZero();
+    // The message is terminated and its runs forgotten just after its dead letter is sent.
+    await().atMost(Duration.ofSeconds(5)).until(() -> handlerRunRows() == 0);
   }
 
   /**
@@ -415,7 +416,8 @@ class QueueConsumerTest {
               assertThat(d.serverDeliveredCount()).isGreaterThan(8);
             });
     assertThat(dls).isEmpty();
-    assertThat(handlerRunRows()).isZero();
+    // The runs are forgotten just after the ack that took the message off the stream.
+    await().atMost(Duration.ofSeconds(5)).until(() -> handlerRunRows() == 0);
   }
 
   @Test
@@ -475,7 +477,7 @@ class QueueConsumerTest {
     // A first delivery writes nothing; each redelivery's run is counted before the handler runs,
     // and the count goes with the terminated message.
     assertThat(redeliveriesSeen).containsExactly(0L, 1L, 2L);
-    assertThat(handlerRunRows()).isZero();
+    await().atMost(Duration.ofSeconds(5)).until(() -> handlerRunRows() == 0);
   }
 
   @Test
