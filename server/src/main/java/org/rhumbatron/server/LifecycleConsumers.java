@@ -2,10 +2,8 @@ package org.rhumbatron.server;
 
 import java.net.URI;
 import java.time.Clock;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 import org.rhumbatron.agents.AgentRuntime;
 import org.rhumbatron.agents.SimulatedAgentRuntime;
@@ -120,8 +118,6 @@ final class LifecycleConsumers implements AutoCloseable {
     // Simulated Agents die with their node: a node that gains a duty (a dead or leaving node's)
     // resumes every held Task; one already worked on elsewhere only repeats what is done.
     SimulatedAgentRuntime resumable = simulated;
-    // A takeover gains several duties in one round: one resume, not one per duty.
-    AtomicBoolean resumeQueued = new AtomicBoolean();
     ownership.listen(
         new DutyListener() {
           @Override
@@ -129,13 +125,9 @@ final class LifecycleConsumers implements AutoCloseable {
             if (duty == Duty.SWEEP) {
               workflows.resumeAll();
             }
-            if (resumable != null && resumeQueued.compareAndSet(false, true)) {
+            if (resumable != null) {
               // Off the ownership's thread, which renews the leases.
-              CompletableFuture.runAsync(
-                  () -> {
-                    resumeQueued.set(false);
-                    resumable.resumeHeld();
-                  });
+              java.util.concurrent.CompletableFuture.runAsync(resumable::resumeHeld);
             }
           }
         });
