@@ -161,7 +161,8 @@ class EventLogClientTest {
     topology();
     client = new EventLogClient(connection, codec, Settings.defaults());
 
-    assertThat(log.fillReadPastSequences(STREAM, 0)).as("sequences 8..10 filled").isEqualTo(3);
+    // 10 is what the outbox recorded: a consumer's own state may lose its tail with the stream's.
+    assertThat(log.fillReadPastSequences(STREAM, 10)).as("sequences 8..10 filled").isEqualTo(3);
     List<String> next = publish(2);
     assertThat(fetchUntil(client, Subscription.CAUSAL_ROUTER, 2))
         .extracting(r -> r.event().eventId())
