@@ -1,5 +1,6 @@
 package org.rhumbatron.lifecycle;
 
+import java.time.Clock;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 import org.rhumbatron.coordinator.Coordinator;
@@ -22,7 +23,9 @@ final class Approvals {
   private final ChangeEnds ends;
   private final LifecycleProjects projects;
   private final ChangeSettler settler;
+  private final CandidateComposer composer;
   private final CandidateLedger candidates;
+  private final ReleaseLedger releases;
   private volatile Consumer<Command> startDirectly = c -> {};
 
   Approvals(
@@ -34,7 +37,7 @@ final class Approvals {
       ChangeEnds ends,
       LifecycleProjects projects,
       ChangeSettler settler,
-      CandidateLedger candidates) {
+      Clock clock) {
     this.coordinator = coordinator;
     this.commands = commands;
     this.built = built;
@@ -43,7 +46,9 @@ final class Approvals {
     this.ends = ends;
     this.projects = projects;
     this.settler = settler;
-    this.candidates = candidates;
+    this.composer = new CandidateComposer(clock);
+    this.candidates = new CandidateLedger(clock);
+    this.releases = new ReleaseLedger(clock);
   }
 
   void whenWorkflowSendFails(Consumer<Command> startDirectly) {
@@ -54,7 +59,7 @@ final class Approvals {
     return shards.onChange(
         changeId,
         (tx, out, shard) ->
-            candidates.compose(tx, out, shard.writerId(), changeId, causedBy, anyway));
+            composer.compose(tx, out, shard.writerId(), changeId, causedBy, anyway));
   }
 
   CompletableFuture<Boolean> recordVerdict(
@@ -77,7 +82,7 @@ final class Approvals {
     return shards.onRelease(
         releaseId,
         (tx, out, shard) ->
-            candidates.recordRelease(tx, out, shard.writerId(), releaseId, ok, error, causedBy));
+            releases.recordRelease(tx, out, shard.writerId(), releaseId, ok, error, causedBy));
   }
 
   CompletableFuture<Lifecycle.Approval> approve(String changeId) {
@@ -149,7 +154,7 @@ final class Approvals {
         .onChange(
             changeId,
             (tx, out, shard) ->
-                candidates.promoted(
+                releases.promoted(
                     tx, out, shard.writerId(), changeId, candidateId, decision.generation(), cause))
         .thenCompose(release -> endSiblings(changeId, cause).thenApply(v -> release))
         .thenCompose(

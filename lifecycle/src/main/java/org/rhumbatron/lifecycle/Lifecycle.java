@@ -52,15 +52,7 @@ public final class Lifecycle {
         new LifecycleProjects(coordinator, shards, reads, ends, new ProjectLedger(clock));
     this.approvals =
         new Approvals(
-            coordinator,
-            commands,
-            this.commands,
-            shards,
-            reads,
-            ends,
-            projects,
-            settler,
-            new CandidateLedger(clock));
+            coordinator, commands, this.commands, shards, reads, ends, projects, settler, clock);
     this.agents =
         new AgentReports(shards, new TaskReports(clock), resources, new ModelRoutes(clock));
   }
