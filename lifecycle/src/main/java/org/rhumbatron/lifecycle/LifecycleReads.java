@@ -149,6 +149,21 @@ public final class LifecycleReads {
                 changeId));
   }
 
+  /** A generation the root promoted a Change's Candidate to, and its release (null: none). */
+  public record Promotion(long generation, String releaseId) {}
+
+  /** The latest promotion of {@code changeId}'s Candidates, if the root promoted one. */
+  public Optional<Promotion> promotion(String changeId) {
+    return database.read(
+        tx ->
+            tx.queryFirst(
+                "SELECT p.generation, r.release_id FROM promotions p"
+                    + " LEFT JOIN releases r ON r.candidate_id = p.candidate_id"
+                    + " WHERE p.change_id = ? ORDER BY p.generation DESC",
+                rs -> new Promotion(rs.getLong(1), rs.getString(2)),
+                changeId));
+  }
+
   /** The release of a releasing Change that has not started yet, if any. */
   public Optional<String> pendingRelease(String changeId) {
     return database.read(
