@@ -49,24 +49,14 @@ final class CandidateLedger {
       String causedBy)
       throws SQLException {
     CandidateRow row =
-        tx.queryFirst(
-                "SELECT change_id, state, base_generation FROM candidates WHERE candidate_id = ?",
-                rs ->
-                    new CandidateRow(
-                        rs.getString(1), CandidateState.fromDb(rs.getString(2)), rs.getLong(3)),
-                candidateId)
+        candidate(tx, "", candidateId)
             .orElseThrow(() -> new LifecycleException("unknown candidate " + candidateId, true));
     if (row.state() != CandidateState.OPEN) {
       return false;
     }
     ChangeInfo change = CandidateEvents.changeOf(tx, row.changeId());
     long now = clock.millis();
-    CandidateState state = passed ? CandidateState.VERIFIED : CandidateState.REJECTED;
-    tx.update(
-        "UPDATE candidates SET state = ?, updated_at_ms = ? WHERE candidate_id = ?",
-        state.dbName(),
-        now,
-        candidateId);
+    setState(tx, candidateId, passed ? CandidateState.VERIFIED : CandidateState.REJECTED, now);
     ObjectNode payload = ChangeLedger.payload();
     payload.put("candidateId", candidateId);
     if (reason != null) {
@@ -93,11 +83,7 @@ final class CandidateLedger {
               causedBy,
               payload.deepCopy()));
     } else {
-      tx.update(
-          "UPDATE changes SET last_activity_at_ms = ?, updated_at_ms = ? WHERE change_id = ?",
-          now,
-          now,
-          change.changeId());
+      ChangeLedger.touch(tx, change.changeId(), now);
     }
     return true;
   }
@@ -111,14 +97,10 @@ final class CandidateLedger {
   boolean stale(Tx tx, Appender out, String writer, String candidateId, String causedBy)
       throws SQLException {
     CandidateRow row =
-        tx.queryFirst(
-                "SELECT change_id, state, base_generation FROM candidates c WHERE candidate_id = ?"
-                    + " AND state IN (?, ?)"
-                    + " AND NOT EXISTS (SELECT 1 FROM promotions p"
+        candidate(
+                tx,
+                " AND state IN (?, ?) AND NOT EXISTS (SELECT 1 FROM promotions p"
                     + " WHERE p.candidate_id = c.candidate_id)",
-                rs ->
-                    new CandidateRow(
-                        rs.getString(1), CandidateState.fromDb(rs.getString(2)), rs.getLong(3)),
                 candidateId,
                 CandidateState.OPEN.dbName(),
                 CandidateState.VERIFIED.dbName())
@@ -129,11 +111,7 @@ final class CandidateLedger {
     ChangeInfo change = CandidateEvents.changeOf(tx, row.changeId());
     long now = clock.millis();
     long base = row.baseGeneration();
-    tx.update(
-        "UPDATE candidates SET state = ?, updated_at_ms = ? WHERE candidate_id = ?",
-        CandidateState.STALE.dbName(),
-        now,
-        candidateId);
+    setState(tx, candidateId, CandidateState.STALE, now);
     ObjectNode payload = ChangeLedger.payload();
     payload.put("candidateId", candidateId);
     out.append(
@@ -157,4 +135,25 @@ final class CandidateLedger {
   }
 
   private record CandidateRow(String changeId, CandidateState state, long baseGeneration) {}
+
+  /** The Candidate {@code args[0]}, if it meets {@code condition} (SQL, its table as c). */
+  private static Optional<CandidateRow> candidate(Tx tx, String condition, Object... args)
+      throws SQLException {
+    return tx.queryFirst(
+        "SELECT change_id, state, base_generation FROM candidates c WHERE candidate_id = ?"
+            + condition,
+        rs ->
+            new CandidateRow(
+                rs.getString(1), CandidateState.fromDb(rs.getString(2)), rs.getLong(3)),
+        args);
+  }
+
+  private static void setState(Tx tx, String candidateId, CandidateState state, long now)
+      throws SQLException {
+    tx.update(
+        "UPDATE candidates SET state = ?, updated_at_ms = ? WHERE candidate_id = ?",
+        state.dbName(),
+        now,
+        candidateId);
+  }
 }

@@ -158,15 +158,7 @@ final class ReleaseLedger {
       String error,
       String causedBy)
       throws SQLException {
-    ReleaseRow row =
-        tx.queryFirst(
-                "SELECT change_id, candidate_id, generation, state FROM releases"
-                    + " WHERE release_id = ?",
-                rs ->
-                    new ReleaseRow(
-                        rs.getString(1), rs.getString(2), rs.getLong(3), rs.getString(4)),
-                releaseId)
-            .orElseThrow(() -> new LifecycleException("unknown release " + releaseId, true));
+    ReleaseRow row = release(tx, releaseId);
     String state = ok ? "completed" : "failed";
     if (state.equals(row.state()) || "completed".equals(row.state())) {
       return false;
@@ -192,17 +184,7 @@ final class ReleaseLedger {
     // Keyed by release and attempt outcome: a release that failed, recovered and completed has
     // both Events.
     out.append(events.of(change, type, releaseId, generation, writer, causedBy, payload));
-    if (ok
-        && tx.update(
-                "UPDATE changes SET state = ?, ended_at_ms = ?, updated_at_ms = ?,"
-                    + " last_activity_at_ms = ? WHERE change_id = ? AND state = ?",
-                ChangeState.COMPLETED.dbName(),
-                now,
-                now,
-                now,
-                change.changeId(),
-                ChangeState.RELEASING.dbName())
-            == 1) {
+    if (ok && completeReleasing(tx, change.changeId(), now)) {
       out.append(
           events.of(
               change,
@@ -218,4 +200,26 @@ final class ReleaseLedger {
 
   /** A {@code releases} row; its state (pending, completed, failed) is the release Workflow's. */
   private record ReleaseRow(String changeId, String candidateId, long generation, String state) {}
+
+  private static ReleaseRow release(Tx tx, String releaseId) throws SQLException {
+    return tx.queryFirst(
+            "SELECT change_id, candidate_id, generation, state FROM releases WHERE release_id = ?",
+            rs -> new ReleaseRow(rs.getString(1), rs.getString(2), rs.getLong(3), rs.getString(4)),
+            releaseId)
+        .orElseThrow(() -> new LifecycleException("unknown release " + releaseId, true));
+  }
+
+  /** A releasing Change to completed; false when it was not releasing. */
+  private static boolean completeReleasing(Tx tx, String changeId, long now) throws SQLException {
+    return tx.update(
+            "UPDATE changes SET state = ?, ended_at_ms = ?, updated_at_ms = ?,"
+                + " last_activity_at_ms = ? WHERE change_id = ? AND state = ?",
+            ChangeState.COMPLETED.dbName(),
+            now,
+            now,
+            now,
+            changeId,
+            ChangeState.RELEASING.dbName())
+        == 1;
+  }
 }
