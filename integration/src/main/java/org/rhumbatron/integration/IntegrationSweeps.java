@@ -111,8 +111,9 @@ final class IntegrationSweeps {
   }
 
   /**
-   * release.recover for a Change still releasing long after its promotion: a failed release
-   * Workflow runs again, one never started is started, one still running is left to the engine.
+   * release.recover for a Change still releasing {@code maintenance.release-recover-after} after
+   * its promotion: a failed release Workflow runs again, one never started is started, one still
+   * running is left to the engine.
    */
   Result recoverRelease(Command c) throws Exception {
     List<LifecycleReads.Release> releases = reads.openReleases(c.changeId());

@@ -26,7 +26,8 @@ import org.rhumbatron.protocol.EventType;
  *
  * <p>A Change <em>cannot move on its own</em> when it is open, none of its Tasks is assigned or
  * running, and not every Task is completed: nothing will write the next Event of its work graph.
- * That is what the 5-minute sweep's change.settle is for, and what {@link #settle} resolves.
+ * That is what the maintenance sweep's change.settle is for ({@code maintenance.every-minutes}),
+ * and what {@link #settle} resolves.
  */
 public final class Lifecycle {
   private final ChangeCreation creation;
