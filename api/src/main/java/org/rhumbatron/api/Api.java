@@ -86,7 +86,7 @@ public final class Api {
     ProjectRoutes projects = new ProjectRoutes(lifecycle, natsGate);
     new OperatorRoutes(database, nats, natsGate, lags).mount(app);
     projects.mount(app);
-    new ChangeRoutes(lifecycle, projects, natsGate, database).mount(app);
+    new ChangeRoutes(lifecycle, projects, natsGate).mount(app);
     new FeedRoutes(database, projects).mount(app);
     new DeadLetterRoutes(deadLetters, database, natsGate).mount(app);
     new AgentRoutes(lifecycle).mount(app);

@@ -10,10 +10,10 @@ import org.rhumbatron.lifecycle.ChangeCreated;
 import org.rhumbatron.lifecycle.ChangeInfo;
 import org.rhumbatron.lifecycle.ChangeState;
 import org.rhumbatron.lifecycle.Lifecycle;
+import org.rhumbatron.lifecycle.LifecycleReads;
 import org.rhumbatron.lifecycle.ProjectInfo;
 import org.rhumbatron.lifecycle.WorkGraph;
 import org.rhumbatron.lifecycle.WorkGraph.TaskSpec;
-import org.rhumbatron.platform.db.Database;
 
 /**
  * Changes: create idempotently on {@code (projectId, clientRequestId)} (201 the first time, 200
@@ -27,13 +27,11 @@ final class ChangeRoutes {
   private final Lifecycle lifecycle;
   private final ProjectRoutes projects;
   private final NatsGate natsGate;
-  private final Database database;
 
-  ChangeRoutes(Lifecycle lifecycle, ProjectRoutes projects, NatsGate natsGate, Database database) {
+  ChangeRoutes(Lifecycle lifecycle, ProjectRoutes projects, NatsGate natsGate) {
     this.lifecycle = lifecycle;
     this.projects = projects;
     this.natsGate = natsGate;
-    this.database = database;
   }
 
   void mount(Javalin app) {
@@ -93,11 +91,11 @@ final class ChangeRoutes {
   private void approve(Context ctx) {
     ChangeInfo change = find(ctx);
     JsonBody.read(ctx);
-    Optional<Object[]> before = promotedBefore(change);
+    Optional<LifecycleReads.Promotion> before = promotedBefore(change);
     if (before.isPresent()) {
       // A repeat (a client that lost the first answer retries) is the seed's already_promoted,
       // not a refusal: the approval it asks for holds.
-      answerApproval(ctx, "already_promoted", (long) before.get()[0], (String) before.get()[1]);
+      answerApproval(ctx, "already_promoted", before.get().generation(), before.get().releaseId());
       return;
     }
     // An approval may send release.start or a rebase after it commits: refuse it up front.
@@ -114,19 +112,12 @@ final class ChangeRoutes {
    * The generation and release (or null) of a Change promoted before: one that is releasing or
    * completed through an approval. Empty for any other state, which the lifecycle refuses (409).
    */
-  private Optional<Object[]> promotedBefore(ChangeInfo change) {
+  private Optional<LifecycleReads.Promotion> promotedBefore(ChangeInfo change) {
     if (change.changeState() != ChangeState.COMPLETED
         && change.changeState() != ChangeState.RELEASING) {
       return Optional.empty();
     }
-    return database.read(
-        tx ->
-            tx.queryFirst(
-                "SELECT p.generation, r.release_id FROM promotions p"
-                    + " LEFT JOIN releases r ON r.candidate_id = p.candidate_id"
-                    + " WHERE p.change_id = ? ORDER BY p.generation DESC",
-                rs -> new Object[] {rs.getLong(1), rs.getString(2)},
-                change.changeId()));
+    return lifecycle.reads().promotion(change.changeId());
   }
 
   private void answerApproval(Context ctx, String promotion, long generation, String releaseId) {

@@ -86,7 +86,6 @@ class IntegrationTest {
             f.commands,
             new DeadLetterOperator(f.database, f.commands, new EnvelopeCodec(), f.clock)
                 ::supersedeForChange,
-            f.database,
             f.clock,
             f.settings);
   }
@@ -753,7 +752,6 @@ class IntegrationTest {
         f.commands,
         new DeadLetterOperator(f.database, f.commands, new EnvelopeCodec(), f.clock)
             ::supersedeForChange,
-        f.database,
         f.clock,
         f.settings);
   }

@@ -1,90 +1,74 @@
 package org.rhumbatron.lifecycle;
 
-import com.fasterxml.jackson.databind.node.ObjectNode;
-import java.sql.SQLException;
 import java.time.Clock;
-import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
-import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executor;
-import java.util.concurrent.Executors;
 import java.util.function.BiConsumer;
+import java.util.function.Consumer;
 import org.rhumbatron.coordinator.Coordinator;
-import org.rhumbatron.coordinator.outbox.OutboxActor.Appender;
-import org.rhumbatron.coordinator.outbox.OutboxActor.EventWork;
 import org.rhumbatron.coordinator.project.ProjectRootActor;
-import org.rhumbatron.coordinator.shard.ResourceShardActor;
 import org.rhumbatron.coordinator.shard.ShardAlarmWork;
-import org.rhumbatron.platform.concurrent.DaemonThreads;
 import org.rhumbatron.platform.config.Settings;
-import org.rhumbatron.platform.db.Database;
-import org.rhumbatron.platform.db.Tx;
 import org.rhumbatron.platform.queue.Commands;
 import org.rhumbatron.platform.queue.SendReceipt;
 import org.rhumbatron.protocol.Command;
 import org.rhumbatron.protocol.CommandType;
 import org.rhumbatron.protocol.EventType;
-import org.rhumbatron.protocol.Queue;
-import org.rhumbatron.protocol.StableIds;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The one entry point of the Change lifecycle, for the HTTP API, the command handlers and the
- * Agents. Every state change runs on the actor that owns it, in one transaction with its Events:
- * the shard of {@code change:<id>} for a Change and its Tasks, the shard of a resource key for its
- * intents and claims, the shard of {@code project:<id>} for a Project's flags, the root for {@code
- * project.created}. The project and app commands go on the integration queue (the seed's api →
- * integration arrow) and their handlers call back here.
+ * Agents. Every state change runs on the actor that owns it ({@link LifecycleShards}), in one
+ * transaction with its Events. The project and app commands go on the integration queue (the seed's
+ * api → integration arrow) and their handlers call back here. Its reads are {@link
+ * LifecycleReads}'s, documented there.
  *
  * <p>A Change <em>cannot move on its own</em> when it is open, none of its Tasks is assigned or
  * running, and not every Task is completed: nothing will write the next Event of its work graph.
- * That is what the 5-minute sweep's change.settle is for, and what {@link #settle} resolves.
+ * That is what the maintenance sweep's change.settle is for ({@code maintenance.every-minutes}),
+ * and what {@link #settle} resolves.
  */
 public final class Lifecycle {
-  private static final Logger log = LoggerFactory.getLogger(Lifecycle.class);
-  private final Coordinator coordinator;
-  private final Database database;
-  private final Commands commands;
-  private final Clock clock;
-  private final Settings settings;
+  private final ChangeCreation creation;
+  private final LifecycleReads reads;
+  private final LifecycleShards shards;
+  private final LifecycleCommands commands;
   private final ChangeDispatcher dispatcher;
-  private final ChangeSettler settler;
-  private final TaskReports reports;
-  private final ProjectLedger projects;
-  private final ResourceLedger resources;
-  private final CandidateLedger candidates;
-  private final ModelRoutes modelRoutes;
-  private volatile java.util.function.Consumer<Command> startDirectly = c -> {};
-  private volatile BiConsumer<TaskRef, String> taskStops = (task, reason) -> {};
-  // What follows a Change's end (the stop calls, the claims' release) runs here: futures of the
-  // shards complete on the database's commit thread, which must not block.
-  private final Executor afterEnd =
-      Executors.newCachedThreadPool(DaemonThreads.named("change-end"));
+  private final ChangeEnds ends;
+  private final LifecycleProjects projects;
+  private final Approvals approvals;
+  private final AgentReports agents;
 
   public Lifecycle(Coordinator coordinator, Commands commands, Clock clock, Settings settings) {
-    this.coordinator = coordinator;
-    this.database = coordinator.database();
-    this.commands = commands;
-    this.clock = clock;
-    this.settings = settings;
+    this.reads = new LifecycleReads(coordinator.database());
+    this.shards = new LifecycleShards(coordinator, reads);
+    this.commands = new LifecycleCommands(commands, clock);
     this.dispatcher = new ChangeDispatcher(clock, settings);
-    this.settler = new ChangeSettler(clock, settings, dispatcher);
-    this.reports = new TaskReports(clock);
-    this.projects = new ProjectLedger(clock);
-    this.resources = new ResourceLedger(clock, settings.get(Settings.CLAIM_TTL));
-    this.modelRoutes = new ModelRoutes(clock);
-    this.candidates = new CandidateLedger(clock);
+    this.creation = new ChangeCreation(shards, reads, dispatcher, settings);
+    ChangeSettler settler = new ChangeSettler(clock, settings, dispatcher);
+    ResourceLedger resources = new ResourceLedger(clock, settings.get(Settings.CLAIM_TTL));
+    this.ends = new ChangeEnds(shards, reads, settler, resources);
+    this.projects =
+        new LifecycleProjects(coordinator, shards, reads, ends, new ProjectLedger(clock));
+    this.approvals =
+        new Approvals(
+            coordinator, commands, this.commands, shards, reads, ends, projects, settler, clock);
+    this.agents =
+        new AgentReports(shards, new TaskReports(clock), resources, new ModelRoutes(clock));
+  }
+
+  /** The lifecycle's read API. */
+  public LifecycleReads reads() {
+    return reads;
   }
 
   /**
    * What starts a Workflow directly when its start command cannot be sent (the integration module
    * sets it: the seed's producer starts the Workflow directly only when the send fails).
    */
-  public void whenWorkflowSendFails(java.util.function.Consumer<Command> startDirectly) {
-    this.startDirectly = startDirectly;
+  public void whenWorkflowSendFails(Consumer<Command> startDirectly) {
+    approvals.whenWorkflowSendFails(startDirectly);
   }
 
   /**
@@ -93,7 +77,7 @@ public final class Lifecycle {
    * change_failed}, ...) after the Change's end committed; it must not block.
    */
   public void whenTaskStops(BiConsumer<TaskRef, String> stop) {
-    this.taskStops = stop;
+    ends.whenTaskStops(stop);
   }
 
   /** What a shard's alarm does for the lifecycle (claim expiry); give it to the Coordinator. */
@@ -101,38 +85,27 @@ public final class Lifecycle {
     return new ResourceLedger(clock, settings.get(Settings.CLAIM_TTL));
   }
 
-  // Projects (API) -------------------------------------------------------------------------------
+  // Projects -------------------------------------------------------------------------------------
 
   /** Sends {@code project.provision}; its handler creates the Project ({@link #createProject}). */
   public CompletableFuture<SendReceipt> provisionProject(
       String projectId, String tenantId, String name) {
-    ObjectNode payload = ChangeLedger.payload();
-    payload.put("tenantId", tenantId);
-    payload.put("name", name);
-    return commands.send(
-        command(
-            "cmd_project.provision_" + projectId,
-            CommandType.PROJECT_PROVISION,
-            projectId,
-            payload));
+    return commands.provisionProject(projectId, tenantId, name);
   }
 
   /** Sends {@code project.cleanup}: its handler cancels an archived Project's open Changes. */
   public CompletableFuture<SendReceipt> cleanupProject(String projectId) {
-    return commands.send(
-        command(oneOff(), CommandType.PROJECT_CLEANUP, projectId, ChangeLedger.payload()));
+    return commands.oneOff(CommandType.PROJECT_CLEANUP, projectId);
   }
 
   /** Sends {@code app.provision}: its handler marks the Project as having a live app. */
   public CompletableFuture<SendReceipt> provisionApp(String projectId) {
-    return commands.send(
-        command(oneOff(), CommandType.APP_PROVISION, projectId, ChangeLedger.payload()));
+    return commands.oneOff(CommandType.APP_PROVISION, projectId);
   }
 
   /** Sends {@code app.remove}. */
   public CompletableFuture<SendReceipt> removeApp(String projectId) {
-    return commands.send(
-        command(oneOff(), CommandType.APP_REMOVE, projectId, ChangeLedger.payload()));
+    return commands.oneOff(CommandType.APP_REMOVE, projectId);
   }
 
   /**
@@ -141,16 +114,12 @@ public final class Lifecycle {
    * ended; a repeat ends any that an interrupted call left open.
    */
   public CompletableFuture<Boolean> archiveProject(String projectId) {
-    return onProjectShard(
-            projectId, (tx, out, shard) -> projects.archive(tx, out, shard.writerId(), projectId))
-        .thenCompose(changed -> endProjectChanges(projectId, null).thenApply(ended -> changed));
+    return projects.archive(projectId);
   }
 
   /** → deleted, its open Changes ended as by {@link #archiveProject}; true when it deleted it. */
   public CompletableFuture<Boolean> deleteProject(String projectId) {
-    return onProjectShard(
-            projectId, (tx, out, shard) -> projects.delete(tx, out, shard.writerId(), projectId))
-        .thenCompose(changed -> endProjectChanges(projectId, null).thenApply(ended -> changed));
+    return projects.delete(projectId);
   }
 
   /** Why a Change of an archived or deleted Project ended: {@code project_<status>}. */
@@ -164,75 +133,25 @@ public final class Lifecycle {
    * released); the number this call ended. Nothing for an active Project.
    */
   public CompletableFuture<Integer> endProjectChanges(String projectId, String causedBy) {
-    Optional<ProjectInfo> project;
-    List<String> open;
-    try {
-      project = project(projectId);
-      if (project.isEmpty() || "active".equals(project.get().status())) {
-        return CompletableFuture.completedFuture(0);
-      }
-      open =
-          database.read(
-              tx ->
-                  tx.query(
-                      "SELECT change_id FROM changes WHERE project_id = ? AND state IN ("
-                          + StoredStates.placeholders(ChangeState.OPEN_STATES)
-                          + ") ORDER BY created_at_ms, change_id",
-                      rs -> rs.getString(1),
-                      withOpenStates(projectId)));
-    } catch (RuntimeException e) {
-      return CompletableFuture.failedFuture(e);
-    }
-    String reason = projectEndReason(project.get().status());
-    List<CompletableFuture<Boolean>> ends =
-        open.stream().map(id -> endProjectChange(id, reason, causedBy)).toList();
-    return CompletableFuture.allOf(ends.toArray(CompletableFuture[]::new))
-        .thenApply(v -> (int) ends.stream().filter(CompletableFuture::join).count());
+    return projects.endChanges(projectId, causedBy);
   }
-
-  /** Ends one Change of an ended Project; false when it had ended meanwhile in another way. */
-  private CompletableFuture<Boolean> endProjectChange(
-      String changeId, String reason, String causedBy) {
-    return endChange(changeId, ChangeState.CANCELLED, EventType.CHANGE_CANCELLED, reason, causedBy)
-        .exceptionallyCompose(
-            e ->
-                unwrap(e) instanceof LifecycleException le && le.permanent()
-                    ? CompletableFuture.completedFuture(false)
-                    : CompletableFuture.failedFuture(e));
-  }
-
-  private static Throwable unwrap(Throwable e) {
-    while (e instanceof java.util.concurrent.CompletionException && e.getCause() != null) {
-      e = e.getCause();
-    }
-    return e;
-  }
-
-  // Projects (handlers) --------------------------------------------------------------------------
 
   /** project.provision: the root creates the Project ({@code project.created}) once. */
   public CompletableFuture<Boolean> createProject(String projectId, String tenantId, String name) {
-    return coordinator.root(projectId).createProject(tenantId, name);
+    return projects.create(projectId, tenantId, name);
   }
 
   /** app.provision / app.remove: true when the flag changed. */
   public CompletableFuture<Boolean> setLiveApp(String projectId, boolean live, String causedBy) {
-    return onProjectShard(
-        projectId,
-        (tx, out, shard) ->
-            projects.setLiveApp(tx, out, shard.writerId(), projectId, live, causedBy));
+    return projects.setLiveApp(projectId, live, causedBy);
   }
 
   public Optional<ProjectInfo> project(String projectId) {
-    return database.read(tx -> ProjectLedger.project(tx, projectId));
+    return reads.project(projectId);
   }
 
-  /** At most {@code limit} Projects in id order; all statuses when {@code status} is null. */
   public List<ProjectInfo> projects(String status, int limit) {
-    if (limit < 1) {
-      throw new IllegalArgumentException("limit must be at least 1, got " + limit);
-    }
-    return database.read(tx -> ProjectLedger.projects(tx, status, limit));
+    return reads.projects(status, limit);
   }
 
   // Changes --------------------------------------------------------------------------------------
@@ -253,16 +172,7 @@ public final class Lifecycle {
    */
   public CompletableFuture<ChangeCreated> createChange(
       String projectId, String clientRequestId, String title, WorkGraph workGraph) {
-    if (clientRequestId == null || clientRequestId.isBlank()) {
-      throw new LifecycleException("a Change needs a client request id", true);
-    }
-    workGraph.validate(settings.get(Settings.TASKS_PER_CHANGE_MAX));
-    String changeId = LifecycleIds.changeId(projectId, clientRequestId);
-    ResourceShardActor shard = changeShard(projectId, changeId);
-    return shard.change(
-        (tx, out) ->
-            dispatcher.create(
-                tx, out, shard.writerId(), projectId, clientRequestId, title, null, workGraph));
+    return creation.create(projectId, clientRequestId, title, workGraph);
   }
 
   /**
@@ -272,54 +182,11 @@ public final class Lifecycle {
    */
   public CompletableFuture<ChangeCreated> forkChange(
       String parentChangeId, String clientRequestId, String title, WorkGraph workGraph) {
-    ChangeInfo parent;
-    try {
-      parent =
-          change(parentChangeId)
-              .orElseThrow(() -> LifecycleException.unknownChange(parentChangeId));
-      if (clientRequestId == null || clientRequestId.isBlank()) {
-        throw new LifecycleException("a Change needs a client request id", true);
-      }
-      workGraph.validate(settings.get(Settings.TASKS_PER_CHANGE_MAX));
-    } catch (RuntimeException e) {
-      return CompletableFuture.failedFuture(e);
-    }
-    String projectId = parent.projectId();
-    String changeId = LifecycleIds.changeId(projectId, clientRequestId);
-    ResourceShardActor shard = changeShard(projectId, changeId);
-    return shard.change(
-        (tx, out) ->
-            dispatcher.create(
-                tx,
-                out,
-                shard.writerId(),
-                projectId,
-                clientRequestId,
-                title,
-                parentChangeId,
-                workGraph));
+    return creation.fork(parentChangeId, clientRequestId, title, workGraph);
   }
 
-  /** The open fork siblings of {@code changeId} (other variants of its parent). */
   public List<String> openSiblings(String changeId) {
-    return database.read(
-        tx ->
-            tx.query(
-                "SELECT s.change_id FROM changes c JOIN changes s"
-                    + " ON s.parent_change_id = c.parent_change_id AND s.change_id <> c.change_id"
-                    + " WHERE c.change_id = ? AND s.state IN ("
-                    + StoredStates.placeholders(ChangeState.OPEN_STATES)
-                    + ") ORDER BY s.created_at_ms, s.change_id",
-                rs -> rs.getString(1),
-                withOpenStates(changeId)));
-  }
-
-  /** {@code first}, then the stored names of {@link ChangeState#OPEN_STATES}: query parameters. */
-  private static Object[] withOpenStates(String first) {
-    List<Object> args = new ArrayList<>();
-    args.add(first);
-    args.addAll(StoredStates.dbNames(ChangeState.OPEN_STATES));
-    return args.toArray();
+    return reads.openSiblings(changeId);
   }
 
   /** → cancelled ({@code change.cancelled}); false when it was cancelled already. */
@@ -334,55 +201,12 @@ public final class Lifecycle {
    */
   public CompletableFuture<Boolean> endChange(
       String changeId, ChangeState state, EventType type, String reason, String causedBy) {
-    return afterEnd(
-        changeId,
-        onChangeShard(
-            changeId,
-            (tx, out, shard) ->
-                settler.end(tx, out, shard.writerId(), changeId, state, type, reason, causedBy)));
-  }
-
-  private CompletableFuture<Boolean> afterEnd(
-      String changeId, CompletableFuture<ChangeSettler.Ended> ended) {
-    return ended.thenComposeAsync(
-        e -> stopAndRelease(changeId, e.reason(), e.stopped()).thenApply(v -> e.changed()),
-        afterEnd);
-  }
-
-  /**
-   * After a Change ended: tells the Agents of its cancelled Tasks to stop, and releases every claim
-   * its Tasks still hold ({@code claim.released}, each on the shard of its key). A repeated end
-   * releases what an interrupted one left; the claims' expiry is the backstop after a crash.
-   */
-  private CompletableFuture<Void> stopAndRelease(
-      String changeId, String reason, List<TaskRef> stopped) {
-    for (TaskRef task : stopped) {
-      try {
-        taskStops.accept(task, reason);
-      } catch (RuntimeException e) {
-        log.warn("could not tell agent {} to stop task {}: {}", task.agentId(), task.taskId(), e);
-      }
-    }
-    List<ResourceLedger.HeldClaim> held =
-        database.read(tx -> ResourceLedger.heldClaims(tx, changeId));
-    CompletableFuture<?>[] releases =
-        held.stream()
-            .map(
-                c ->
-                    onResourceShard(
-                        c.ref().projectId(),
-                        c.key(),
-                        (tx, out, shard) -> {
-                          resources.releaseClaim(tx, out, shard, c.ref(), c.key());
-                          return null;
-                        }))
-            .toArray(CompletableFuture[]::new);
-    return CompletableFuture.allOf(releases);
+    return ends.endChange(changeId, state, type, reason, causedBy);
   }
 
   /** change.dispatch of {@code changeId}; the caller sends the returned wakes. */
   public CompletableFuture<Dispatched> dispatch(String changeId, String causedBy) {
-    return onChangeShard(
+    return shards.onChange(
         changeId,
         (tx, out, shard) -> dispatcher.dispatch(tx, out, shard.writerId(), changeId, causedBy));
   }
@@ -392,20 +216,7 @@ public final class Lifecycle {
    * the Change, the Agents of its cancelled Tasks are stopped and its claims released first.
    */
   public CompletableFuture<Settled> settle(String changeId, String causedBy) {
-    return onChangeShard(
-            changeId,
-            (tx, out, shard) -> settler.settle(tx, out, shard.writerId(), changeId, causedBy))
-        .thenCompose(
-            s ->
-                s.decision() != Settled.Decision.FAILED
-                    ? CompletableFuture.completedFuture(s)
-                    : CompletableFuture.supplyAsync(
-                            () ->
-                                stopAndRelease(
-                                    changeId, ChangeState.FAILED.taskEndReason(), s.stopped()),
-                            afterEnd)
-                        .thenCompose(v -> v)
-                        .thenApply(v -> s));
+    return ends.settle(changeId, causedBy);
   }
 
   /**
@@ -414,87 +225,34 @@ public final class Lifecycle {
    */
   public CompletableFuture<Composition> composeCandidate(
       String changeId, String causedBy, boolean composeAnyway) {
-    return onChangeShard(
-        changeId,
-        (tx, out, shard) ->
-            candidates.compose(tx, out, shard.writerId(), changeId, causedBy, composeAnyway));
+    return approvals.compose(changeId, causedBy, composeAnyway);
   }
 
   /** The verifier's verdict on a Candidate; false for a repeat. */
   public CompletableFuture<Boolean> recordVerdict(
       String candidateId, boolean passed, String reason, String causedBy) {
-    return onCandidateShard(
-        candidateId,
-        (tx, out, shard) ->
-            candidates.recordVerdict(
-                tx, out, shard.writerId(), candidateId, passed, reason, causedBy));
+    return approvals.recordVerdict(candidateId, passed, reason, causedBy);
   }
 
   /** The release Workflow's outcome for {@code releaseId}; false for a repeat. */
   public CompletableFuture<Boolean> recordRelease(
       String releaseId, boolean ok, String error, String causedBy) {
-    Optional<String> changeId =
-        database.read(
-            tx ->
-                tx.queryFirst(
-                    "SELECT change_id FROM releases WHERE release_id = ?",
-                    rs -> rs.getString(1),
-                    releaseId));
-    if (changeId.isEmpty()) {
-      return CompletableFuture.failedFuture(
-          new LifecycleException("unknown release " + releaseId, true));
-    }
-    return onChangeShard(
-        changeId.get(),
-        (tx, out, shard) ->
-            candidates.recordRelease(tx, out, shard.writerId(), releaseId, ok, error, causedBy));
+    return approvals.recordRelease(releaseId, ok, error, causedBy);
   }
 
-  /** The release of a releasing Change that has not started yet, if any. */
-  /**
-   * Whether {@code candidateId} of the verifying Change went stale and no later Candidate of the
-   * Change exists: its rebase ({@link #rebaseCommand}) has not composed one yet, or never went out.
-   */
   public boolean staleAwaitingRebase(String changeId, String candidateId) {
-    return database.read(
-        tx ->
-            tx.queryLong(
-                    "SELECT COUNT(*) FROM changes ch JOIN candidates c ON c.change_id ="
-                        + " ch.change_id WHERE ch.change_id = ? AND ch.state = ?"
-                        + " AND c.candidate_id = ? AND c.state = ? AND NOT EXISTS (SELECT 1"
-                        + " FROM candidates n WHERE n.change_id = ch.change_id AND n.state <> ?)",
-                    changeId,
-                    ChangeState.VERIFYING.dbName(),
-                    candidateId,
-                    CandidateState.STALE.dbName(),
-                    CandidateState.STALE.dbName())
-                > 0);
+    return reads.staleAwaitingRebase(changeId, candidateId);
   }
 
   public Optional<String> pendingRelease(String changeId) {
-    return database.read(
-        tx ->
-            tx.queryFirst(
-                "SELECT release_id FROM releases WHERE change_id = ? AND state = 'pending'"
-                    + " ORDER BY generation DESC",
-                rs -> rs.getString(1),
-                changeId));
+    return reads.pendingRelease(changeId);
   }
 
   /**
    * {@code release.start} for a promoted generation with a live app: {@code cmd_<release>_release}.
    */
   public Command releaseStart(String projectId, String changeId, String releaseId) {
-    ObjectNode payload = ChangeLedger.payload();
-    payload.put("releaseId", releaseId);
-    return Command.builder()
-        .commandId(StableIds.release(releaseId))
-        .commandType(CommandType.RELEASE_START)
-        .projectId(projectId)
-        .changeId(changeId)
-        .createdAt(clock.instant())
-        .payload(payload)
-        .build();
+    return commands.releaseStart(projectId, changeId, releaseId);
   }
 
   /** What an approval decided, and the release to start (null: none). */
@@ -507,145 +265,12 @@ public final class Lifecycle {
    * again, and {@code candidate.create} goes to the verification queue (a rebase).
    */
   public CompletableFuture<Approval> approveChange(String changeId) {
-    ChangeInfo change;
-    CandidateLedger.Verified candidate;
-    try {
-      change = change(changeId).orElseThrow(() -> LifecycleException.unknownChange(changeId));
-      if (change.changeState() != ChangeState.AWAITING_APPROVAL) {
-        throw new LifecycleException(
-            "change "
-                + changeId
-                + " is "
-                + change.state()
-                + ": only a Change awaiting approval"
-                + " can be approved",
-            true);
-      }
-      candidate =
-          database
-              .read(tx -> CandidateLedger.verifiedCandidate(tx, changeId))
-              .orElseThrow(
-                  () ->
-                      new LifecycleException(
-                          "change " + changeId + " has no verified candidate", true));
-    } catch (RuntimeException e) {
-      return CompletableFuture.failedFuture(e);
-    }
-    String candidateId = candidate.candidateId();
-    long base = candidate.baseGeneration();
-    String cause = "approve:" + candidateId;
-    return coordinator
-        .root(change.projectId())
-        .decidePromotion(candidateId, base, changeId, cause)
-        .thenCompose(
-            decision -> {
-              if (decision.promotion() == ProjectRootActor.Promotion.PROJECT_NOT_ACTIVE) {
-                // Archived or deleted after the checks above: the Change ends with the Project.
-                return endProjectChanges(change.projectId(), cause)
-                    .thenCompose(
-                        ended ->
-                            CompletableFuture.<Approval>failedFuture(
-                                LifecycleException.projectNotActive(
-                                    change.projectId(),
-                                    project(change.projectId())
-                                        .map(ProjectInfo::status)
-                                        .orElse("gone"))));
-              }
-              if (decision.promotion() == ProjectRootActor.Promotion.STALE_BASE) {
-                return onChangeShard(
-                        changeId,
-                        (tx, out, shard) ->
-                            candidates.stale(tx, out, shard.writerId(), candidateId, cause))
-                    .thenCompose(
-                        v ->
-                            commands.sendTo(
-                                Queue.VERIFICATION,
-                                rebaseCommand(change.projectId(), changeId, candidateId)))
-                    .thenApply(
-                        v -> new Approval(decision.promotion(), decision.generation(), null));
-              }
-              return onChangeShard(
-                      changeId,
-                      (tx, out, shard) ->
-                          candidates.promoted(
-                              tx,
-                              out,
-                              shard.writerId(),
-                              changeId,
-                              candidateId,
-                              decision.generation(),
-                              cause))
-                  .thenCompose(release -> endSiblings(changeId, cause).thenApply(v -> release))
-                  .thenCompose(
-                      release -> {
-                        Approval approval =
-                            new Approval(decision.promotion(), decision.generation(), release);
-                        if (release == null) {
-                          return CompletableFuture.completedFuture(approval);
-                        }
-                        Command start = releaseStart(change.projectId(), changeId, release);
-                        return commands
-                            .send(start)
-                            .handle(
-                                (sent, error) -> {
-                                  if (error != null) {
-                                    startDirectly.accept(start);
-                                  }
-                                  return approval;
-                                });
-                      });
-            });
-  }
-
-  /** A promoted variant's open siblings end {@code not_selected} (one that ended since stays). */
-  private CompletableFuture<Void> endSiblings(String changeId, String cause) {
-    CompletableFuture<Void> chain = CompletableFuture.completedFuture(null);
-    for (String sibling : openSiblings(changeId)) {
-      chain =
-          chain.thenCompose(
-              v ->
-                  endChange(
-                          sibling,
-                          ChangeState.NOT_SELECTED,
-                          EventType.CHANGE_NOT_SELECTED,
-                          "sibling variant " + changeId + " was promoted",
-                          cause)
-                      .handle((ended, error) -> null));
-    }
-    return chain;
+    return approvals.approve(changeId);
   }
 
   /** Declines a Change awaiting approval: {@code declined}; false when it was declined already. */
   public CompletableFuture<Boolean> declineChange(String changeId) {
-    return afterEnd(
-        changeId,
-        onChangeShard(
-            changeId,
-            (tx, out, shard) -> {
-              ChangeInfo c =
-                  ChangeLedger.change(tx, changeId)
-                      .orElseThrow(() -> LifecycleException.unknownChange(changeId));
-              if (c.changeState() != ChangeState.AWAITING_APPROVAL
-                  && c.changeState() != ChangeState.DECLINED) {
-                throw new LifecycleException(
-                    "change "
-                        + changeId
-                        + " is "
-                        + c.state()
-                        + ": only a Change awaiting approval"
-                        + " can be declined",
-                    true);
-              }
-              return settler.end(
-                  tx,
-                  out,
-                  shard.writerId(),
-                  changeId,
-                  ChangeState.DECLINED,
-                  EventType.CHANGE_DECLINED,
-                  "declined at approval",
-                  null);
-            }));
+    return approvals.decline(changeId);
   }
 
   /**
@@ -653,9 +278,7 @@ public final class Lifecycle {
    * its Change back to verifying when it awaited approval with it; false when it was stale already.
    */
   public CompletableFuture<Boolean> staleCandidate(String candidateId, String causedBy) {
-    return onCandidateShard(
-        candidateId,
-        (tx, out, shard) -> candidates.stale(tx, out, shard.writerId(), candidateId, causedBy));
+    return approvals.stale(candidateId, causedBy);
   }
 
   /**
@@ -663,16 +286,7 @@ public final class Lifecycle {
    * rebase): {@code cmd_<candidate>_rebase}, sent to the verification queue.
    */
   public Command rebaseCommand(String projectId, String changeId, String staleCandidate) {
-    ObjectNode payload = ChangeLedger.payload();
-    payload.put("staleCandidateId", staleCandidate);
-    return Command.builder()
-        .commandId("cmd_" + staleCandidate + "_rebase")
-        .commandType(CommandType.CANDIDATE_CREATE)
-        .projectId(projectId)
-        .changeId(changeId)
-        .createdAt(clock.instant())
-        .payload(payload)
-        .build();
+    return commands.rebase(projectId, changeId, staleCandidate);
   }
 
   /**
@@ -681,141 +295,71 @@ public final class Lifecycle {
    * <settleCommandId>_candidate}, so a redelivered settle sends the same command.
    */
   public Command candidateAgain(String projectId, String changeId, String settleCommandId) {
-    ObjectNode payload = ChangeLedger.payload();
-    payload.put("reason", "candidate_missing");
-    return Command.builder()
-        .commandId(settleCommandId + "_candidate")
-        .commandType(CommandType.CANDIDATE_CREATE)
-        .projectId(projectId)
-        .changeId(changeId)
-        .createdAt(clock.instant())
-        .payload(payload)
-        .build();
+    return commands.candidateAgain(projectId, changeId, settleCommandId);
   }
 
   public Optional<ChangeInfo> change(String changeId) {
-    return database.read(tx -> ChangeLedger.change(tx, changeId));
+    return reads.change(changeId);
   }
 
-  /** The Changes of a project, oldest first, only those in {@code state} unless it is null. */
   public List<ChangeInfo> changes(String projectId, String state, int limit) {
-    if (limit < 1) {
-      throw new IllegalArgumentException("limit must be at least 1, got " + limit);
-    }
-    return database.read(tx -> ChangeLedger.changes(tx, projectId, state, limit));
+    return reads.changes(projectId, state, limit);
   }
 
   public List<TaskInfo> tasks(String changeId) {
-    return database.read(tx -> ChangeLedger.tasks(tx, changeId));
+    return reads.tasks(changeId);
   }
 
   public Optional<TaskInfo> task(String taskId) {
-    return database.read(tx -> ChangeLedger.task(tx, taskId));
+    return reads.task(taskId);
   }
 
-  /** Tasks an Agent holds (assigned or running) in open Changes, at most {@code limit}. */
   public List<TaskRef> heldTasks(int limit) {
-    return database.read(
-        tx ->
-            tx.query(
-                "SELECT t.project_id, t.change_id, t.task_id, t.agent_id, t.attempts FROM tasks t"
-                    + " JOIN changes c ON c.change_id = t.change_id"
-                    + " WHERE t.state IN (?, ?) AND c.state = ?"
-                    + " ORDER BY t.change_id, t.position LIMIT "
-                    + limit,
-                rs ->
-                    new TaskRef(
-                        rs.getString(1),
-                        rs.getString(2),
-                        rs.getString(3),
-                        rs.getString(4),
-                        rs.getInt(5)),
-                TaskState.ASSIGNED.dbName(),
-                TaskState.RUNNING.dbName(),
-                ChangeState.OPEN.dbName()));
+    return reads.heldTasks(limit);
   }
 
   // Agents ---------------------------------------------------------------------------------------
 
   /** {@code agent.woken}: the wake {@code commandId} reached the Agent that holds the Task. */
   public CompletableFuture<Void> agentWoken(TaskRef ref, String commandId) {
-    return onTaskShard(
-        ref,
-        (tx, out, shard) -> {
-          reports.agentWoken(tx, out, shard.writerId(), ref, commandId);
-          return null;
-        });
+    return agents.agentWoken(ref, commandId);
   }
 
   /** assigned → running ({@code task.running}). */
   public CompletableFuture<Void> startTask(TaskRef ref) {
-    return onTaskShard(
-        ref,
-        (tx, out, shard) -> {
-          reports.start(tx, out, shard.writerId(), ref);
-          return null;
-        });
+    return agents.start(ref);
   }
 
   /** {@code intent.declared} on the shard of {@code key}. */
   public CompletableFuture<Void> declareIntent(TaskRef ref, String key) {
-    return onResourceShard(
-        ref.projectId(),
-        key,
-        (tx, out, shard) -> {
-          resources.declareIntent(tx, out, shard, ref, key);
-          return null;
-        });
+    return agents.declareIntent(ref, key);
   }
 
   /**
    * {@code claim.acquired} on the shard of {@code key}; it expires after {@code agents.claim-ttl}.
    */
   public CompletableFuture<Void> acquireClaim(TaskRef ref, String key) {
-    return onResourceShard(
-        ref.projectId(),
-        key,
-        (tx, out, shard) -> {
-          resources.acquireClaim(tx, out, shard, ref, key);
-          return null;
-        });
+    return agents.acquireClaim(ref, key);
   }
 
   /** {@code claim.released} on the shard of {@code key}. */
   public CompletableFuture<Void> releaseClaim(TaskRef ref, String key) {
-    return onResourceShard(
-        ref.projectId(),
-        key,
-        (tx, out, shard) -> {
-          resources.releaseClaim(tx, out, shard, ref, key);
-          return null;
-        });
+    return agents.releaseClaim(ref, key);
   }
 
   /** {@code changeset.proposed} for the Task's attempt; returns the changeset id. */
   public CompletableFuture<String> proposeChangeset(TaskRef ref) {
-    return onTaskShard(
-        ref, (tx, out, shard) -> reports.proposeChangeset(tx, out, shard.writerId(), ref));
+    return agents.proposeChangeset(ref);
   }
 
   /** running → completed ({@code task.completed}). */
   public CompletableFuture<Void> completeTask(TaskRef ref) {
-    return onTaskShard(
-        ref,
-        (tx, out, shard) -> {
-          reports.complete(tx, out, shard.writerId(), ref);
-          return null;
-        });
+    return agents.complete(ref);
   }
 
   /** → failed ({@code task.failed} with {@code error}). */
   public CompletableFuture<Void> failTask(TaskRef ref, String error) {
-    return onTaskShard(
-        ref,
-        (tx, out, shard) -> {
-          reports.fail(tx, out, shard.writerId(), ref, error);
-          return null;
-        });
+    return agents.fail(ref, error);
   }
 
   // Causal routing -------------------------------------------------------------------------------
@@ -825,97 +369,15 @@ public final class Lifecycle {
    * repeat for the same Event and Task returns the first decision.
    */
   public CompletableFuture<ModelRouted> recordModelRoute(ModelRouted decision) {
-    return on(
-        changeShard(decision.projectId(), decision.changeId()),
-        (tx, out, shard) -> modelRoutes.record(tx, out, shard.writerId(), decision));
+    return agents.recordModelRoute(decision);
   }
 
-  /** The Clef-flash decision already recorded for the Agent of {@code taskId} and the Event. */
   public Optional<ModelRouted> modelRoute(String eventId, String taskId) {
-    return database.read(tx -> ModelRoutes.find(tx, eventId, taskId));
+    return reads.modelRoute(eventId, taskId);
   }
 
-  /**
-   * The active Agents of the project whose scopes overlap {@code keys} (see {@link ActiveScopes}),
-   * read outside any write transaction.
-   */
   public List<ActiveScopes.Match> overlapping(
-      String projectId, java.util.Collection<String> keys, String exceptAgent) {
-    return database.read(tx -> ActiveScopes.overlapping(tx, projectId, keys, exceptAgent));
-  }
-
-  // Actors ---------------------------------------------------------------------------------------
-
-  /** A state change on a shard, with the shard at hand (for its writer id and alarm). */
-  @FunctionalInterface
-  interface ShardWork<T> {
-    T run(Tx tx, Appender out, ResourceShardActor shard) throws SQLException;
-  }
-
-  private <T> CompletableFuture<T> on(ResourceShardActor shard, ShardWork<T> work) {
-    EventWork<T> body = (tx, out) -> work.run(tx, out, shard);
-    return shard.change(body);
-  }
-
-  private ResourceShardActor changeShard(String projectId, String changeId) {
-    return coordinator.changeEvents().shardFor(projectId, "change:" + changeId);
-  }
-
-  private <T> CompletableFuture<T> onChangeShard(String changeId, ShardWork<T> work) {
-    String projectId;
-    try {
-      projectId =
-          change(changeId)
-              .map(ChangeInfo::projectId)
-              .orElseThrow(() -> LifecycleException.unknownChange(changeId));
-    } catch (RuntimeException e) {
-      return CompletableFuture.failedFuture(e);
-    }
-    return on(changeShard(projectId, changeId), work);
-  }
-
-  private <T> CompletableFuture<T> onCandidateShard(String candidateId, ShardWork<T> work) {
-    Optional<String> changeId =
-        database.read(
-            tx ->
-                tx.queryFirst(
-                    "SELECT change_id FROM candidates WHERE candidate_id = ?",
-                    rs -> rs.getString(1),
-                    candidateId));
-    if (changeId.isEmpty()) {
-      return CompletableFuture.failedFuture(
-          new LifecycleException("unknown candidate " + candidateId, true));
-    }
-    return onChangeShard(changeId.get(), work);
-  }
-
-  private <T> CompletableFuture<T> onTaskShard(TaskRef ref, ShardWork<T> work) {
-    return on(changeShard(ref.projectId(), ref.changeId()), work);
-  }
-
-  private <T> CompletableFuture<T> onResourceShard(
-      String projectId, String key, ShardWork<T> work) {
-    return on(coordinator.changeEvents().shardFor(projectId, key), work);
-  }
-
-  private <T> CompletableFuture<T> onProjectShard(String projectId, ShardWork<T> work) {
-    return onResourceShard(projectId, "project:" + projectId, work);
-  }
-
-  private Command command(String id, CommandType type, String projectId, ObjectNode payload) {
-    return Command.builder()
-        .commandId(id)
-        .commandType(type)
-        .projectId(projectId)
-        .createdAt(clock.instant())
-        .payload(payload)
-        .build();
-  }
-
-  /**
-   * An id for an operator's one-off command, which a later one of the same kind must not repeat.
-   */
-  private static String oneOff() {
-    return StableIds.randomCommandId(UUID::randomUUID);
+      String projectId, Collection<String> keys, String exceptAgent) {
+    return reads.overlapping(projectId, keys, exceptAgent);
   }
 }

@@ -83,7 +83,6 @@ final class LifecycleConsumers implements AutoCloseable {
             workflows,
             queues.commands(),
             queues.deadLetters()::supersedeForChange,
-            database,
             clock,
             settings);
     for (Queue q : new Queue[] {Queue.INTEGRATION, Queue.VERIFICATION, Queue.RELEASE}) {

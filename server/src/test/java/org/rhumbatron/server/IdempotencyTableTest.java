@@ -123,7 +123,6 @@ class IdempotencyTableTest {
             workflows,
             f.commands,
             new DeadLetterOperator(f.database, f.commands, codec, f.clock)::supersedeForChange,
-            f.database,
             f.clock,
             f.settings);
     streams = JetStreamEventLog.bind(f.connection);

@@ -206,6 +206,9 @@ public final class Settings {
       register(duration("integration.more-work-delay", Duration.ofSeconds(10)));
   public static final Setting<Duration> INTEGRATION_CONFLICT_REVIEW_DELAY =
       register(duration("integration.conflict-review-delay", Duration.ofSeconds(45)));
+  // Not a seed number: how long an integration handler waits for one lifecycle step or send.
+  public static final Setting<Duration> INTEGRATION_STEP_TIMEOUT =
+      register(duration("integration.step-timeout", Duration.ofSeconds(30)));
 
   // The seed's QUEUE_CONSUMERS table: batch, concurrency, retries and retry delay of each queue's
   // consumer q-<queue> (the dead-letter queue of each row is structure, in app's QueueConsumers).
