@@ -10,16 +10,24 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.rhumbatron.coordinator.view.ProjectView;
 import org.rhumbatron.platform.eventlog.EventRecord;
 import org.rhumbatron.platform.eventlog.Subscription;
+import org.rhumbatron.platform.jetstream.JetStreamTopology;
+import org.rhumbatron.platform.queue.Commands;
+import org.rhumbatron.platform.queue.JetStreamCommandTransport;
+import org.rhumbatron.protocol.Command;
+import org.rhumbatron.protocol.CommandType;
 import org.rhumbatron.protocol.EnvelopeCodec;
 import org.rhumbatron.protocol.Event;
 import org.rhumbatron.protocol.EventStreams;
 import org.rhumbatron.protocol.EventType;
+import org.rhumbatron.protocol.Queue;
 import org.rhumbatron.router.projector.ProjectViewProjector;
 import org.rhumbatron.router.run.BatchOutcome;
 import org.rhumbatron.testkit.db.DatabaseTest;
@@ -387,6 +395,69 @@ class EventRouterTest {
         .as("the dead-lettered event is marked processed")
         .isEqualTo(1);
     assertThat(applied(poisoned)).isZero();
+  }
+
+  /**
+   * While the COMMANDS stream is out of reach every send of the causal batch fails with "503 No
+   * Responders", many more times than the 5 failures that dead-letter a batch: that is NATS's
+   * failure, not the Event's, so nothing is counted or dead-lettered, and the batch routes once the
+   * stream is back.
+   */
+  @DatabaseTest
+  void aCausalBatchWhoseSendsFindNoRespondersWaitsInsteadOfBeingDeadLettered() throws Exception {
+    fixture(Map.of("router.nack-delay", "100ms"));
+    Commands commands = new Commands(new JetStreamCommandTransport(f.connection), f.codec);
+    AtomicInteger sends = new AtomicInteger();
+    f.causalRules =
+        (tx, fresh) -> {
+          for (Event e : fresh) {
+            sends.incrementAndGet();
+            try {
+              commands
+                  .send(
+                      Command.builder()
+                          .commandId("cmd_" + e.eventId())
+                          .commandType(CommandType.AGENT_WAKE)
+                          .projectId(e.projectId())
+                          .changeId(e.changeId())
+                          .taskId("t-1")
+                          .createdAt(f.clock.instant())
+                          .build())
+                  .get(5, TimeUnit.SECONDS);
+            } catch (Exception failed) {
+              throw new IllegalStateException("a causal command was not sent", failed);
+            }
+          }
+        };
+    f.connection.jetStreamManagement().deleteStream(Queue.STREAM_NAME);
+    String p = RouterEvents.projectsOnStream(4, 1, "p-no-responders").get(0);
+    Event created = RouterEvents.event(p, "c-wait", null, EventType.CHANGE_CREATED, null);
+    f.publish(List.of(created));
+
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(
+            () -> {
+              runOnce(4);
+              return sends.get() >= 8 || f.count("SELECT COUNT(*) FROM dead_letters") > 0;
+            });
+    assertThat(f.count("SELECT COUNT(*) FROM dead_letters")).as("dead letters").isZero();
+    assertThat(f.count("SELECT COUNT(*) FROM k2_batch_failures")).as("failures counted").isZero();
+
+    new JetStreamTopology(f.connection.jetStreamManagement(), f.settings).ensure();
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(
+            () -> {
+              runOnce(4);
+              return f.connection
+                      .jetStreamManagement()
+                      .getStreamInfo(Queue.STREAM_NAME)
+                      .getStreamState()
+                      .getMsgCount()
+                  == 1;
+            });
+    assertThat(f.count("SELECT COUNT(*) FROM dead_letters")).isZero();
   }
 
   @DatabaseTest

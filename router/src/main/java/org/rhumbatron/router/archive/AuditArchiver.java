@@ -16,6 +16,7 @@ import org.rhumbatron.protocol.EnvelopeCodec;
 import org.rhumbatron.router.claims.EventClaims;
 import org.rhumbatron.router.run.BatchOutcome;
 import org.rhumbatron.router.run.SubscriptionHandler;
+import org.rhumbatron.router.run.Unavailable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -65,7 +66,7 @@ public final class AuditArchiver implements SubscriptionHandler {
     try {
       batch = db.inTransaction(tx -> notArchivedYet(tx, streamIndex, records));
     } catch (DatabaseException e) {
-      return BatchOutcome.failed(records, "cannot read the archiver's claims: " + e.getMessage());
+      return outcome(records, e, "cannot read the archiver's claims: " + e.getMessage());
     }
     List<EventRecord> fresh = batch.records();
     if (fresh.isEmpty()) {
@@ -76,7 +77,9 @@ public final class AuditArchiver implements SubscriptionHandler {
       bucket.put(key, lines.gzip(fresh));
     } catch (BucketException e) {
       log.warn("audit archive of {} records failed: {}", fresh.size(), e.getMessage());
-      return BatchOutcome.failed(
+      // The bucket (a JetStream object store or a directory) being out of reach is never the
+      // Events' fault.
+      return BatchOutcome.waiting(
           records, "cannot archive " + fresh.size() + " records to " + key + ": " + e.getMessage());
     }
     List<String> ids =
@@ -86,15 +89,21 @@ public final class AuditArchiver implements SubscriptionHandler {
     } catch (FencedException | NotFresh e) {
       // Rolled back for certain: the object's Events are another object's, or will be.
       delete(key);
-      return BatchOutcome.failed(records, "archived to " + key + " but " + e.getMessage());
+      return BatchOutcome.waiting(records, "archived to " + key + " but " + e.getMessage());
     } catch (DatabaseException e) {
       withdraw(streamIndex, batch.epoch(), key, ids);
-      return BatchOutcome.failed(
-          records, "archived to " + key + " but cannot record it: " + e.getMessage());
+      return outcome(records, e, "archived to " + key + " but cannot record it: " + e.getMessage());
     }
     log.debug("archived {} records of stream {} to {}", fresh.size(), streamIndex, key);
     deleteOrphans(streamIndex, fresh, batch.epoch());
     return BatchOutcome.allApplied();
+  }
+
+  /** Waiting when the database was out of reach, else a failure that counts. */
+  private static BatchOutcome outcome(List<EventRecord> records, DatabaseException e, String why) {
+    return Unavailable.infrastructure(e)
+        ? BatchOutcome.waiting(records, why)
+        : BatchOutcome.failed(records, why);
   }
 
   /**

@@ -107,14 +107,21 @@ public final class ClaimingTemplate {
     // or not the effect fails on the next delivery.
     List<EventRecord> failed = new ArrayList<>(malformed);
     List<String> reasons = new ArrayList<>();
+    List<EventRecord> waiting = new ArrayList<>();
+    List<String> unavailable = new ArrayList<>();
     report.deferred().forEach(r -> deferred.addAll(take(byEvent, r)));
     for (Failure f : report.failures()) {
-      f.records().forEach(r -> failed.addAll(take(byEvent, r)));
-      reasons.add(f.reason());
+      boolean infrastructure = Unavailable.infrastructure(f.cause());
+      f.records().forEach(r -> (infrastructure ? waiting : failed).addAll(take(byEvent, r)));
+      (infrastructure ? unavailable : reasons).add(f.reason());
     }
     malformed.forEach(r -> reasons.add(malformedReason(r)));
     return new BatchOutcome(
-        deferred, failed, failed.isEmpty() ? null : summary(reasons, malformed.size()));
+        deferred,
+        failed,
+        failed.isEmpty() ? null : summary(reasons, malformed.size()),
+        waiting,
+        waiting.isEmpty() ? null : summary(unavailable, 0));
   }
 
   /** The records of {@code r}'s event, each handed out once. */

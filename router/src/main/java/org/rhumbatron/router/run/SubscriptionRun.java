@@ -124,7 +124,10 @@ public final class SubscriptionRun {
       outcome = handler.handle(streamIndex, batch);
     } catch (RuntimeException e) {
       // A handler that throws failed the whole batch; its transactions rolled back their claims.
-      outcome = BatchOutcome.failed(batch, describe(e));
+      outcome =
+          Unavailable.infrastructure(e)
+              ? BatchOutcome.waiting(batch, describe(e))
+              : BatchOutcome.failed(batch, describe(e));
     }
     if (!ownership.owns(duty)) {
       batch.forEach(r -> r.nak(Duration.ZERO));
@@ -138,9 +141,23 @@ public final class SubscriptionRun {
     Set<EventRecord> unapplied = Collections.newSetFromMap(new IdentityHashMap<>());
     unapplied.addAll(outcome.deferred());
     unapplied.addAll(outcome.failed());
+    unapplied.addAll(outcome.waiting());
     boolean deadLettered = false;
     if (!outcome.failed().isEmpty()) {
       deadLettered = settleFailed(streamIndex, handler, batch.size(), outcome);
+    }
+    if (!outcome.waiting().isEmpty()) {
+      log.warn(
+          "{} on {}: {} of {} records wait for what was out of reach, not counted as a failure,"
+              + " redelivery in {}: {}",
+          handler.subscription().durableName(),
+          EventStreams.streamName(streamIndex),
+          outcome.waiting().size(),
+          batch.size(),
+          nackDelay,
+          outcome.unavailable());
+      outcome.waiting().forEach(r -> r.nak(nackDelay));
+      retryLater.accept(streamIndex);
     }
     outcome.deferred().forEach(r -> r.nak(Duration.ZERO));
     int acked = 0;

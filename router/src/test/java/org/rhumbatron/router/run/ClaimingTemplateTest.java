@@ -141,6 +141,32 @@ class ClaimingTemplateTest {
   }
 
   @Test
+  void anEventWhoseSendFoundNoRespondersWaitsWhileTheMalformedRecordFails() throws Exception {
+    Event a = publish();
+    publishMalformed("msg-bad");
+    List<EventRecord> batch = log.fetch(STREAM, SUB, 2);
+
+    BatchOutcome outcome =
+        ClaimingTemplate.all()
+            .handle(
+                batch,
+                events ->
+                    ClaimingTemplate.Report.failed(
+                        "routeCausalBatch",
+                        events,
+                        new IllegalStateException(
+                            "a causal command was not sent",
+                            new java.io.IOException(
+                                "Error Publishing: 503 No Responders Available For Request"))));
+
+    assertThat(ids(outcome.waiting())).containsExactly(a.eventId());
+    assertThat(outcome.unavailable()).startsWith("routeCausalBatch: a causal command was not sent");
+    assertThat(outcome.failed()).containsExactly(batch.get(1));
+    assertThat(outcome.error()).startsWith("malformed envelope at stream sequence 2 (msg-bad): ");
+    assertThat(outcome.allRecordsApplied()).isFalse();
+  }
+
+  @Test
   void theTakeLimitDefersTheRestUnseenAndADeferredEventDefersBothItsRecords() throws Exception {
     Event a = publish();
     Event b = publish();
