@@ -24,10 +24,12 @@ class WalCheckpointerTest {
     long withRestart = largestWal(dir.resolve("restart.db"), RESTART_FRAMES);
     long passiveOnly = largestWal(dir.resolve("passive.db"), Integer.MAX_VALUE);
 
-    // 6,000 commits of a 5 KB row write some 80 MB of log; the RESTART keeps it under a third.
+    // 6,000 commits of a 5 KB row write some 80 MB of log; the RESTART keeps it under 24 MB. How
+    // far PASSIVE alone lets it grow depends on how often the reader gets the CPU (45 to 80 MB
+    // seen), so the setup only has to show it past the bound RESTART keeps, by a third.
     assertThat(passiveOnly)
         .as("PASSIVE checkpoints alone let the log grow under this load (the setup shows the bug)")
-        .isGreaterThan(48L << 20);
+        .isGreaterThan(32L << 20);
     assertThat(withRestart)
         .as("with RESTART at %d frames the log stays small", RESTART_FRAMES)
         .isLessThan(24L << 20);
