@@ -92,7 +92,9 @@ public final class PostgresDialect implements Dialect {
 
   @Override
   public void lockUntilEnd(Tx tx, long key) throws SQLException {
-    tx.query("SELECT pg_advisory_xact_lock(?)", rs -> Boolean.TRUE, key);
+    // Sent with the transaction's next statement: one round trip less, and still taken before
+    // that statement reads.
+    tx.aheadOfNext("SELECT pg_advisory_xact_lock(?)", key);
   }
 
   @Override
