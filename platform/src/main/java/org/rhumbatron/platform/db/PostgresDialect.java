@@ -24,11 +24,6 @@ public final class PostgresDialect implements Dialect {
   }
 
   @Override
-  public boolean oneWriterProcess() {
-    return false; // several cores may share the database
-  }
-
-  @Override
   public String deleteLimited(String table, String where, String orderBy, int limit) {
     SqliteDialect.requirePositive(limit);
     // = ANY(ARRAY(...)) plans as a TID scan; IN (SELECT ctid ...) would scan the table.
