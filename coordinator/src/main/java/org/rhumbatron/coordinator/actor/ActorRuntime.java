@@ -84,7 +84,15 @@ public final class ActorRuntime implements AutoCloseable {
               SerialExecutor lane = new SerialExecutor(pool);
               Actor actor =
                   type.factory()
-                      .apply(new ActorContext(a, database, clock, settings, lane, alarms));
+                      .apply(
+                          new ActorContext(
+                              a,
+                              database,
+                              clock,
+                              settings,
+                              lane,
+                              alarms,
+                              () -> ownership.epoch(dutyOf.apply(a))));
               return new Loaded(actor, lane, new long[] {clock.millis()});
             });
     entry.lastUsedMs()[0] = clock.millis();

@@ -20,7 +20,10 @@ import org.rhumbatron.protocol.EventStreams;
 public abstract class OutboxActor extends Actor {
   private final Outbox outbox;
   private final OutboxPublisher publisher;
-  private Instant armedUntil; // only touched on the lane
+  // Only touched on the lane: the backstop alarm set until armedUntil, while this node held the
+  // actor's duty at armedEpoch (null: it did not).
+  private Instant armedUntil;
+  private Long armedEpoch;
 
   /** The body of a state change: writes its rows with {@code tx} and its Events to {@code out}. */
   @FunctionalInterface
@@ -89,12 +92,15 @@ public abstract class OutboxActor extends Actor {
     private final Instant backstop =
         clock().instant().plus(context().settings().get(Settings.OUTBOX_ALARM_BACKSTOP));
     // Read on the lane before the work is queued: the alarm is armed in the same transaction when
-    // the last backstop has passed. Where other cores share the database, one of them may have
-    // fired and cleared the alarm since, so each transaction with Events sets it if later.
+    // the last backstop has passed. Only the holder of the actor's duty fires (and clears) its
+    // alarm, so the cache holds while this node keeps that duty at the epoch it armed under;
+    // otherwise another core may have fired it since, and each transaction sets it if later.
+    private final Optional<Long> epoch = context().alarmEpoch().get();
     private final boolean arm =
-        !database().dialect().oneWriterProcess()
-            || armedUntil == null
-            || !armedUntil.isAfter(clock().instant());
+        armedUntil == null
+            || !armedUntil.isAfter(clock().instant())
+            || epoch.isEmpty()
+            || !epoch.get().equals(armedEpoch);
     private boolean appended;
 
     OutboxTx(EventWork<T> work) {
@@ -131,6 +137,7 @@ public abstract class OutboxActor extends Actor {
       if (appended) {
         if (arm) {
           armedUntil = backstop;
+          armedEpoch = epoch.orElse(null);
         }
         publisher.kick(streamIndex());
       }
@@ -142,6 +149,7 @@ public abstract class OutboxActor extends Actor {
   @Override
   protected void onAlarm() {
     armedUntil = null;
+    armedEpoch = null;
     publisher.publishDueOnLane(streamIndex()).join();
   }
 

@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -13,6 +14,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.rhumbatron.coordinator.CoordinatorFixture;
 import org.rhumbatron.coordinator.OutboxRows;
 import org.rhumbatron.coordinator.actor.ActorAddress;
+import org.rhumbatron.platform.cluster.KickRelay;
+import org.rhumbatron.platform.cluster.TestNodes;
 import org.rhumbatron.platform.config.Settings;
 import org.rhumbatron.testkit.SettableClock;
 import org.rhumbatron.testkit.db.DatabaseExtension;
@@ -20,8 +23,8 @@ import org.rhumbatron.testkit.nats.NatsServerExtension;
 
 /**
  * Two coordinators on one PostgreSQL database (issue 31): an outbox actor's backstop alarm, which
- * another node may fire and clear, is set again by the next transaction that writes Events,
- * whichever node runs it.
+ * the node holding the actor's stream may fire and clear, is set again by the next transaction that
+ * writes Events on a node that does not hold it.
  */
 class PostgresTwoNodeAlarmTest {
   @RegisterExtension final NatsServerExtension nats = NatsServerExtension.perTest();
@@ -34,8 +37,18 @@ class PostgresTwoNodeAlarmTest {
   @BeforeEach
   void start() throws Exception {
     String url = database.database().url();
-    one = CoordinatorFixture.start(url, nats.url(), clock, Settings.defaults());
-    two = CoordinatorFixture.start(url, nats.url(), clock, Settings.defaults());
+    one =
+        CoordinatorFixture.startNode(
+            url, nats.url(), clock, Settings.defaults(), db -> TestNodes.ownership(db, "node-1"));
+    two =
+        CoordinatorFixture.startNode(
+            url, nats.url(), clock, Settings.defaults(), db -> TestNodes.ownership(db, "node-2"));
+    TestNodes.startSharing(one.ownership, two.ownership);
+    // Rows node one commits on a stream node two holds reach two's publisher as relayed kicks.
+    for (CoordinatorFixture f : List.of(one, two)) {
+      KickRelay relay = KickRelay.start(f.nats, f.coordinator.publisher()::kickHeld);
+      f.coordinator.publisher().forwardKicks(relay::send);
+    }
   }
 
   @AfterEach
@@ -47,7 +60,7 @@ class PostgresTwoNodeAlarmTest {
   @Test
   void anAlarmAnotherNodeFiredAndClearedIsSetAgainByTheNextTransactionWithEvents()
       throws Exception {
-    String p = "p-alarm";
+    String p = TestNodes.projectHeldBy(two.ownership, "p-alarm");
     ActorAddress root = one.coordinator.root(p).address();
     one.coordinator.root(p).createProject("tenant-1", "Demo").join();
     Instant backstop =
@@ -57,8 +70,8 @@ class PostgresTwoNodeAlarmTest {
         .atMost(Duration.ofSeconds(20))
         .until(() -> OutboxRows.all(one.db).stream().allMatch(r -> r.state().equals("published")));
 
-    // Due work earlier than the backstop (a retry, say) brings the alarm forward; node two fires it
-    // and, finding nothing due, clears it, before node one's backstop time.
+    // Due work earlier than the backstop (a retry, say) brings the alarm forward; node two, which
+    // holds the stream, fires it and, finding nothing due, clears it, before node one's backstop.
     two.db.inTransaction(
         tx -> {
           two.coordinator.runtime().alarms().set(tx, root, clock.instant());

@@ -1,6 +1,7 @@
 package org.rhumbatron.platform.cluster;
 
 import java.sql.SQLException;
+import java.util.Optional;
 import org.rhumbatron.platform.db.Tx;
 
 /**
@@ -15,6 +16,9 @@ public interface DutyOwnership extends AutoCloseable {
 
   /** Whether this node holds {@code duty} now, as far as it knows. */
   boolean owns(Duty duty);
+
+  /** The epoch this node holds {@code duty} at, as far as it knows, or empty. */
+  Optional<Long> epoch(Duty duty);
 
   /**
    * Checks, inside {@code tx}, that this node still holds {@code duty} at the epoch it took it

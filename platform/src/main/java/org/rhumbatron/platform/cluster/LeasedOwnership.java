@@ -32,8 +32,8 @@ import org.slf4j.LoggerFactory;
  * picks; that node takes it once it is free (released, or its lease expired on the database's
  * clock) with one conditional UPDATE that increments the epoch. A holder that is no longer the pick
  * hands the duty over. Expiry only decides when a duty may be taken; whether a write commits is the
- * fence's ({@link #fence}): the lease row read {@code FOR SHARE} in the write's transaction, which
- * a takeover must wait for.
+ * fence's ({@link #fence}): the lease row read {@code FOR KEY SHARE} in the write's transaction,
+ * which a takeover's {@code FOR UPDATE} must wait for; renewals do not.
  */
 public final class LeasedOwnership implements DutyOwnership {
   private static final Logger log = LoggerFactory.getLogger(LeasedOwnership.class);
@@ -96,13 +96,14 @@ public final class LeasedOwnership implements DutyOwnership {
   @Override
   public long fence(Tx tx, Duty duty) throws SQLException {
     Long mine = held.get(duty);
-    // FOR SHARE: a takeover's UPDATE of this row waits until this transaction ends. The local
-    // timeout ends this transaction's session if its client stalls with it open (a paused node),
-    // so the wait is bounded.
+    // FOR KEY SHARE: a takeover locks this row FOR UPDATE first ({@link #take}), so it waits
+    // until this transaction ends, while a renewal (an UPDATE of expires_at alone) neither waits
+    // for it nor makes it wait. The local timeout ends this transaction's session if its client
+    // stalls with it open (a paused node), so the wait is bounded.
     Optional<LeaseRow> row =
         tx.queryFirst(
             "SELECT owner_node, epoch, set_config('idle_in_transaction_session_timeout', ?, true)"
-                + " FROM cluster_leases WHERE duty = ? FOR SHARE",
+                + " FROM cluster_leases WHERE duty = ? FOR KEY SHARE",
             rs -> new LeaseRow(rs.getString(1), rs.getLong(2), false),
             Long.toString(lease.toMillis()),
             duty.key());
@@ -284,6 +285,12 @@ public final class LeasedOwnership implements DutyOwnership {
         database.inTransaction(
             tx -> {
               tx.queryFirst("SELECT set_config('lock_timeout', ?, true)", rs -> 1, LOCK_WAIT);
+              // FOR UPDATE, the one lock that conflicts with the fence's FOR KEY SHARE: the new
+              // epoch commits only after every fenced write under the old one has ended.
+              tx.queryFirst(
+                  "SELECT epoch FROM cluster_leases WHERE duty = ? FOR UPDATE",
+                  rs -> rs.getLong(1),
+                  duty.key());
               return tx.queryFirst(
                   "UPDATE cluster_leases SET owner_node = ?, epoch = epoch + 1,"
                       + " expires_at = now() + ? * interval '1 millisecond', taken_at = now()"
@@ -365,7 +372,7 @@ public final class LeasedOwnership implements DutyOwnership {
         : row.owner() + " holds it at epoch " + row.epoch();
   }
 
-  /** The epoch this node holds {@code duty} at, or empty. */
+  @Override
   public Optional<Long> epoch(Duty duty) {
     return Optional.ofNullable(held.get(duty));
   }

@@ -3,6 +3,7 @@ package org.rhumbatron.platform.cluster;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import org.rhumbatron.platform.db.Tx;
 
 /**
@@ -31,6 +32,11 @@ public final class OwnsEverything implements DutyOwnership {
   @Override
   public boolean owns(Duty duty) {
     return true;
+  }
+
+  @Override
+  public Optional<Long> epoch(Duty duty) {
+    return Optional.of(0L);
   }
 
   @Override

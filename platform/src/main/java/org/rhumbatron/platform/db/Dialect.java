@@ -70,17 +70,12 @@ public interface Dialect {
   boolean isTransient(SQLException e);
 
   /**
-   * Whether one process is the only writer of this database (SQLite: one core per file), so state a
-   * writer keeps in memory about its rows cannot be changed behind its back.
-   */
-  boolean oneWriterProcess();
-
-  /**
    * Makes the running write transaction hold the lock named {@code key} until it commits or rolls
    * back, waiting while a transaction of any process holds it (PostgreSQL: {@code
-   * pg_advisory_xact_lock}). Under READ COMMITTED each later statement then sees what the previous
-   * holder committed, so it must come before the transaction reads anything. SQLite: nothing, its
-   * one writer connection already runs one write transaction at a time.
+   * pg_advisory_xact_lock}, sent with the transaction's next statement). Under READ COMMITTED each
+   * later statement then sees what the previous holder committed, so it must come before the
+   * transaction reads anything. SQLite: nothing, its one writer connection already runs one write
+   * transaction at a time.
    */
   default void lockUntilEnd(Tx tx, long key) throws SQLException {}
 

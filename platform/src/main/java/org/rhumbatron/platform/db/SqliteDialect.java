@@ -20,11 +20,6 @@ public final class SqliteDialect implements Dialect {
   }
 
   @Override
-  public boolean oneWriterProcess() {
-    return true;
-  }
-
-  @Override
   public String deleteLimited(String table, String where, String orderBy, int limit) {
     requirePositive(limit);
     return "DELETE FROM "

@@ -19,6 +19,12 @@ public final class Tx {
   private final Connection connection;
   private final Dialect dialect;
   private final StatementCache cache;
+  // A statement to run ahead of the next one, in the same round trip ({@link #aheadOfNext}).
+  private String aheadSql;
+  private Object aheadArg;
+
+  /** A statement with its arguments bound; {@code led}: the statement ahead runs first in it. */
+  private record Bound(PreparedStatement ps, boolean led) {}
 
   Tx(Connection connection, Dialect dialect, StatementCache cache) {
     this.connection = connection;
@@ -45,7 +51,73 @@ public final class Tx {
 
   /** The underlying connection; do not commit, roll back or close it. */
   public Connection connection() {
+    try {
+      runAhead();
+    } catch (SQLException e) {
+      throw new DatabaseException(SqlErrors.describe(e), e);
+    }
     return connection;
+  }
+
+  /**
+   * Has {@code sql} (one parameter, {@code arg}; its rows are not read) run just before this
+   * transaction's next statement, sent with it in one round trip: PostgreSQL runs them in order,
+   * each with its own snapshot, and skips the second when the first fails. For a statement that
+   * only has to come first, such as a lock ({@link Dialect#lockUntilEnd}); if nothing follows it in
+   * the transaction, it never runs.
+   */
+  void aheadOfNext(String sql, Object arg) throws SQLException {
+    runAhead();
+    aheadSql = sql;
+    aheadArg = arg;
+  }
+
+  /** Runs the statement {@link #aheadOfNext} left waiting, on its own. */
+  private void runAhead() throws SQLException {
+    if (aheadSql == null) {
+      return;
+    }
+    PreparedStatement ps = prepare(aheadSql);
+    try {
+      bind(ps, aheadArg);
+      aheadSql = null;
+      aheadArg = null;
+      ps.execute();
+    } finally {
+      done(ps);
+    }
+  }
+
+  /** {@code sql} with {@code args} bound, led by the statement waiting ahead of it if any. */
+  private Bound bound(String sql, Object[] args, boolean planNow) throws SQLException {
+    boolean led = aheadSql != null;
+    Object[] all = args;
+    if (led) {
+      all = new Object[args.length + 1];
+      all[0] = aheadArg;
+      System.arraycopy(args, 0, all, 1, args.length);
+    }
+    PreparedStatement ps = prepare(led ? aheadSql + "; " + sql : sql);
+    try {
+      if (planNow) {
+        dialect.planEachExecution(ps);
+      }
+      bind(ps, all);
+    } catch (SQLException | RuntimeException e) {
+      done(ps);
+      throw e;
+    }
+    aheadSql = null;
+    aheadArg = null;
+    return new Bound(ps, led);
+  }
+
+  /** Executes {@code b}; when led, steps past the leading statement's result to its own. */
+  private static void execute(Bound b) throws SQLException {
+    b.ps().execute();
+    if (b.led()) {
+      b.ps().getMoreResults();
+    }
   }
 
   public Dialect dialect() {
@@ -62,12 +134,15 @@ public final class Tx {
 
   /** Runs an INSERT, UPDATE or DELETE and returns the number of rows changed. */
   public int update(String sql, Object... args) throws SQLException {
-    PreparedStatement ps = prepare(sql);
+    Bound b = bound(sql, args, false);
     try {
-      bind(ps, args);
-      return ps.executeUpdate();
+      if (!b.led()) {
+        return b.ps().executeUpdate();
+      }
+      execute(b);
+      return b.ps().getUpdateCount();
     } finally {
-      done(ps);
+      done(b.ps());
     }
   }
 
@@ -87,6 +162,7 @@ public final class Tx {
             "row " + i + " has " + rows.get(i).length + " values, row 0 has " + columns);
       }
     }
+    runAhead();
     PreparedStatement ps = prepare(sql);
     try {
       for (Object[] row : rows) {
@@ -122,7 +198,7 @@ public final class Tx {
 
   /** All rows of a query, mapped. */
   public <T> List<T> query(String sql, RowMapper<T> mapper, Object... args) throws SQLException {
-    return query(prepare(sql), mapper, args);
+    return query(bound(sql, args, false), mapper);
   }
 
   /**
@@ -131,17 +207,13 @@ public final class Tx {
    */
   public <T> List<T> queryPlannedNow(String sql, RowMapper<T> mapper, Object... args)
       throws SQLException {
-    PreparedStatement ps = prepare(sql);
-    dialect.planEachExecution(ps);
-    return query(ps, mapper, args);
+    return query(bound(sql, args, true), mapper);
   }
 
-  private <T> List<T> query(PreparedStatement ps, RowMapper<T> mapper, Object... args)
-      throws SQLException {
+  private <T> List<T> query(Bound b, RowMapper<T> mapper) throws SQLException {
     try {
-      bind(ps, args);
-      ps.setMaxRows(0);
-      try (ResultSet rs = ps.executeQuery()) {
+      b.ps().setMaxRows(0);
+      try (ResultSet rs = resultSet(b)) {
         List<T> rows = new ArrayList<>();
         while (rs.next()) {
           rows.add(mapper.map(rs));
@@ -149,22 +221,33 @@ public final class Tx {
         return rows;
       }
     } finally {
-      done(ps);
+      done(b.ps());
     }
+  }
+
+  private static ResultSet resultSet(Bound b) throws SQLException {
+    if (!b.led()) {
+      return b.ps().executeQuery();
+    }
+    execute(b);
+    ResultSet rs = b.ps().getResultSet();
+    if (rs == null) {
+      throw new SQLException("no rows came back from the query after the statement ahead of it");
+    }
+    return rs;
   }
 
   /** The first row of a query, mapped, or empty. */
   public <T> Optional<T> queryFirst(String sql, RowMapper<T> mapper, Object... args)
       throws SQLException {
-    PreparedStatement ps = prepare(sql);
+    Bound b = bound(sql, args, false);
     try {
-      bind(ps, args);
-      ps.setMaxRows(1);
-      try (ResultSet rs = ps.executeQuery()) {
+      b.ps().setMaxRows(1);
+      try (ResultSet rs = resultSet(b)) {
         return rs.next() ? Optional.ofNullable(mapper.map(rs)) : Optional.empty();
       }
     } finally {
-      done(ps);
+      done(b.ps());
     }
   }
 

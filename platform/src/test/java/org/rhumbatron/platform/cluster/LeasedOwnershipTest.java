@@ -7,14 +7,18 @@ import static org.awaitility.Awaitility.await;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
+import java.sql.Connection;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -82,6 +86,25 @@ class LeasedOwnershipTest {
         .atMost(Duration.ofSeconds(15))
         .during(SHORT_POLL.multipliedBy(4))
         .until(() -> allHeldOnce(nodes) && nodes.stream().allMatch(n -> !held(n).isEmpty()));
+  }
+
+  /** Two settled nodes, a duty of node-a's and its epoch. */
+  private record Settled(Node a, Node b, Duty duty, long epoch) {}
+
+  /** Makes table {@code guarded} (what, epoch), starts node-a and node-b and waits for them. */
+  private Settled settledWithGuardedTable() throws Exception {
+    database
+        .database()
+        .connect()
+        .createStatement()
+        .execute("CREATE TABLE guarded (what TEXT NOT NULL, epoch BIGINT NOT NULL)");
+    Node a = node("node-a");
+    Node b = node("node-b");
+    a.ownership().start();
+    b.ownership().start();
+    awaitSettled(List.of(a, b));
+    Duty duty = held(a).iterator().next();
+    return new Settled(a, b, duty, a.ownership().epoch(duty).orElseThrow());
   }
 
   private static boolean allHeldOnce(List<Node> nodes) {
@@ -171,18 +194,11 @@ class LeasedOwnershipTest {
 
   @Test
   void aZombiesWriteIsRefusedAndItStepsDownOnce() throws Exception {
-    database
-        .database()
-        .connect()
-        .createStatement()
-        .execute("CREATE TABLE guarded (what TEXT NOT NULL, epoch BIGINT NOT NULL)");
-    Node a = node("node-a");
-    Node b = node("node-b");
-    a.ownership().start();
-    b.ownership().start();
-    awaitSettled(List.of(a, b));
-    Duty duty = held(a).iterator().next();
-    long epoch = a.ownership().epoch(duty).orElseThrow();
+    Settled s = settledWithGuardedTable();
+    Node a = s.a();
+    Node b = s.b();
+    Duty duty = s.duty();
+    long epoch = s.epoch();
 
     Logger logger = (Logger) LoggerFactory.getLogger(LeasedOwnership.class);
     ListAppender<ILoggingEvent> logs = new ListAppender<>();
@@ -242,5 +258,62 @@ class LeasedOwnershipTest {
     } finally {
       logger.detachAppender(logs);
     }
+  }
+
+  /**
+   * A fenced write in flight holds the lease row: a takeover past the lease waits for it to end, so
+   * its epoch commits after everything written under the old one, while renewals go on beside it.
+   */
+  @Test
+  void aTakeoverWaitsForTheFencedWriteInFlightAndRenewalsDoNot() throws Exception {
+    Settled s = settledWithGuardedTable();
+
+    // The test holds an advisory lock that the write waits for after its fence: a write still
+    // running (not idle), so the server does not end its session.
+    Connection gate = database.database().connect();
+    open.add(gate);
+    gate.createStatement().execute("SELECT pg_advisory_lock(4711)");
+    CompletableFuture<Long> write =
+        CompletableFuture.supplyAsync(
+            () ->
+                s.a()
+                    .db()
+                    .inTransaction(
+                        tx -> {
+                          long e = s.a().ownership().fence(tx, s.duty());
+                          tx.queryFirst("SELECT pg_advisory_xact_lock(4711)", rs -> 1);
+                          tx.update("INSERT INTO guarded VALUES ('old owner', ?)", e);
+                          return e;
+                        }));
+    String waitingOn =
+        "SELECT COUNT(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE ?";
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> count(s.a(), waitingOn, "%pg_advisory_xact_lock(4711)%") == 1);
+    // Renewals while the write is in flight pass: a lease renewed after the write began.
+    Instant before = leases(s.b()).get(s.duty()).expiresAt();
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> leases(s.b()).get(s.duty()).expiresAt().isAfter(before));
+
+    s.a().ownership().suspend(); // paused past its lease, its write still open
+    await()
+        .atMost(SHORT_LEASE.plusSeconds(10))
+        .until(() -> count(s.b(), waitingOn, "%cluster_leases%FOR UPDATE%") == 1);
+    assertThat(s.b().ownership().owns(s.duty()))
+        .as("no takeover while the old epoch's write is open")
+        .isFalse();
+    assertThat(write).isNotDone();
+
+    gate.close(); // the write goes on and commits under its epoch; then the takeover
+    assertThat(write.get(10, TimeUnit.SECONDS)).isEqualTo(s.epoch());
+    await().atMost(Duration.ofSeconds(10)).until(() -> s.b().ownership().owns(s.duty()));
+    assertThat(s.b().ownership().epoch(s.duty())).contains(s.epoch() + 1);
+    assertThat(count(s.b(), "SELECT COUNT(*) FROM guarded WHERE epoch = ?", s.epoch()))
+        .isEqualTo(1);
+  }
+
+  private static long count(Node n, String sql, Object arg) {
+    return n.db().read(tx -> tx.queryLong(sql, arg));
   }
 }

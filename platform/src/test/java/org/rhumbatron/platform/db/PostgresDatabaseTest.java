@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -85,6 +86,82 @@ class PostgresDatabaseTest extends DatabaseContract {
                     "SELECT actor_id FROM actor_state WHERE actor_class = 'idle'",
                     rs -> rs.getString(1)));
     assertThat(rows).containsExactly("run2");
+  }
+
+  /**
+   * The lock goes out with the transaction's next statement: that statement waits for the lock's
+   * holder and reads what the holder committed, and a query, an update and a batch all work after
+   * it.
+   */
+  @Test
+  void aLockSentWithTheNextStatementMakesItWaitAndSeeTheHoldersWrite() throws Exception {
+    Database db = open();
+    Database watcher = open();
+    CountDownLatch release = new CountDownLatch(1);
+    ExecutorService thread = Executors.newSingleThreadExecutor();
+    CompletableFuture<Integer> holder =
+        CompletableFuture.supplyAsync(
+            () ->
+                db.inTransaction(
+                    tx -> {
+                      tx.lockUntilEnd(42);
+                      int inserted =
+                          tx.update(
+                              "INSERT INTO actor_state (actor_class, actor_id, state_key,"
+                                  + " state_value, updated_at_ms) VALUES ('lock', 'a', 'k', 'v', 0)");
+                      try {
+                        release.await(10, TimeUnit.SECONDS);
+                      } catch (InterruptedException e) {
+                        throw new IllegalStateException(e);
+                      }
+                      return inserted;
+                    }),
+            thread);
+    String locks =
+        "SELECT COUNT(*) FROM pg_locks WHERE locktype = 'advisory' AND granted = %s"
+            + " AND database = (SELECT oid FROM pg_database WHERE datname = current_database())";
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> queryLong(watcher, locks.formatted("true")) == 1);
+
+    CompletableFuture<Long> waiter =
+        CompletableFuture.supplyAsync(
+            () ->
+                db.inTransaction(
+                    tx -> {
+                      tx.lockUntilEnd(42);
+                      return tx.queryFirst(
+                              "SELECT COUNT(*) FROM actor_state WHERE actor_class = 'lock'",
+                              rs -> rs.getLong(1))
+                          .orElseThrow();
+                    }));
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> queryLong(watcher, locks.formatted("false")) == 1);
+    assertThat(waiter).isNotDone();
+    release.countDown();
+    assertThat(holder.get(10, TimeUnit.SECONDS)).isEqualTo(1);
+    assertThat(waiter.get(10, TimeUnit.SECONDS)).isEqualTo(1);
+    thread.shutdown();
+
+    List<String> read =
+        db.inTransaction(
+            tx -> {
+              tx.lockUntilEnd(43);
+              List<String> ids =
+                  tx.query(
+                      "SELECT actor_id FROM actor_state WHERE actor_class = ?",
+                      rs -> rs.getString(1),
+                      "lock");
+              tx.lockUntilEnd(44);
+              int[] batch =
+                  tx.updateBatch(
+                      "UPDATE actor_state SET version = version + 1 WHERE actor_id = ?",
+                      List.of(new Object[] {"a"}, new Object[] {"none"}));
+              assertThat(batch).containsExactly(1, 0);
+              return ids;
+            });
+    assertThat(read).containsExactly("a");
   }
 
   @Test
