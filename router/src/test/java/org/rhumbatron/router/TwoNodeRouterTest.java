@@ -17,6 +17,7 @@ import org.rhumbatron.platform.cluster.LeasedOwnership;
 import org.rhumbatron.platform.cluster.TestNodes;
 import org.rhumbatron.protocol.Event;
 import org.rhumbatron.protocol.EventStreams;
+import org.rhumbatron.protocol.EventType;
 import org.rhumbatron.testkit.Fixtures;
 import org.rhumbatron.testkit.db.DatabaseExtension;
 import org.rhumbatron.testkit.nats.NatsServerExtension;
@@ -73,6 +74,38 @@ class TwoNodeRouterTest {
     assertThat(holder.ownership.fencedWrites()).as("its purge batches were refused").isPositive();
     assertThat(holder.ownership.owns(Duty.SWEEP)).isFalse();
     assertThat(other.router.sweepTick(daily.plus(Duration.ofDays(1))).maintenance()).hasSize(1);
+  }
+
+  /**
+   * An event on a stream that is not its project's (as a hostile publisher can put one) is fenced
+   * by the stream it was read from: the node that runs that stream claims it, although another node
+   * holds its project's stream.
+   */
+  @Test
+  void anEventOnAnotherProjectsStreamIsClaimedUnderTheStreamItWasReadFrom() throws Exception {
+    RouterFixture a = node("node-a");
+    RouterFixture b = node("node-b");
+    TestNodes.startSharing(a.ownership, b.ownership);
+    String mine = TestNodes.projectHeldBy(a.ownership, "p-read");
+    String theirs = TestNodes.projectHeldBy(b.ownership, "p-forged");
+    int stream = EventStreams.streamIndex(mine);
+    Event forged = RouterEvents.event(theirs, "c-forged", null, EventType.CHANGE_CREATED, null);
+    a.publishRaw(stream, forged.eventId(), a.codec.encodeEvent(forged));
+
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .until(
+            () -> {
+              runOnce(a, stream);
+              return a.count(
+                      "SELECT COUNT(*) FROM processed_events WHERE event_id = ?"
+                          + " AND consumer = 'causal-router'",
+                      forged.eventId())
+                  == 1;
+            });
+    assertThat(a.count("SELECT COUNT(*) FROM k2_batch_failures WHERE consumer = 'causal-router'"))
+        .as("no failure counted for the stream's own claims")
+        .isZero();
   }
 
   private static void runOnce(RouterFixture f, int stream) {

@@ -71,7 +71,7 @@ public final class AnalyticsProjector implements SubscriptionHandler {
           db.inTransaction(
               tx -> {
                 int written = 0;
-                for (Event e : claims.claimFresh(tx, CONSUMER, events)) {
+                for (Event e : claims.claimFresh(tx, streamIndex, CONSUMER, events)) {
                   Optional<DataPoint> point = point(streamIndex, e);
                   if (point.isPresent()) {
                     eventMetrics.write(tx, point.get());

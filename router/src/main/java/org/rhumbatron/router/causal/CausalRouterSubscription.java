@@ -36,10 +36,10 @@ public final class CausalRouterSubscription implements SubscriptionHandler {
 
   @Override
   public BatchOutcome handle(int streamIndex, List<EventRecord> records) {
-    return ClaimingTemplate.all().handle(records, this::route);
+    return ClaimingTemplate.all().handle(records, events -> route(streamIndex, events));
   }
 
-  private ClaimingTemplate.Report route(List<EventRecord> records) {
+  private ClaimingTemplate.Report route(int streamIndex, List<EventRecord> records) {
     List<Event> events = records.stream().map(EventRecord::event).toList();
     try {
       List<Event> toPrepare = events.stream().filter(router::prepares).toList();
@@ -54,7 +54,7 @@ public final class CausalRouterSubscription implements SubscriptionHandler {
       CausalBatchRouter prepared = batch;
       database.inTransaction(
           tx -> {
-            List<Event> freshEvents = claims.claimFresh(tx, CONSUMER, events);
+            List<Event> freshEvents = claims.claimFresh(tx, streamIndex, CONSUMER, events);
             prepared.routeCausalBatch(tx, freshEvents);
             return null;
           });

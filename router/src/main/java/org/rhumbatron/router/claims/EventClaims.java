@@ -15,7 +15,6 @@ import org.rhumbatron.platform.cluster.OwnsEverything;
 import org.rhumbatron.platform.db.Database;
 import org.rhumbatron.platform.db.Tx;
 import org.rhumbatron.protocol.Event;
-import org.rhumbatron.protocol.EventStreams;
 
 /**
  * The seed's {@code claimEvents}: {@code INSERT OR IGNORE processed_events (consumer, event_id)}. A
@@ -92,16 +91,19 @@ public final class EventClaims {
   }
 
   /**
-   * {@link #claimEvents} of {@code events}' ids (all of one stream, their projects'); returns the
-   * fresh events, in the order given.
+   * {@link #claimEvents} of {@code events}' ids, read from stream {@code streamIndex}; returns the
+   * fresh events, in the order given. The fence is the stream's that was read, not one derived from
+   * an event's project: an event put on another project's stream must not fence a stream this node
+   * does not run.
    */
-  public List<Event> claimFresh(Tx tx, String consumer, List<Event> events) throws SQLException {
+  public List<Event> claimFresh(Tx tx, int streamIndex, String consumer, List<Event> events)
+      throws SQLException {
     if (events.isEmpty()) {
       return List.of();
     }
-    int stream = EventStreams.streamIndex(events.get(0).projectId());
     Set<String> fresh =
-        Set.copyOf(claimEvents(tx, stream, consumer, events.stream().map(Event::eventId).toList()));
+        Set.copyOf(
+            claimEvents(tx, streamIndex, consumer, events.stream().map(Event::eventId).toList()));
     return events.stream().filter(e -> fresh.contains(e.eventId())).toList();
   }
 

@@ -135,7 +135,7 @@ public final class ProjectViewProjector implements SubscriptionHandler {
   private List<Event> claimWithFeed(
       Tx tx, int streamIndex, List<Event> events, Map<String, EventRecord> byId)
       throws SQLException {
-    List<Event> fresh = f.claims().claimFresh(tx, CONSUMER, events);
+    List<Event> fresh = f.claims().claimFresh(tx, streamIndex, CONSUMER, events);
     long now = f.clock().millis();
     List<Object[]> feed = new ArrayList<>(fresh.size());
     for (Event e : fresh) {

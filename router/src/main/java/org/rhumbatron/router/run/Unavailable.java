@@ -7,14 +7,14 @@ import java.sql.SQLRecoverableException;
 import java.sql.SQLTransientException;
 import java.util.Set;
 import java.util.concurrent.TimeoutException;
-import org.rhumbatron.platform.cluster.FencedException;
 import org.rhumbatron.platform.eventlog.ConnectionLostException;
 
 /**
  * Whether a batch failed because the platform's own parts were out of reach (NATS, a JetStream
- * election, the database restarting or full, the duty lost to another node) rather than because of
- * its Events. Such a failure is not the Events' fault, so it does not count towards the seed's 5
- * failures that dead-letter a batch: the records wait at the nack delay until the part is back.
+ * election, the database restarting or full) rather than because of its Events. Such a failure is
+ * not the Events' fault, so it does not count towards the seed's 5 failures that dead-letter a
+ * batch: the records wait at the nack delay until the part is back. A fenced write is not one: the
+ * run gives a batch back uncounted when its node lost the stream while handling it.
  */
 public final class Unavailable {
   // PostgreSQL classes: connection exception, insufficient resources, system error (I/O).
@@ -33,8 +33,7 @@ public final class Unavailable {
       if (t instanceof JacksonException) {
         return false; // bytes that do not parse are the record's fault, though an IOException
       }
-      if (t instanceof FencedException
-          || t instanceof ConnectionLostException
+      if (t instanceof ConnectionLostException
           || t instanceof IOException
           || t instanceof TimeoutException
           || t instanceof SQLTransientException
