@@ -13,6 +13,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
+import org.rhumbatron.coordinator.outbox.OutboxRowState;
 import org.rhumbatron.platform.db.Database;
 import org.rhumbatron.platform.eventlog.Subscription;
 import org.rhumbatron.protocol.EventStreams;
@@ -113,7 +114,7 @@ final class OperatorRoutes {
                 tx.query(
                     "SELECT seq, event_id, event_type, project_id, actor_class, actor_id,"
                         + " stream_index, subject, attempts, last_error, created_at_ms FROM outbox"
-                        + " WHERE state = 'failed' ORDER BY seq LIMIT "
+                        + " WHERE state = ? ORDER BY seq LIMIT "
                         + limit,
                     rs ->
                         Json.object(
@@ -127,7 +128,8 @@ final class OperatorRoutes {
                             "subject", rs.getString(8),
                             "attempts", rs.getInt(9),
                             "lastError", rs.getString(10),
-                            "createdAt", Json.timeMs(rs.getLong(11)))));
+                            "createdAt", Json.timeMs(rs.getLong(11))),
+                    OutboxRowState.FAILED.column()));
     Json.answer(ctx, 200, Json.object("rows", rows));
   }
 
@@ -143,19 +145,24 @@ final class OperatorRoutes {
               List<long[]> out =
                   new ArrayList<>(
                       tx.query(
-                          "SELECT stream_index, SUM(CASE WHEN state = 'pending' THEN 1 ELSE 0"
-                              + " END), SUM(CASE WHEN state = 'retry_wait' THEN 1 ELSE 0 END), 0,"
+                          "SELECT stream_index, SUM(CASE WHEN state = ? THEN 1 ELSE 0"
+                              + " END), SUM(CASE WHEN state = ? THEN 1 ELSE 0 END), 0,"
                               + " MIN(created_at_ms) FROM outbox"
-                              + " WHERE state IN ('pending', 'retry_wait') GROUP BY stream_index",
+                              + " WHERE state IN (?, ?) GROUP BY stream_index",
                           rs ->
                               new long[] {
                                 rs.getInt(1), rs.getLong(2), rs.getLong(3), 0, rs.getLong(5)
-                              }));
+                              },
+                          OutboxRowState.PENDING.column(),
+                          OutboxRowState.RETRY_WAIT.column(),
+                          OutboxRowState.PENDING.column(),
+                          OutboxRowState.RETRY_WAIT.column()));
               out.addAll(
                   tx.query(
-                      "SELECT stream_index, COUNT(*) FROM outbox WHERE state = 'failed'"
+                      "SELECT stream_index, COUNT(*) FROM outbox WHERE state = ?"
                           + " GROUP BY stream_index",
-                      rs -> new long[] {rs.getInt(1), 0, 0, rs.getLong(2), Long.MAX_VALUE}));
+                      rs -> new long[] {rs.getInt(1), 0, 0, rs.getLong(2), Long.MAX_VALUE},
+                      OutboxRowState.FAILED.column()));
               return out;
             });
     List<Object> streams = new ArrayList<>();

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.nats.client.Connection;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -17,8 +16,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.rhumbatron.app.CoreProcess;
@@ -92,7 +89,8 @@ class CoreWorkflowKillTest {
     assertThat(count(run.events, EventType.CHANGE_RELEASING)).isEqualTo(1);
     assertThat(count(run.events, EventType.RELEASE_COMPLETED)).isEqualTo(1);
     assertThat(count(run.events, EventType.RELEASE_FAILED)).isZero();
-    assertThat(read(run.dbFile, "SELECT state FROM releases WHERE release_id = ?", release))
+    assertThat(
+            CoreTwice.read(run.dbFile, "SELECT state FROM releases WHERE release_id = ?", release))
         .isEqualTo("completed");
   }
 
@@ -115,207 +113,171 @@ class CoreWorkflowKillTest {
   private Run killAndRestart(String project, boolean liveApp, String type, String step)
       throws Exception {
     long testStart = System.nanoTime();
-    Path config = data.resolve("core.properties");
     // Acks wait 10 s instead of the router's 5 minutes and the queues' 60 s, so what the killed
     // core fetched and did not ack comes back within the test's wait.
-    Files.writeString(
-        config,
-        String.join(
-            "\n",
+    Path config =
+        CoreTwice.config(
+            data,
             "agents.simulated.step-delay=5ms",
             "verifier.simulated.duration=" + STEP.toMillis() + "ms",
             "changes.auto-approve=true",
             "router.ack-wait=10s",
             "queues.ack-wait=10s",
-            "queues.ack-extend-every=4s",
-            ""));
+            "queues.ack-extend-every=4s");
     Settings settings = Settings.load(config, Map.of());
     String dbFile = db().url();
     WorkGraph graph = threeTasks();
     String changeId =
         CoreProcess.createProjectAndChange(nats.url(), project, liveApp, settings, dbFile, graph);
+    return CoreTwice.run(
+        "CoreWorkflowKillTest",
+        nats.url(),
+        data,
+        dbFile,
+        config,
+        cores ->
+            killAndRestart(
+                cores, testStart, project, liveApp, type, step, dbFile, changeId, graph));
+  }
 
-    String[] args = {
-      "core",
-      "--nats",
-      nats.url(),
-      "--data",
-      data.resolve("core").toString(),
-      "--db",
-      dbFile,
-      "--http",
-      "0",
-      "--config",
-      config.toString()
-    };
-    List<String> firstLines = new CopyOnWriteArrayList<>();
-    List<String> secondLines = new CopyOnWriteArrayList<>();
-    Process first = null;
-    Process second = null;
-    try {
-      first = CoreProcess.launch(args);
-      CoreProcess.pump(first, firstLines);
-      Process core = first;
-      // The instance running with the step's result not stored, a second into the step: the
-      // step's thread is asleep in the simulated work, with two seconds left.
-      String[] instance = new String[1];
-      await()
-          .atMost(Duration.ofSeconds(60))
-          .pollInterval(Duration.ofMillis(20))
-          .until(
-              () -> {
-                if (!core.isAlive()) {
-                  return true;
-                }
-                String id = insideStep(dbFile, type, step, STEP.toMillis() / 3);
-                instance[0] = id;
-                return id != null;
-              });
-      assertThat(first.isAlive()).as("first core, output: %s", firstLines).isTrue();
-      first.toHandle().destroyForcibly(); // SIGKILL on Linux
-      assertThat(first.waitFor(30, TimeUnit.SECONDS)).as("first core died").isTrue();
-      long killedAt = System.nanoTime();
-      long killedAtMs = System.currentTimeMillis();
-      assertThat(first.exitValue()).as("killed by SIGKILL").isEqualTo(128 + 9);
-      String id = instance[0];
-      assertThat(id).as("a %s instance inside its %s step", type, step).isNotNull();
-      // The kill landed inside the step: the instance is running and the step not stored.
-      assertThat(state(dbFile, id)).isEqualTo("running");
-      Map<String, Long> stepsAtKill = steps(dbFile);
-      Map<String, String> instancesAtKill = instances(dbFile);
-      assertThat(stepsAtKill).doesNotContainKey(id + "/" + step);
-      assertThat(read(dbFile, "SELECT state FROM changes WHERE change_id = ?", changeId))
-          .isEqualTo(liveApp ? "releasing" : "verifying");
-      System.out.printf(
-          "CoreWorkflowKillTest: core SIGKILLed (exit %d) %d ms after the start, inside %s %s"
-              + " step %s; steps stored: %s%n",
-          first.exitValue(), (killedAt - testStart) / 1_000_000, type, id, step, stepsAtKill);
+  private Run killAndRestart(
+      CoreTwice cores,
+      long testStart,
+      String project,
+      boolean liveApp,
+      String type,
+      String step,
+      String dbFile,
+      String changeId,
+      WorkGraph graph)
+      throws Exception {
+    Process first = cores.startFirst();
+    // The instance running with the step's result not stored, a second into the step: the
+    // step's thread is asleep in the simulated work, with two seconds left.
+    String[] instance = new String[1];
+    cores.awaitFirst(
+        Duration.ofSeconds(60),
+        () -> {
+          String id = insideStep(dbFile, type, step, STEP.toMillis() / 3);
+          instance[0] = id;
+          return id != null;
+        });
+    cores.killFirst();
+    long killedAt = System.nanoTime();
+    long killedAtMs = System.currentTimeMillis();
+    String id = instance[0];
+    assertThat(id).as("a %s instance inside its %s step", type, step).isNotNull();
+    // The kill landed inside the step: the instance is running and the step not stored.
+    assertThat(state(dbFile, id)).isEqualTo("running");
+    Map<String, Long> stepsAtKill = steps(dbFile);
+    Map<String, String> instancesAtKill = instances(dbFile);
+    assertThat(stepsAtKill).doesNotContainKey(id + "/" + step);
+    assertThat(CoreTwice.read(dbFile, "SELECT state FROM changes WHERE change_id = ?", changeId))
+        .isEqualTo(liveApp ? "releasing" : "verifying");
+    System.out.printf(
+        "CoreWorkflowKillTest: core SIGKILLed (exit %d) %d ms after the start, inside %s %s"
+            + " step %s; steps stored: %s%n",
+        first.exitValue(), (killedAt - testStart) / 1_000_000, type, id, step, stepsAtKill);
 
-      second = CoreProcess.launch(args);
-      CoreProcess.pump(second, secondLines);
-      Process again = second;
+    Process second = cores.startSecond();
+    cores.awaitSecond(
+        Duration.ofSeconds(60),
+        () ->
+            "completed"
+                .equals(
+                    CoreTwice.read(
+                        dbFile, "SELECT state FROM changes WHERE change_id = ?", changeId)));
+    assertThat(CoreTwice.read(dbFile, "SELECT state FROM changes WHERE change_id = ?", changeId))
+        .isEqualTo("completed");
+    System.out.printf(
+        "CoreWorkflowKillTest: change completed %d ms after the kill%n",
+        (System.nanoTime() - killedAt) / 1_000_000);
+    assertThat(cores.secondLines).anyMatch(l -> l.contains("resumed 1 running workflow instances"));
+    // The step that completes the Change (approve, or the release's record) stores its result
+    // and completes its instance just after.
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .pollInterval(Duration.ofMillis(20))
+        .until(
+            () ->
+                Long.parseLong(
+                        CoreTwice.read(
+                            dbFile,
+                            "SELECT COUNT(*) FROM workflow_instances WHERE state = 'running'"))
+                    == 0);
+
+    // The instance completed; the steps done before the kill kept their rows (not run again),
+    // and each step has one row (the key is instance and step).
+    assertThat(state(dbFile, id)).isEqualTo("completed");
+    Map<String, Long> stepsAfter = steps(dbFile);
+    assertThat(stepsAfter).containsAllEntriesOf(stepsAtKill);
+    // A step's row is inserted ON CONFLICT DO NOTHING, so a step run again would leave it as it
+    // was: what shows that no done step ran again is that only the interrupted instance resumed
+    // ("resumed 1" above) and that an instance completed before the kill was not touched.
+    Map<String, String> instancesAfter = instances(dbFile);
+    instancesAtKill.forEach(
+        (instanceId, row) -> {
+          if (row.startsWith("completed ")) {
+            assertThat(instancesAfter.get(instanceId)).as(instanceId).isEqualTo(row);
+          }
+        });
+    assertThat(stepsAfter.get(id + "/" + step))
+        .as("the step the kill interrupted ran again, in the second core")
+        .isGreaterThan(killedAtMs);
+    assertThat(
+            Long.parseLong(
+                CoreTwice.read(
+                    dbFile, "SELECT COUNT(*) FROM workflow_instances WHERE state <> 'completed'")))
+        .as("every Workflow instance completed")
+        .isZero();
+    String verification =
+        CoreTwice.read(
+            dbFile,
+            "SELECT instance_id FROM workflow_instances WHERE workflow_type = ?",
+            "verification");
+    assertThat(instanceCount(dbFile, "verification")).isEqualTo(1);
+
+    List<Event> events;
+    try (Connection connection = JetStreamConnections.connect(nats.url(), "wf-kill-test-reader")) {
       await()
-          .atMost(Duration.ofSeconds(60))
-          .pollInterval(Duration.ofMillis(100))
+          .atMost(Duration.ofSeconds(30))
           .until(
               () ->
-                  "completed"
-                          .equals(
-                              read(
-                                  dbFile,
-                                  "SELECT state FROM changes WHERE change_id = ?",
-                                  changeId))
-                      || !again.isAlive());
-      assertThat(second.isAlive()).as("second core, output: %s", secondLines).isTrue();
-      assertThat(read(dbFile, "SELECT state FROM changes WHERE change_id = ?", changeId))
-          .isEqualTo("completed");
-      System.out.printf(
-          "CoreWorkflowKillTest: change completed %d ms after the kill%n",
-          (System.nanoTime() - killedAt) / 1_000_000);
-      assertThat(secondLines).anyMatch(l -> l.contains("resumed 1 running workflow instances"));
-      // The step that completes the Change (approve, or the release's record) stores its result
-      // and completes its instance just after.
-      await()
-          .atMost(Duration.ofSeconds(10))
-          .pollInterval(Duration.ofMillis(20))
-          .until(
-              () ->
-                  Long.parseLong(
-                          read(
-                              dbFile,
-                              "SELECT COUNT(*) FROM workflow_instances WHERE state = 'running'"))
-                      == 0);
-
-      // The instance completed; the steps done before the kill kept their rows (not run again),
-      // and each step has one row (the key is instance and step).
-      assertThat(state(dbFile, id)).isEqualTo("completed");
-      Map<String, Long> stepsAfter = steps(dbFile);
-      assertThat(stepsAfter).containsAllEntriesOf(stepsAtKill);
-      // A step's row is inserted ON CONFLICT DO NOTHING, so a step run again would leave it as it
-      // was: what shows that no done step ran again is that only the interrupted instance resumed
-      // ("resumed 1" above) and that an instance completed before the kill was not touched.
-      Map<String, String> instancesAfter = instances(dbFile);
-      instancesAtKill.forEach(
-          (instanceId, row) -> {
-            if (row.startsWith("completed ")) {
-              assertThat(instancesAfter.get(instanceId)).as(instanceId).isEqualTo(row);
-            }
-          });
-      assertThat(stepsAfter.get(id + "/" + step))
-          .as("the step the kill interrupted ran again, in the second core")
-          .isGreaterThan(killedAtMs);
-      assertThat(
-              Long.parseLong(
-                  read(
-                      dbFile,
-                      "SELECT COUNT(*) FROM workflow_instances WHERE state <> 'completed'")))
-          .as("every Workflow instance completed")
-          .isZero();
-      String verification =
-          read(
-              dbFile,
-              "SELECT instance_id FROM workflow_instances WHERE workflow_type = ?",
-              "verification");
-      assertThat(instanceCount(dbFile, "verification")).isEqualTo(1);
-
-      List<Event> events;
-      try (Connection connection =
-          JetStreamConnections.connect(nats.url(), "wf-kill-test-reader")) {
-        await()
-            .atMost(Duration.ofSeconds(30))
-            .until(
-                () ->
-                    StreamReader.events(connection, project).stream()
-                        .anyMatch(e -> e.eventType() == EventType.CHANGE_COMPLETED));
-        // change.completed is the last Event of the transaction that completes the Change
-        events = StreamReader.events(connection, project);
-      }
-      Set<String> ids = new HashSet<>();
-      List<String> twice = new ArrayList<>();
-      for (Event e : events) {
-        if (!ids.add(e.eventId())) {
-          twice.add(e.eventId() + " (" + e.eventType().wireName() + ")");
-        }
-      }
-      assertThat(twice).as("events twice on the stream").isEmpty();
-      LifecycleChecker check = LifecycleChecker.check(graph, changeId, 8, events);
-      assertThat(check.problems).isEmpty();
-      assertThat(check.states.values()).containsOnly("completed");
-      for (EventType t :
-          List.of(
-              EventType.VERIFICATION_STARTED,
-              EventType.CANDIDATE_CREATED,
-              EventType.CANDIDATE_VERIFIED,
-              EventType.CANDIDATE_PROMOTED,
-              EventType.ARTIFACT_PROMOTED,
-              EventType.CANONICAL_ADVANCED,
-              EventType.CHANGE_COMPLETED)) {
-        assertThat(count(events, t)).as(t.wireName()).isEqualTo(1);
-      }
-      assertThat(count(events, EventType.CANDIDATE_REJECTED)).isZero();
-
-      second.toHandle().destroy(); // SIGTERM
-      assertThat(second.waitFor(30, TimeUnit.SECONDS)).as("second core stopped").isTrue();
-      assertThat(secondLines).anyMatch(l -> l.contains("core stopped"));
-      System.out.printf(
-          "CoreWorkflowKillTest: %s case took %d ms%n",
-          type, (System.nanoTime() - testStart) / 1_000_000);
-      return new Run(
-          dbFile, changeId, id, verification, stepsAtKill, stepsAfter, instancesAtKill, events);
-    } catch (Throwable t) {
-      System.out.println("CoreWorkflowKillTest failed; the first core printed:");
-      firstLines.forEach(l -> System.out.println("  1| " + l));
-      System.out.println("the second core printed:");
-      secondLines.forEach(l -> System.out.println("  2| " + l));
-      throw t;
-    } finally {
-      for (Process p : new Process[] {first, second}) {
-        if (p != null && p.isAlive()) {
-          p.destroyForcibly();
-          p.waitFor(30, TimeUnit.SECONDS);
-        }
+                  StreamReader.events(connection, project).stream()
+                      .anyMatch(e -> e.eventType() == EventType.CHANGE_COMPLETED));
+      // change.completed is the last Event of the transaction that completes the Change
+      events = StreamReader.events(connection, project);
+    }
+    Set<String> ids = new HashSet<>();
+    List<String> twice = new ArrayList<>();
+    for (Event e : events) {
+      if (!ids.add(e.eventId())) {
+        twice.add(e.eventId() + " (" + e.eventType().wireName() + ")");
       }
     }
+    assertThat(twice).as("events twice on the stream").isEmpty();
+    LifecycleChecker check = LifecycleChecker.check(graph, changeId, 8, events);
+    assertThat(check.problems).isEmpty();
+    assertThat(check.states.values()).containsOnly("completed");
+    for (EventType t :
+        List.of(
+            EventType.VERIFICATION_STARTED,
+            EventType.CANDIDATE_CREATED,
+            EventType.CANDIDATE_VERIFIED,
+            EventType.CANDIDATE_PROMOTED,
+            EventType.ARTIFACT_PROMOTED,
+            EventType.CANONICAL_ADVANCED,
+            EventType.CHANGE_COMPLETED)) {
+      assertThat(count(events, t)).as(t.wireName()).isEqualTo(1);
+    }
+    assertThat(count(events, EventType.CANDIDATE_REJECTED)).isZero();
+
+    cores.stopSecond();
+    System.out.printf(
+        "CoreWorkflowKillTest: %s case took %d ms%n",
+        type, (System.nanoTime() - testStart) / 1_000_000);
+    return new Run(
+        dbFile, changeId, id, verification, stepsAtKill, stepsAfter, instancesAtKill, events);
   }
 
   /** Three Tasks, the third after the other two, each with its own resource scope. */
@@ -384,24 +346,13 @@ class CoreWorkflowKillTest {
   }
 
   private static String state(String dbFile, String instanceId) throws SQLException {
-    return read(dbFile, "SELECT state FROM workflow_instances WHERE instance_id = ?", instanceId);
+    return CoreTwice.read(
+        dbFile, "SELECT state FROM workflow_instances WHERE instance_id = ?", instanceId);
   }
 
   private static long instanceCount(String dbFile, String type) throws SQLException {
     return Long.parseLong(
-        read(dbFile, "SELECT COUNT(*) FROM workflow_instances WHERE workflow_type = ?", type));
-  }
-
-  /** One value read with plain JDBC, on a connection of its own: this process never writes. */
-  private static String read(String dbFile, String sql, String... args) throws SQLException {
-    try (java.sql.Connection c = DriverManager.getConnection(dbFile);
-        PreparedStatement ps = c.prepareStatement(sql)) {
-      for (int i = 0; i < args.length; i++) {
-        ps.setString(i + 1, args[i]);
-      }
-      try (ResultSet rs = ps.executeQuery()) {
-        return rs.next() ? rs.getString(1) : null;
-      }
-    }
+        CoreTwice.read(
+            dbFile, "SELECT COUNT(*) FROM workflow_instances WHERE workflow_type = ?", type));
   }
 }

@@ -105,41 +105,61 @@ public final class Cli {
     private Table() {}
 
     static String of(Iterable<JsonNode> rows, String... columns) {
-      List<String[]> lines = new ArrayList<>();
-      String[] header = new String[columns.length];
-      for (int i = 0; i < columns.length; i++) {
-        String name = columns[i].substring(columns[i].lastIndexOf('.') + 1);
-        header[i] = name.toUpperCase(java.util.Locale.ROOT);
-      }
-      lines.add(header);
+      List<Line> lines = new ArrayList<>();
+      lines.add(header(columns));
       for (JsonNode row : rows) {
-        String[] line = new String[columns.length];
-        for (int i = 0; i < columns.length; i++) {
-          JsonNode v = row;
-          for (String step : columns[i].split("\\.")) {
-            v = v.path(step);
-          }
-          line[i] =
-              v.isMissingNode() || v.isNull() ? "-" : v.isValueNode() ? v.asText() : v.toString();
-        }
-        lines.add(line);
+        lines.add(line(row, columns));
       }
       int[] widths = new int[columns.length];
-      for (String[] line : lines) {
-        for (int i = 0; i < line.length; i++) {
-          widths[i] = Math.max(widths[i], line[i].length());
+      for (Line line : lines) {
+        for (int i = 0; i < columns.length; i++) {
+          widths[i] = Math.max(widths[i], line.cell(i).length());
         }
       }
       StringBuilder out = new StringBuilder();
-      for (String[] line : lines) {
-        StringBuilder l = new StringBuilder();
-        for (int i = 0; i < line.length; i++) {
-          l.append(
-              i == line.length - 1 ? line[i] : String.format("%-" + widths[i] + "s  ", line[i]));
-        }
-        out.append(l.toString().stripTrailing()).append('\n');
+      for (Line line : lines) {
+        out.append(line.format(widths)).append('\n');
       }
       return out.toString();
+    }
+
+    /** One printed line: a cell per column. */
+    private record Line(List<String> cells) {
+      String cell(int i) {
+        return cells.get(i);
+      }
+
+      /** Each cell padded to its column's width but the last; no trailing blanks. */
+      String format(int[] widths) {
+        StringBuilder l = new StringBuilder();
+        int last = cells.size() - 1;
+        for (int i = 0; i < cells.size(); i++) {
+          l.append(i == last ? cell(i) : String.format("%-" + widths[i] + "s  ", cell(i)));
+        }
+        return l.toString().stripTrailing();
+      }
+    }
+
+    private static Line header(String... columns) {
+      List<String> cells = new ArrayList<>();
+      for (String column : columns) {
+        String name = column.substring(column.lastIndexOf('.') + 1);
+        cells.add(name.toUpperCase(java.util.Locale.ROOT));
+      }
+      return new Line(cells);
+    }
+
+    private static Line line(JsonNode row, String... columns) {
+      List<String> cells = new ArrayList<>();
+      for (String column : columns) {
+        JsonNode v = row;
+        for (String step : column.split("\\.")) {
+          v = v.path(step);
+        }
+        cells.add(
+            v.isMissingNode() || v.isNull() ? "-" : v.isValueNode() ? v.asText() : v.toString());
+      }
+      return new Line(cells);
     }
   }
 }

@@ -129,15 +129,18 @@ public final class IndexConsumer implements QueueHandler<Command> {
           int changed =
               tx.update(
                   "INSERT INTO project_indexes (project_id, generation, state, attempts,"
-                      + " created_at_ms, updated_at_ms) VALUES (?, ?, 'building', 1, ?, ?)"
-                      + " ON CONFLICT (project_id, generation) DO UPDATE SET state = 'building',"
+                      + " created_at_ms, updated_at_ms) VALUES (?, ?, ?, 1, ?, ?)"
+                      + " ON CONFLICT (project_id, generation) DO UPDATE SET state = ?,"
                       + " attempts = project_indexes.attempts + 1,"
                       + " updated_at_ms = excluded.updated_at_ms"
-                      + " WHERE project_indexes.state <> 'ready'",
+                      + " WHERE project_indexes.state <> ?",
                   projectId,
                   generation,
+                  IndexState.BUILDING.dbName(),
                   now,
-                  now);
+                  now,
+                  IndexState.BUILDING.dbName(),
+                  IndexState.READY.dbName());
           if (changed == 0) {
             return 0;
           }
@@ -154,8 +157,9 @@ public final class IndexConsumer implements QueueHandler<Command> {
     database.inTransaction(
         tx ->
             tx.update(
-                "UPDATE project_indexes SET state = 'ready', updated_at_ms = ?"
+                "UPDATE project_indexes SET state = ?, updated_at_ms = ?"
                     + " WHERE project_id = ? AND generation = ?",
+                IndexState.READY.dbName(),
                 now,
                 projectId,
                 generation));
@@ -168,11 +172,12 @@ public final class IndexConsumer implements QueueHandler<Command> {
         tx ->
             tx.update(
                 "UPDATE project_indexes SET last_error = ?, updated_at_ms = ?"
-                    + " WHERE project_id = ? AND generation = ? AND state <> 'ready'",
+                    + " WHERE project_id = ? AND generation = ? AND state <> ?",
                 String.valueOf(e),
                 now,
                 projectId,
-                generation));
+                generation,
+                IndexState.READY.dbName()));
   }
 
   private Outcome purge(Command command) {

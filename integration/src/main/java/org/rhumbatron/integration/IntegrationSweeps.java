@@ -127,7 +127,10 @@ final class IntegrationSweeps {
         log.warn("release.recover: {} has no Workflow; starting it", releaseId);
         starts.sendOrStart(lifecycle.releaseStart(c.projectId(), c.changeId(), releaseId));
       } else if (workflows.retryFailed(releaseId)) {
-        log.warn("release.recover: {} failed ({}); running it again", releaseId, release.state());
+        log.warn(
+            "release.recover: {} failed ({}); running it again",
+            releaseId,
+            release.state().dbName());
       } else {
         log.info("release.recover: {} is {}", releaseId, instance.get().state());
       }

@@ -165,10 +165,11 @@ final class CandidateComposer {
     Set<String> changes = new TreeSet<>();
     for (ClaimRow claim :
         tx.query(
-            "SELECT resource_key, change_id FROM claims WHERE project_id = ? AND state = 'held'"
+            "SELECT resource_key, change_id FROM claims WHERE project_id = ? AND state = ?"
                 + " AND change_id <> ?",
             rs -> new ClaimRow(rs.getString(1), rs.getString(2)),
             change.projectId(),
+            ClaimState.HELD.dbName(),
             change.changeId())) {
       for (String k : keys) {
         if (k.startsWith(claim.key()) || claim.key().startsWith(k)) {

@@ -136,7 +136,7 @@ public final class LifecycleReads {
   }
 
   /** A release of a Change and its state (pending, completed, failed: its Workflow's). */
-  public record Release(String releaseId, String state) {}
+  public record Release(String releaseId, ReleaseState state) {}
 
   /** The releases of a Change that have not completed, oldest generation first. */
   public List<Release> openReleases(String changeId) {
@@ -144,9 +144,10 @@ public final class LifecycleReads {
         tx ->
             tx.query(
                 "SELECT release_id, state FROM releases WHERE change_id = ?"
-                    + " AND state <> 'completed' ORDER BY generation",
-                rs -> new Release(rs.getString(1), rs.getString(2)),
-                changeId));
+                    + " AND state <> ? ORDER BY generation",
+                rs -> new Release(rs.getString(1), ReleaseState.fromDb(rs.getString(2))),
+                changeId,
+                ReleaseState.COMPLETED.dbName()));
   }
 
   /** A generation the root promoted a Change's Candidate to, and its release (null: none). */
@@ -169,10 +170,11 @@ public final class LifecycleReads {
     return database.read(
         tx ->
             tx.queryFirst(
-                "SELECT release_id FROM releases WHERE change_id = ? AND state = 'pending'"
+                "SELECT release_id FROM releases WHERE change_id = ? AND state = ?"
                     + " ORDER BY generation DESC",
                 rs -> rs.getString(1),
-                changeId));
+                changeId,
+                ReleaseState.PENDING.dbName()));
   }
 
   /**

@@ -1,6 +1,7 @@
 package org.rhumbatron.lifecycle;
 
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import org.rhumbatron.lifecycle.workflow.WorkflowState;
@@ -14,12 +15,9 @@ import org.rhumbatron.platform.db.TxWork;
  * router's maintenance runs them beside its own purges; the rows are written and deleted here only.
  */
 public final class LifecycleRetention {
-  private static final String ENDED =
-      "state IN ('"
-          + WorkflowState.COMPLETED.dbName()
-          + "', '"
-          + WorkflowState.FAILED.dbName()
-          + "')";
+  private static final List<String> ENDED_STATES =
+      List.of(WorkflowState.COMPLETED.dbName(), WorkflowState.FAILED.dbName());
+  private static final String ENDED = "state IN (?, ?)";
 
   private LifecycleRetention() {}
 
@@ -63,16 +61,23 @@ public final class LifecycleRetention {
         batch,
         tx -> {
           guard.run(tx);
-          List<String> ids = tx.query(select, rs -> rs.getString(1), before.toEpochMilli());
+          List<String> ids =
+              tx.query(
+                  select,
+                  rs -> rs.getString(1),
+                  ENDED_STATES.get(0),
+                  ENDED_STATES.get(1),
+                  before.toEpochMilli());
           if (ids.isEmpty()) {
             return 0;
           }
           String in = String.join(", ", Collections.nCopies(ids.size(), "?"));
-          Object[] args = ids.toArray();
-          tx.update("DELETE FROM workflow_steps WHERE instance_id IN (" + in + ")", args);
+          tx.update("DELETE FROM workflow_steps WHERE instance_id IN (" + in + ")", ids.toArray());
+          List<Object> args = new ArrayList<>(ids);
+          args.addAll(ENDED_STATES);
           return tx.update(
               "DELETE FROM workflow_instances WHERE instance_id IN (" + in + ") AND " + ENDED,
-              args);
+              args.toArray());
         });
   }
 }

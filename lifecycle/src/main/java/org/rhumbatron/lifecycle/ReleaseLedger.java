@@ -113,13 +113,14 @@ final class ReleaseLedger {
     String releaseId = StableIds.releaseId(change.projectId(), p.generation());
     tx.update(
         "INSERT INTO releases (release_id, project_id, generation, change_id, candidate_id, state,"
-            + " created_at_ms, updated_at_ms) VALUES (?, ?, ?, ?, ?, 'pending', ?, ?)"
+            + " created_at_ms, updated_at_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
             + " ON CONFLICT DO NOTHING",
         releaseId,
         change.projectId(),
         p.generation(),
         change.changeId(),
         p.candidateId(),
+        ReleaseState.PENDING.dbName(),
         p.now(),
         p.now());
     tx.update(
@@ -159,8 +160,8 @@ final class ReleaseLedger {
       String causedBy)
       throws SQLException {
     ReleaseRow row = release(tx, releaseId);
-    String state = ok ? "completed" : "failed";
-    if (state.equals(row.state()) || "completed".equals(row.state())) {
+    ReleaseState state = ok ? ReleaseState.COMPLETED : ReleaseState.FAILED;
+    if (row.state() == state || row.state() == ReleaseState.COMPLETED) {
       return false;
     }
     ChangeInfo change = CandidateEvents.changeOf(tx, row.changeId());
@@ -169,7 +170,7 @@ final class ReleaseLedger {
     tx.update(
         "UPDATE releases SET state = ?, last_error = ?, updated_at_ms = ?, completed_at_ms = ?"
             + " WHERE release_id = ?",
-        state,
+        state.dbName(),
         error,
         now,
         ok ? now : null,
@@ -199,12 +200,18 @@ final class ReleaseLedger {
   }
 
   /** A {@code releases} row; its state (pending, completed, failed) is the release Workflow's. */
-  private record ReleaseRow(String changeId, String candidateId, long generation, String state) {}
+  private record ReleaseRow(
+      String changeId, String candidateId, long generation, ReleaseState state) {}
 
   private static ReleaseRow release(Tx tx, String releaseId) throws SQLException {
     return tx.queryFirst(
             "SELECT change_id, candidate_id, generation, state FROM releases WHERE release_id = ?",
-            rs -> new ReleaseRow(rs.getString(1), rs.getString(2), rs.getLong(3), rs.getString(4)),
+            rs ->
+                new ReleaseRow(
+                    rs.getString(1),
+                    rs.getString(2),
+                    rs.getLong(3),
+                    ReleaseState.fromDb(rs.getString(4))),
             releaseId)
         .orElseThrow(() -> new LifecycleException("unknown release " + releaseId, true));
   }

@@ -67,7 +67,7 @@ final class ResourceLedger implements ShardAlarmWork {
         tx.update(
             "INSERT INTO claims (project_id, resource_key, task_id, attempt, change_id, agent_id,"
                 + " shard, state, acquired_at_ms, expires_at_ms)"
-                + " VALUES (?, ?, ?, ?, ?, ?, ?, 'held', ?, ?) ON CONFLICT DO NOTHING",
+                + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
             ref.projectId(),
             key,
             ref.taskId(),
@@ -75,6 +75,7 @@ final class ResourceLedger implements ShardAlarmWork {
             ref.changeId(),
             ref.agentId(),
             shard.shard(),
+            ClaimState.HELD.dbName(),
             now.toEpochMilli(),
             expires.toEpochMilli());
     if (inserted == 1) {
@@ -90,15 +91,17 @@ final class ResourceLedger implements ShardAlarmWork {
       throws SQLException {
     int moved =
         tx.update(
-            "UPDATE claims SET state = 'released', ended_at_ms = ? WHERE project_id = ?"
+            "UPDATE claims SET state = ?, ended_at_ms = ? WHERE project_id = ?"
                 + " AND resource_key = ? AND task_id = ? AND attempt = ? AND agent_id = ?"
-                + " AND state = 'held'",
+                + " AND state = ?",
+            ClaimState.RELEASED.dbName(),
             clock.millis(),
             ref.projectId(),
             key,
             ref.taskId(),
             ref.attempt(),
-            ref.agentId());
+            ref.agentId(),
+            ClaimState.HELD.dbName());
     if (moved == 1) {
       out.append(
           event(tenantOf(tx, ref.projectId()), shard, ref, EventType.CLAIM_RELEASED, key, null));
@@ -109,13 +112,14 @@ final class ResourceLedger implements ShardAlarmWork {
   static List<HeldClaim> heldClaims(Tx tx, String changeId) throws SQLException {
     return tx.query(
         "SELECT project_id, resource_key, task_id, agent_id, attempt FROM claims"
-            + " WHERE change_id = ? AND state = 'held' ORDER BY resource_key, task_id",
+            + " WHERE change_id = ? AND state = ? ORDER BY resource_key, task_id",
         rs ->
             new HeldClaim(
                 rs.getString(2),
                 new TaskRef(
                     rs.getString(1), changeId, rs.getString(3), rs.getString(4), rs.getInt(5))),
-        changeId);
+        changeId,
+        ClaimState.HELD.dbName());
   }
 
   record HeldClaim(String key, TaskRef ref) {}
@@ -124,13 +128,14 @@ final class ResourceLedger implements ShardAlarmWork {
   public Optional<Instant> nextDue(Tx tx, ResourceShardActor shard) throws SQLException {
     return tx.queryFirst(
             "SELECT MIN(expires_at_ms) FROM claims WHERE project_id = ? AND shard = ?"
-                + " AND state = 'held'",
+                + " AND state = ?",
             rs -> {
               long ms = rs.getLong(1);
               return rs.wasNull() ? null : Instant.ofEpochMilli(ms);
             },
             shard.projectId(),
-            shard.shard())
+            shard.shard(),
+            ClaimState.HELD.dbName())
         .filter(java.util.Objects::nonNull);
   }
 
@@ -142,7 +147,7 @@ final class ResourceLedger implements ShardAlarmWork {
     List<DueClaim> due =
         tx.query(
             "SELECT resource_key, task_id, attempt, change_id, agent_id FROM claims"
-                + " WHERE project_id = ? AND shard = ? AND state = 'held' AND expires_at_ms <= ?"
+                + " WHERE project_id = ? AND shard = ? AND state = ? AND expires_at_ms <= ?"
                 + " ORDER BY expires_at_ms LIMIT "
                 + EXPIRE_PER_ALARM,
             rs ->
@@ -156,6 +161,7 @@ final class ResourceLedger implements ShardAlarmWork {
                         rs.getInt(3))),
             projectId,
             shard.shard(),
+            ClaimState.HELD.dbName(),
             now);
     if (due.isEmpty()) {
       return;
@@ -165,13 +171,15 @@ final class ResourceLedger implements ShardAlarmWork {
       TaskRef ref = claim.ref();
       int moved =
           tx.update(
-              "UPDATE claims SET state = 'expired', ended_at_ms = ? WHERE project_id = ?"
-                  + " AND resource_key = ? AND task_id = ? AND attempt = ? AND state = 'held'",
+              "UPDATE claims SET state = ?, ended_at_ms = ? WHERE project_id = ?"
+                  + " AND resource_key = ? AND task_id = ? AND attempt = ? AND state = ?",
+              ClaimState.EXPIRED.dbName(),
               now,
               projectId,
               claim.key(),
               ref.taskId(),
-              ref.attempt());
+              ref.attempt(),
+              ClaimState.HELD.dbName());
       if (moved == 1) {
         out.append(event(tenant, shard, ref, EventType.CLAIM_EXPIRED, claim.key(), null));
       }

@@ -31,6 +31,7 @@ import java.util.function.Supplier;
 import java.util.function.ToDoubleFunction;
 import org.rhumbatron.agents.WakeConsumer;
 import org.rhumbatron.coordinator.outbox.OutboxPublisher;
+import org.rhumbatron.coordinator.outbox.OutboxRowState;
 import org.rhumbatron.platform.cluster.DutyOwnership;
 import org.rhumbatron.platform.db.Database;
 import org.rhumbatron.platform.eventlog.Subscription;
@@ -322,8 +323,11 @@ final class CoreMetrics implements AutoCloseable {
                 startedAtMs);
             return new Reads(
                 tx.queryLong(
-                    "SELECT COUNT(*) FROM outbox WHERE state IN ('pending', 'retry_wait')"),
-                tx.queryLong("SELECT COUNT(*) FROM outbox WHERE state = 'failed'"),
+                    "SELECT COUNT(*) FROM outbox WHERE state IN (?, ?)",
+                    OutboxRowState.PENDING.column(),
+                    OutboxRowState.RETRY_WAIT.column()),
+                tx.queryLong(
+                    "SELECT COUNT(*) FROM outbox WHERE state = ?", OutboxRowState.FAILED.column()),
                 dead,
                 tx.queryLong(POINTS, metrics, WakeConsumer.FALSE_WAKEUP, startedAtMs),
                 tx.queryLong(POINTS, metrics, CommandCap.DROPPED, startedAtMs),

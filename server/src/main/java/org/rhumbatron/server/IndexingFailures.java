@@ -3,6 +3,7 @@ package org.rhumbatron.server;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.time.Clock;
 import java.util.Optional;
+import org.rhumbatron.indexer.IndexState;
 import org.rhumbatron.platform.db.Database;
 import org.rhumbatron.platform.queue.QueueFailure;
 import org.rhumbatron.platform.queue.QueueListener;
@@ -58,19 +59,22 @@ final class IndexingFailures implements QueueListener<Command> {
               tx.update(
                   "INSERT INTO project_indexes (project_id, generation, state, attempts,"
                       + " last_error, created_at_ms, updated_at_ms)"
-                      + " VALUES (?, ?, 'failed', 0, ?, ?, ?)"
-                      + " ON CONFLICT (project_id, generation) DO UPDATE SET state = 'failed',"
+                      + " VALUES (?, ?, ?, 0, ?, ?, ?)"
+                      + " ON CONFLICT (project_id, generation) DO UPDATE SET state = ?,"
                       + " last_error = excluded.last_error, updated_at_ms = excluded.updated_at_ms"
-                      + " WHERE project_indexes.state <> 'ready'",
+                      + " WHERE project_indexes.state <> ?",
                   command.projectId(),
                   gen,
+                  IndexState.FAILED.dbName(),
                   command.commandType().wireName()
                       + " "
                       + command.commandId()
                       + ": "
                       + failure.reason(),
                   now,
-                  now);
+                  now,
+                  IndexState.FAILED.dbName(),
+                  IndexState.READY.dbName());
               return true;
             });
     if (!recorded) {

@@ -14,20 +14,12 @@ import static org.rhumbatron.platform.config.Setting.probability;
 import static org.rhumbatron.platform.config.Setting.secret;
 import static org.rhumbatron.platform.config.Setting.text;
 
-import java.io.IOException;
-import java.io.Reader;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Collections;
-import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
-import java.util.Set;
 import org.rhumbatron.platform.bucket.BucketStore;
 import org.rhumbatron.protocol.Queue;
 
@@ -307,43 +299,23 @@ public final class Settings {
       Setting<Integer> retries,
       Setting<Duration> retryDelay) {}
 
-  private static Map<Queue, QueueRow> queueRows;
-
   private static QueueRow queueRow(
       Queue queue, int batch, int concurrency, int retries, Duration retryDelay) {
-    String prefix = "queues." + queue.wireName() + ".";
-    QueueRow row =
-        new QueueRow(
-            queue,
-            register(positiveInt(prefix + "batch", batch)),
-            register(positiveInt(prefix + "concurrency", concurrency)),
-            register(intRange(prefix + "retries", retries, 0, 1_000)),
-            register(duration(prefix + "retry-delay", retryDelay)));
-    if (queueRows == null) {
-      queueRows = new EnumMap<>(Queue.class);
-    }
-    queueRows.put(queue, row);
-    return row;
+    return SettingRegistry.queueRow(queue, batch, concurrency, retries, retryDelay);
   }
 
   /** The consumers-table settings of {@code queue}. */
   public static QueueRow queueRow(Queue queue) {
-    return queueRows.get(queue);
+    return SettingRegistry.queueRow(queue);
   }
 
-  private static List<Setting<?>> all;
-
   private static <T> Setting<T> register(Setting<T> setting) {
-    if (all == null) {
-      all = new ArrayList<>();
-    }
-    all.add(setting);
-    return setting;
+    return SettingRegistry.register(setting);
   }
 
   /** Every known setting, in declaration order. */
   public static List<Setting<?>> all() {
-    return Collections.unmodifiableList(all);
+    return SettingRegistry.all();
   }
 
   private final Map<Setting<?>, Object> values;
@@ -367,70 +339,14 @@ public final class Settings {
 
   /** As {@link #load(Path, Map)} over {@code base} instead of the defaults (the demo's). */
   public static Settings load(Settings base, Path file, Map<String, String> env) {
-    Map<String, String> raw = new LinkedHashMap<>();
-    if (file != null) {
-      Properties props = new Properties();
-      try (Reader reader = Files.newBufferedReader(file)) {
-        props.load(reader);
-      } catch (IOException e) {
-        throw SettingsException.unreadableFile(file, e);
-      }
-      for (String key : props.stringPropertyNames()) {
-        raw.put(key, props.getProperty(key));
-      }
-    }
-    refuseUnknownVariables(env);
-    for (Setting<?> s : all) {
-      String fromEnv = env.get(s.envName());
-      if (fromEnv != null) {
-        raw.put(s.key(), fromEnv);
-      }
-    }
-    return base.with(raw);
-  }
-
-  /**
-   * The {@code RHUMBATRON_} variables that are not settings: the CLI's core URL, the launcher's JVM
-   * options, logback's level.
-   */
-  static final Set<String> OTHER_VARIABLES =
-      Set.of("RHUMBATRON_URL", "RHUMBATRON_JAVA_OPTS", "RHUMBATRON_LOG_LEVEL");
-
-  /**
-   * A {@code RHUMBATRON_} variable that names no setting is refused: a mistyped one would otherwise
-   * leave its setting at the default without a word.
-   */
-  static void refuseUnknownVariables(Map<String, String> env) {
-    List<String> known = new ArrayList<>(OTHER_VARIABLES);
-    all.forEach(s -> known.add(s.envName()));
-    for (String name : new java.util.TreeSet<>(env.keySet())) {
-      if (name.startsWith("RHUMBATRON_") && !known.contains(name)) {
-        throw SettingsException.unknownVariable(name, Nearest.of(name, known).orElse(null));
-      }
-    }
+    return base.with(SettingsSources.raw(file, env, all()));
   }
 
   /** A copy with the given raw key/value overrides, each parsed and validated. */
   public Settings with(Map<String, String> overrides) {
-    Map<String, Setting<?>> byKey = new HashMap<>();
-    all.forEach(s -> byKey.put(s.key(), s));
     Map<Setting<?>, Object> next = new HashMap<>(values);
-    overrides.forEach(
-        (key, value) -> {
-          Setting<?> setting = byKey.get(key);
-          if (setting == null) {
-            throw new SettingsException(
-                key,
-                "unknown key"
-                    + Nearest.of(key, byKey.keySet())
-                        .map(k -> "; did you mean " + k + "?")
-                        .orElse(""));
-          }
-          next.put(setting, setting.parse(value));
-        });
-    Settings result = new Settings(next);
-    result.checkConflicts();
-    return result;
+    next.putAll(SettingsSources.parse(overrides, all()));
+    return checked(next);
   }
 
   /** A copy with one typed override (tests use this). */
@@ -441,8 +357,12 @@ public final class Settings {
     }
     Map<Setting<?>, Object> next = new HashMap<>(values);
     next.put(setting, value);
-    Settings result = new Settings(next);
-    result.checkConflicts();
+    return checked(next);
+  }
+
+  private static Settings checked(Map<Setting<?>, Object> values) {
+    Settings result = new Settings(values);
+    SettingsRules.check(result);
     return result;
   }
 
@@ -452,71 +372,10 @@ public final class Settings {
     return value == null ? setting.defaultValue() : (T) value;
   }
 
-  private void checkConflicts() {
-    if (get(CLUSTER_LEASE).compareTo(get(CLUSTER_HEARTBEAT).multipliedBy(2)) < 0) {
-      // One late heartbeat must not cost a node its duties.
-      throw new SettingsException(
-          CLUSTER_LEASE.key(), "must be at least twice " + CLUSTER_HEARTBEAT.key());
-    }
-    if (get(CLUSTER_POLL).compareTo(get(CLUSTER_HEARTBEAT)) > 0) {
-      throw new SettingsException(
-          CLUSTER_POLL.key(), "must not be above " + CLUSTER_HEARTBEAT.key());
-    }
-    if (get(OUTBOX_BACKOFF_MAX).compareTo(get(OUTBOX_BACKOFF_INITIAL)) < 0) {
-      throw new SettingsException(
-          OUTBOX_BACKOFF_MAX.key(), "must not be below " + OUTBOX_BACKOFF_INITIAL.key());
-    }
-    if (get(SETTLE_QUIET_MAX).compareTo(get(SETTLE_QUIET_MIN)) <= 0) {
-      throw new SettingsException(
-          SETTLE_QUIET_MAX.key(), "must be above " + SETTLE_QUIET_MIN.key());
-    }
-    if (get(PROCESSED_EVENTS_KEEP).compareTo(get(EVENT_STREAM_MAX_AGE)) < 0) {
-      // A replayed event (a consumer reset or recreated) must still find its claim, or the
-      // projector would apply it, and write its feed row, a second time.
-      throw new SettingsException(
-          PROCESSED_EVENTS_KEEP.key(), "must not be below " + EVENT_STREAM_MAX_AGE.key());
-    }
-    if (get(DUPLICATE_WINDOW).compareTo(get(EVENT_STREAM_MAX_AGE)) > 0) {
-      // JetStream refuses a stream whose duplicate window is longer than its max age.
-      throw new SettingsException(
-          DUPLICATE_WINDOW.key(), "must not be above " + EVENT_STREAM_MAX_AGE.key());
-    }
-    if (get(DUPLICATE_WINDOW).compareTo(get(COMMAND_STREAM_MAX_AGE)) > 0) {
-      throw new SettingsException(
-          DUPLICATE_WINDOW.key(), "must not be above " + COMMAND_STREAM_MAX_AGE.key());
-    }
-    if (get(DEAD_LETTERS_KEEP_CLOSED).compareTo(get(COMMAND_STREAM_MAX_AGE)) < 0) {
-      // A command COMMANDS still holds can reach the dead-letter queue again; its row keeps that
-      // a repeat (command_id UNIQUE) instead of a new open dead letter.
-      throw new SettingsException(
-          DEAD_LETTERS_KEEP_CLOSED.key(), "must not be below " + COMMAND_STREAM_MAX_AGE.key());
-    }
-    if (get(WORKFLOWS_KEEP_ENDED).compareTo(get(COMMAND_STREAM_MAX_AGE)) < 0) {
-      // A verification.start or release.start COMMANDS still holds must find its instance, or the
-      // engine would run the Workflow a second time.
-      throw new SettingsException(
-          WORKFLOWS_KEEP_ENDED.key(), "must not be below " + COMMAND_STREAM_MAX_AGE.key());
-    }
-    if (get(OUTBOX_KEEP_PUBLISHED).compareTo(get(EVENT_STREAM_MAX_AGE)) >= 0) {
-      throw new SettingsException(
-          OUTBOX_KEEP_PUBLISHED.key(), "must be below " + EVENT_STREAM_MAX_AGE.key());
-    }
-    if (get(MAX_HOLD).compareTo(get(ACK_EXTEND_EVERY)) <= 0) {
-      throw new SettingsException(MAX_HOLD.key(), "must be above " + ACK_EXTEND_EVERY.key());
-    }
-    if (get(AGENT_RUNTIME) == AgentRuntimeKind.WEBHOOK && get(AGENT_WEBHOOK_URL).isEmpty()) {
-      throw new SettingsException(
-          AGENT_WEBHOOK_URL.key(), "must be set when " + AGENT_RUNTIME.key() + " is webhook");
-    }
-    if (get(QUEUE_ACK_WAIT).compareTo(get(ACK_EXTEND_EVERY)) <= 0) {
-      throw new SettingsException(QUEUE_ACK_WAIT.key(), "must be above " + ACK_EXTEND_EVERY.key());
-    }
-  }
-
   /** Every key with its value, for logging at start and for {@code /healthz}-style dumps. */
   public Map<String, Object> describe() {
     Map<String, Object> out = new LinkedHashMap<>();
-    for (Setting<?> s : all) {
+    for (Setting<?> s : all()) {
       out.put(s.key(), s.echoesValue() ? get(s) : "(hidden)");
     }
     return out;

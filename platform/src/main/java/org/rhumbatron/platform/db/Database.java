@@ -1,16 +1,10 @@
 package org.rhumbatron.platform.db;
 
-import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Clock;
-import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.atomic.LongAdder;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The one entry point to the database: SQLite by default, PostgreSQL by URL, the same schema and
@@ -31,14 +25,11 @@ import org.slf4j.LoggerFactory;
  */
 public final class Database implements AutoCloseable {
 
-  private static final Logger log = LoggerFactory.getLogger(Database.class);
-
   private final String url;
   private final Dialect dialect;
   private final ConnectionSource connections;
   private final DatabaseOptions options;
-  private final ThreadLocal<Tx> current = new ThreadLocal<>();
-  private final LongAdder transientRetries = new LongAdder();
+  private final TxRunner runner;
   private final GroupCommit groupCommit;
 
   private Database(
@@ -47,7 +38,17 @@ public final class Database implements AutoCloseable {
     this.dialect = dialect;
     this.connections = connections;
     this.options = options;
+    this.runner = new TxRunner(url, dialect, connections, options);
     this.groupCommit = dialect instanceof SqliteDialect ? new GroupCommit(this, url) : null;
+  }
+
+  /**
+   * The file of a SQLite {@code urlOrPath}, empty for PostgreSQL.
+   *
+   * @throws DatabaseException naming the URL when it is none of those {@link #open} takes
+   */
+  public static java.util.Optional<java.nio.file.Path> sqliteFile(String urlOrPath) {
+    return java.util.Optional.ofNullable(DatabaseUrl.parse(urlOrPath).file());
   }
 
   /**
@@ -58,15 +59,6 @@ public final class Database implements AutoCloseable {
    * @throws DatabaseException naming the URL when it is not one of these, the database cannot be
    *     reached, or a migration fails
    */
-  /**
-   * The file of a SQLite {@code urlOrPath}, empty for PostgreSQL.
-   *
-   * @throws DatabaseException naming the URL when it is none of those {@link #open} takes
-   */
-  public static java.util.Optional<java.nio.file.Path> sqliteFile(String urlOrPath) {
-    return java.util.Optional.ofNullable(DatabaseUrl.parse(urlOrPath).file());
-  }
-
   public static Database open(String urlOrPath) {
     return open(urlOrPath, DatabaseOptions.defaults());
   }
@@ -107,14 +99,14 @@ public final class Database implements AutoCloseable {
    *     same thread (pass the {@link Tx} down instead)
    */
   public <T> T inTransaction(TxWork<T> work) {
-    if (current.get() != null) {
+    if (runner.current() != null) {
       throw new IllegalStateException(
           "inTransaction called inside a transaction of the same database; pass the Tx down");
     }
     if (groupCommit != null) {
       return groupCommit.submit(work);
     }
-    return withRetries(true, work);
+    return runner.run(true, work);
   }
 
   /**
@@ -127,7 +119,7 @@ public final class Database implements AutoCloseable {
    *     same thread
    */
   public <T> CompletableFuture<T> inTransactionAsync(TxWork<T> work) {
-    if (current.get() != null) {
+    if (runner.current() != null) {
       throw new IllegalStateException(
           "inTransactionAsync called inside a transaction of the same database; pass the Tx down");
     }
@@ -135,7 +127,7 @@ public final class Database implements AutoCloseable {
       return groupCommit.submitAsync(work);
     }
     try {
-      return CompletableFuture.completedFuture(withRetries(true, work));
+      return CompletableFuture.completedFuture(runner.run(true, work));
     } catch (RuntimeException | Error e) {
       return CompletableFuture.failedFuture(e);
     }
@@ -167,7 +159,7 @@ public final class Database implements AutoCloseable {
    */
   private boolean runMembers(List<GroupCommit.Pending<?>> batch, boolean savepoints) {
     try {
-      withRetries(
+      runner.run(
           true,
           tx -> {
             for (GroupCommit.Pending<?> p : batch) {
@@ -182,7 +174,9 @@ public final class Database implements AutoCloseable {
                 }
               } catch (SQLException | RuntimeException e) {
                 SQLException transientCause =
-                    e instanceof SQLException s && dialect.isTransient(s) ? s : transientCause(e);
+                    e instanceof SQLException s && dialect.isTransient(s)
+                        ? s
+                        : runner.transientCause(e);
                 if (transientCause != null) {
                   throw transientCause; // the whole batch rolls back and runs again
                 }
@@ -196,7 +190,7 @@ public final class Database implements AutoCloseable {
                   st.execute("ROLLBACK TO member");
                   st.execute("RELEASE member");
                 }
-                p.memberFailed(e instanceof SQLException s ? failure(s) : e);
+                p.memberFailed(e instanceof SQLException s ? runner.failure(s) : e);
               }
             }
             return null;
@@ -222,15 +216,15 @@ public final class Database implements AutoCloseable {
    * transaction and sees its uncommitted writes. The work must not write.
    */
   public <T> T read(TxWork<T> work) {
-    Tx tx = current.get();
+    Tx tx = runner.current();
     if (tx != null) {
       try {
         return work.run(tx);
       } catch (SQLException e) {
-        throw failure(e);
+        throw runner.failure(e);
       }
     }
-    return withRetries(false, work);
+    return runner.run(false, work);
   }
 
   public Dialect dialect() {
@@ -249,7 +243,12 @@ public final class Database implements AutoCloseable {
 
   /** How many times a transaction was rerun after a transient error, since open. */
   public long transientRetries() {
-    return transientRetries.sum();
+    return runner.transientRetries();
+  }
+
+  /** How many write transactions committed more than one caller's work (SQLite group commit). */
+  public long groupCommits() {
+    return groupCommit == null ? 0 : groupCommit.groupCommits();
   }
 
   @Override
@@ -263,147 +262,5 @@ public final class Database implements AutoCloseable {
   @Override
   public String toString() {
     return "Database[" + url + "]";
-  }
-
-  private <T> T withRetries(boolean write, TxWork<T> work) {
-    for (int attempt = 1; ; attempt++) {
-      try {
-        return attemptOnce(write, work);
-      } catch (TransientFailure f) {
-        if (attempt >= options.maxAttempts()) {
-          throw new DatabaseException(
-              "gave up after "
-                  + attempt
-                  + " attempts on a transient error in "
-                  + url
-                  + ": "
-                  + SqlErrors.describe(f.cause),
-              f.cause);
-        }
-        transientRetries.increment();
-        log.debug("transient error on {} (attempt {}): {}", url, attempt, f.cause.getMessage());
-        pause(options.backoff(attempt, ThreadLocalRandom.current().nextDouble()));
-      }
-    }
-  }
-
-  private <T> T attemptOnce(boolean write, TxWork<T> work) {
-    Connection c = acquire(write);
-    try {
-      return runIn(c, write, work);
-    } finally {
-      if (write) {
-        connections.releaseWriter(c);
-      } else {
-        connections.releaseReader(c);
-      }
-    }
-  }
-
-  /** How many write transactions committed more than one caller's work (SQLite group commit). */
-  public long groupCommits() {
-    return groupCommit == null ? 0 : groupCommit.groupCommits();
-  }
-
-  private <T> T runIn(Connection c, boolean write, TxWork<T> work) {
-    boolean begun = false;
-    try {
-      if (write) {
-        dialect.beginWrite(c);
-      } else {
-        dialect.beginRead(c);
-      }
-      begun = true;
-      T result;
-      current.set(new Tx(c, dialect, connections.statements(c)));
-      try {
-        result = work.run(current.get());
-      } finally {
-        current.remove();
-      }
-      if (write) {
-        dialect.commit(c);
-      } else {
-        dialect.endRead(c);
-      }
-      return result;
-    } catch (SQLException e) {
-      if (begun) {
-        rollbackQuietly(c, write, e);
-      }
-      if (dialect.isTransient(e)) {
-        throw new TransientFailure(e);
-      }
-      throw failure(e);
-    } catch (RuntimeException | Error e) {
-      if (begun) {
-        rollbackQuietly(c, write, e);
-      }
-      // A transient SQLException that the work wrapped (or a nested read reported) still retries.
-      SQLException transientCause = transientCause(e);
-      if (transientCause != null) {
-        throw new TransientFailure(transientCause);
-      }
-      throw e;
-    }
-  }
-
-  private SQLException transientCause(Throwable e) {
-    for (Throwable t = e.getCause(); t != null && t != t.getCause(); t = t.getCause()) {
-      if (t instanceof SQLException s && dialect.isTransient(s)) {
-        return s;
-      }
-    }
-    return null;
-  }
-
-  private Connection acquire(boolean write) {
-    try {
-      return write ? connections.acquireWriter() : connections.acquireReader();
-    } catch (SQLException e) {
-      if (dialect.isTransient(e)) {
-        throw new TransientFailure(e);
-      }
-      throw new DatabaseException("no connection to " + url + ": " + SqlErrors.describe(e), e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new DatabaseException("interrupted while waiting for a connection to " + url, e);
-    }
-  }
-
-  private void rollbackQuietly(Connection c, boolean write, Throwable cause) {
-    try {
-      if (write) {
-        dialect.rollback(c);
-      } else {
-        dialect.endRead(c);
-      }
-    } catch (SQLException e) {
-      // A failed COMMIT may already have ended the transaction; keep the first error.
-      cause.addSuppressed(e);
-    }
-  }
-
-  private DatabaseException failure(SQLException e) {
-    return new DatabaseException("SQL error on " + url + ": " + SqlErrors.describe(e), e);
-  }
-
-  private static void pause(Duration d) {
-    try {
-      Thread.sleep(d.toMillis(), (int) (d.toNanos() % 1_000_000));
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new DatabaseException("interrupted while backing off a transient error", e);
-    }
-  }
-
-  /** Internal signal: the attempt hit a transient error and was rolled back. */
-  private static final class TransientFailure extends RuntimeException {
-    final SQLException cause;
-
-    TransientFailure(SQLException cause) {
-      super(null, cause, false, false);
-      this.cause = cause;
-    }
   }
 }

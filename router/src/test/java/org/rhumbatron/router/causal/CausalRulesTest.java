@@ -16,6 +16,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.rhumbatron.lifecycle.ModelRouted;
 import org.rhumbatron.lifecycle.TaskInfo;
@@ -24,6 +25,7 @@ import org.rhumbatron.protocol.Event;
 import org.rhumbatron.protocol.EventType;
 import org.rhumbatron.router.causal.LocalMessagesApi.Answer;
 import org.rhumbatron.testkit.db.TestDatabase;
+import org.rhumbatron.testkit.db.TestDatabases;
 import org.rhumbatron.testkit.nats.NatsServerExtension;
 
 /**
@@ -32,18 +34,34 @@ import org.rhumbatron.testkit.nats.NatsServerExtension;
  * path:docs/readme.md}) of Change A and {@code other} ({@code path:other/}) of Change B. Resource
  * Events are written by the Agent of {@code other} unless a row says otherwise.
  */
-abstract class CausalRulesContract {
+class CausalRulesTest {
   @RegisterExtension static final NatsServerExtension nats = new NatsServerExtension();
 
-  abstract TestDatabase db();
-
+  private TestDatabase db;
   private CausalFixture c;
+
+  /** The fixture on a fresh database of {@code kind}, closed after the test. */
+  private CausalFixture fixture(TestDatabase.Kind kind) throws Exception {
+    db = TestDatabases.create(kind);
+    c = new CausalFixture(nats.url(), db.url(), Map.of());
+    return c;
+  }
 
   @AfterEach
   void close() {
     if (c != null) {
       c.close();
     }
+    if (db != null) {
+      db.close();
+    }
+  }
+
+  /** Each row once per database kind, SQLite first. */
+  private static Stream<Arguments> onEachDatabase(Stream<?> rows) {
+    List<?> all = rows.toList();
+    return Stream.of(TestDatabase.Kind.values())
+        .flatMap(kind -> all.stream().map(row -> Arguments.of(kind, row)));
   }
 
   /**
@@ -236,10 +254,14 @@ abstract class CausalRulesContract {
         .map(Arguments::of);
   }
 
-  @ParameterizedTest(name = "{0}")
-  @MethodSource("rows")
-  void routes(Row row) throws Exception {
-    c = new CausalFixture(nats.url(), db().url(), Map.of());
+  static Stream<Arguments> rowsOnEachDatabase() {
+    return onEachDatabase(rows().map(a -> a.get()[0]));
+  }
+
+  @ParameterizedTest(name = "{0}: {1}")
+  @MethodSource("rowsOnEachDatabase")
+  void routes(TestDatabase.Kind kind, Row row) throws Exception {
+    fixture(kind);
     List<String> asked = new CopyOnWriteArrayList<>();
     PrefixOverlapJudge judge =
         (e, m) -> {
@@ -291,9 +313,10 @@ abstract class CausalRulesContract {
    * Three resource Events of one batch that each overlap {@code api} exactly, and one that overlaps
    * {@code ui}: one wake for each Agent, named by the first Event that wakes it, counted once.
    */
-  @org.junit.jupiter.api.Test
-  void aBatchWakesEachAgentOnce() throws Exception {
-    c = new CausalFixture(nats.url(), db().url(), Map.of());
+  @ParameterizedTest
+  @EnumSource(TestDatabase.Kind.class)
+  void aBatchWakesEachAgentOnce(TestDatabase.Kind kind) throws Exception {
+    fixture(kind);
     List<Event> batch =
         List.of(
             c.resourceEvent(EventType.INTENT_DECLARED, "path:src/api/", "other"),
@@ -383,10 +406,14 @@ abstract class CausalRulesContract {
         .map(Arguments::of);
   }
 
-  @ParameterizedTest(name = "Clef-flash: {0}")
-  @MethodSource("clefFlashRows")
-  void routesAPrefixOverlapByClefFlash(ClefRow row) throws Exception {
-    c = new CausalFixture(nats.url(), db().url(), Map.of());
+  static Stream<Arguments> clefFlashRowsOnEachDatabase() {
+    return onEachDatabase(clefFlashRows().map(a -> a.get()[0]));
+  }
+
+  @ParameterizedTest(name = "{0}: Clef-flash: {1}")
+  @MethodSource("clefFlashRowsOnEachDatabase")
+  void routesAPrefixOverlapByClefFlash(TestDatabase.Kind kind, ClefRow row) throws Exception {
+    fixture(kind);
     try (LocalMessagesApi api = LocalMessagesApi.start()) {
       api.enqueue(row.answer());
       Settings settings = ClefFlashFixture.settings(api, Map.of());
