@@ -488,13 +488,10 @@ final class RouterBench {
         && System.nanoTime() < waitUntil) {
       LockSupport.parkNanos(1_000_000);
     }
-    long[] out =
-        publishedAt.entrySet().stream()
-            .filter(en -> appliedAtNanos.containsKey(en.getKey()))
-            .mapToLong(en -> appliedAtNanos.get(en.getKey()) - en.getValue())
-            .toArray();
-    Arrays.sort(out);
-    return out;
+    return publishedAt.entrySet().stream()
+        .filter(en -> appliedAtNanos.containsKey(en.getKey()))
+        .mapToLong(en -> appliedAtNanos.get(en.getKey()) - en.getValue())
+        .toArray();
   }
 
   private void publish(JetStreamEventLog log, List<Event> events) {
