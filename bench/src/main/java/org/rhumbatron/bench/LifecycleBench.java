@@ -1,10 +1,12 @@
 package org.rhumbatron.bench;
 
+import static org.rhumbatron.bench.BenchRounds.each;
+import static org.rhumbatron.bench.BenchRounds.median;
+
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.nats.client.Connection;
-import io.nats.client.JetStreamApiException;
 import io.nats.client.JetStreamManagement;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -28,8 +30,6 @@ import org.rhumbatron.platform.jetstream.JetStreamConnections;
 import org.rhumbatron.platform.jetstream.JetStreamTopology;
 import org.rhumbatron.protocol.EnvelopeCodec;
 import org.rhumbatron.protocol.Event;
-import org.rhumbatron.protocol.EventStreams;
-import org.rhumbatron.protocol.Queue;
 import org.rhumbatron.workload.LatencyStats;
 import org.rhumbatron.workload.LifecycleWorkload;
 
@@ -118,14 +118,15 @@ final class LifecycleBench {
     try (Connection nats = JetStreamConnections.connect(natsUrl, "rhumbatron-bench-lifecycle")) {
       JetStreamManagement jsm = nats.jetStreamManagement();
       if (!ownServer) {
-        refuseBusyServer(jsm); // before the bench changes anything on the server or in --db
+        // before the bench changes anything on the server or in --db
+        BenchStreams.refuseBusyServer(jsm);
       }
       new JetStreamTopology(nats, settings).ensure();
-      clear(jsm);
+      BenchStreams.clear(jsm);
       try {
         return measure(settings);
       } finally {
-        clear(jsm); // as it found them: the next bench on this server is not refused
+        BenchStreams.clear(jsm); // as it found them: the next bench on this server is not refused
       }
     }
   }
@@ -164,8 +165,8 @@ final class LifecycleBench {
     out.put("auto_approve", settings.get(Settings.AUTO_APPROVE));
     out.put("warmup_seconds", warmup.toSeconds());
     out.put("warmup_rounds", warmRounds);
-    out.put("changes_per_s", round(each(measured, Round::changesPerSecond), 1));
-    out.put("tasks_per_s", round(each(measured, Round::tasksPerSecond), 1));
+    out.put("changes_per_s", median(each(measured, Round::changesPerSecond), 1));
+    out.put("tasks_per_s", median(each(measured, Round::tasksPerSecond), 1));
 
     ObjectNode wake = out.putObject("completed_to_next_wake_ms");
     LatencyStats.put(wake, pooled(measured, Round::completedToWoken), 50, 99);
@@ -179,7 +180,7 @@ final class LifecycleBench {
       node.put("p99", LatencyStats.millis(LatencyStats.percentile(samples, 99)));
     }
 
-    out.put("completed_changes_per_s", round(each(measured, Round::completedPerSecond), 1));
+    out.put("completed_changes_per_s", median(each(measured, Round::completedPerSecond), 1));
     LatencyStats.put(
         out.putObject("created_to_completed_ms"),
         pooled(measured, Round::createdToCompleted),
@@ -199,7 +200,7 @@ final class LifecycleBench {
     ObjectNode outbox = out.putObject("outbox");
     outbox.put("rows_per_round", Math.round(median(each(measured, r -> r.outboxRows()))));
     outbox.put("published_per_round", Math.round(median(each(measured, r -> r.published()))));
-    outbox.put("published_per_s", round(each(measured, Round::publishedPerSecond), 1));
+    outbox.put("published_per_s", median(each(measured, Round::publishedPerSecond), 1));
     ObjectNode commit = outbox.putObject("commit_to_published_ms");
     LatencyStats.put(commit, pooled(measured, Round::commitToPublished), 50, 99);
 
@@ -209,9 +210,9 @@ final class LifecycleBench {
 
     ObjectNode cpu = out.putObject("cpu_us_per_event");
     cpu.put("includes_nats_server", CpuTime.countsChildren());
-    cpu.put("round", round(each(measured, Round::cpuMicrosPerEvent), 1));
-    cpu.put("of_which_nats_server", round(each(measured, Round::serverCpuMicrosPerEvent), 1));
-    out.put("cores_busy", round(each(measured, Round::coresBusy), 2));
+    cpu.put("round", median(each(measured, Round::cpuMicrosPerEvent), 1));
+    cpu.put("of_which_nats_server", median(each(measured, Round::serverCpuMicrosPerEvent), 1));
+    out.put("cores_busy", median(each(measured, Round::coresBusy), 2));
     out.put("cores", Runtime.getRuntime().availableProcessors());
 
     ObjectNode each = out.putObject("rounds");
@@ -653,56 +654,6 @@ final class LifecycleBench {
     }
   }
 
-  /** The server holds no queue or router state of another core: streams empty, no consumers. */
-  static void refuseBusyServer(JetStreamManagement jsm) throws Exception {
-    List<String> kept = new ArrayList<>();
-    List<String> existing = jsm.getStreamNames();
-    List<String> streams = new ArrayList<>(List.of(Queue.STREAM_NAME));
-    for (int s = 0; s < EventStreams.STREAM_COUNT; s++) {
-      streams.add(EventStreams.streamName(s));
-    }
-    for (String stream : streams) {
-      if (!existing.contains(stream)) {
-        continue; // not made yet: nothing kept in it
-      }
-      var state = jsm.getStreamInfo(stream).getStreamState();
-      if (state.getMsgCount() > 0 || state.getConsumerCount() > 0) {
-        kept.add(
-            stream
-                + " holds "
-                + state.getMsgCount()
-                + " messages and "
-                + state.getConsumerCount()
-                + " consumers");
-      }
-    }
-    if (!kept.isEmpty()) {
-      throw new IllegalStateException(
-          "bench lifecycle runs a core of its own, and purges the COMMANDS and event streams and"
-              + " deletes their consumers after it; on this server "
-              + String.join(", ", kept)
-              + " (a core runs or ran here): leave out --nats to run a private nats-server");
-    }
-  }
-
-  /** Purges COMMANDS and the 8 event streams and deletes their consumers. */
-  static void clear(JetStreamManagement jsm) throws IOException, JetStreamApiException {
-    List<String> streams = new ArrayList<>(List.of(Queue.STREAM_NAME));
-    for (int s = 0; s < EventStreams.STREAM_COUNT; s++) {
-      streams.add(EventStreams.streamName(s));
-    }
-    for (String stream : streams) {
-      for (String consumer : jsm.getConsumerNames(stream)) {
-        try {
-          jsm.deleteConsumer(stream, consumer);
-        } catch (JetStreamApiException gone) {
-          // deleted meanwhile: nothing to delete
-        }
-      }
-      jsm.purgeStream(stream);
-    }
-  }
-
   /** A JSON array of strings (tasks.depends_on). */
   private static List<String> strings(String json) {
     try {
@@ -728,20 +679,6 @@ final class LifecycleBench {
 
   private static long[] pooled(List<Round> rounds, java.util.function.Function<Round, long[]> of) {
     return rounds.stream().flatMapToLong(r -> Arrays.stream(of.apply(r))).toArray();
-  }
-
-  private static List<Double> each(List<Round> rounds, ToDoubleFunction<Round> figure) {
-    return rounds.stream().map(figure::applyAsDouble).toList();
-  }
-
-  private static double median(List<Double> values) {
-    return BenchRounds.median(values);
-  }
-
-  /** The median of {@code values} to {@code digits} decimals. */
-  private static double round(List<Double> values, int digits) {
-    double scale = Math.pow(10, digits);
-    return Math.round(median(values) * scale) / scale;
   }
 
   private static void putEach(

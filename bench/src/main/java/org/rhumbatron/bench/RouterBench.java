@@ -1,5 +1,8 @@
 package org.rhumbatron.bench;
 
+import static org.rhumbatron.bench.BenchRounds.each;
+import static org.rhumbatron.bench.BenchRounds.median;
+
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -24,7 +27,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
-import java.util.function.ToDoubleFunction;
 import org.rhumbatron.coordinator.Coordinator;
 import org.rhumbatron.coordinator.outbox.StreamNudges;
 import org.rhumbatron.platform.config.Settings;
@@ -231,9 +233,9 @@ final class RouterBench {
       ObjectNode busy = out.putObject("cores_busy");
       measured.forEach(
           (phase, rounds) -> {
-            cpu.put(phase, round(each(rounds, p -> p.cpuMicrosPerEvent(count)), 1));
-            serverCpu.put(phase, round(each(rounds, p -> p.serverCpuMicrosPerEvent(count)), 1));
-            busy.put(phase, round(each(rounds, Phase::coresBusy), 2));
+            cpu.put(phase, median(each(rounds, p -> p.cpuMicrosPerEvent(count)), 1));
+            serverCpu.put(phase, median(each(rounds, p -> p.serverCpuMicrosPerEvent(count)), 1));
+            busy.put(phase, median(each(rounds, Phase::coresBusy), 2));
           });
       out.put("cores", Runtime.getRuntime().availableProcessors());
       ObjectNode latency = out.putObject("publish_to_applied_ms");
@@ -333,16 +335,6 @@ final class RouterBench {
         CpuTime.childrenNanosNow() - children);
   }
 
-  private static List<Double> each(List<Phase> rounds, ToDoubleFunction<Phase> figure) {
-    return rounds.stream().map(figure::applyAsDouble).toList();
-  }
-
-  /** The median of {@code values} to {@code digits} decimals. */
-  private static double round(List<Double> values, int digits) {
-    double scale = Math.pow(10, digits);
-    return Math.round(BenchRounds.median(values) * scale) / scale;
-  }
-
   /** Purges the 8 event streams and deletes the router's consumers and the raw one on them. */
   private static void clearEventStreams(JetStreamManagement jsm) throws Exception {
     for (int s = 0; s < EventStreams.STREAM_COUNT; s++) {
@@ -361,23 +353,7 @@ final class RouterBench {
    * own, only when they hold nothing (or with --purge), so that it never drops a core's events.
    */
   private static void refuseKeptEvents(JetStreamManagement jsm) throws Exception {
-    List<String> kept = new ArrayList<>();
-    List<String> existing = jsm.getStreamNames();
-    for (int s = 0; s < EventStreams.STREAM_COUNT; s++) {
-      if (!existing.contains(EventStreams.streamName(s))) {
-        continue; // not made yet: nothing kept in it
-      }
-      var state = jsm.getStreamInfo(EventStreams.streamName(s)).getStreamState();
-      if (state.getMsgCount() > 0 || state.getConsumerCount() > 0) {
-        kept.add(
-            EventStreams.streamName(s)
-                + " holds "
-                + state.getMsgCount()
-                + " messages and "
-                + state.getConsumerCount()
-                + " consumers");
-      }
-    }
+    List<String> kept = BenchStreams.kept(jsm, BenchStreams.eventStreams());
     if (!kept.isEmpty()) {
       throw new IllegalStateException(
           "bench router purges the 8 event streams and deletes their consumers, and "

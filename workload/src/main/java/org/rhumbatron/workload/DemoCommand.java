@@ -21,14 +21,12 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
 import org.rhumbatron.platform.bucket.BucketStore;
-import org.rhumbatron.platform.config.Setting;
 import org.rhumbatron.platform.config.Settings;
 import org.rhumbatron.server.CoreCommand;
 import org.rhumbatron.server.CoreConfig;
 import org.rhumbatron.server.CoreService;
 import org.rhumbatron.server.DataDirLock;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.Option;
 
 /**
@@ -79,7 +77,7 @@ public final class DemoCommand implements Callable<Integer> {
 
   @Option(
       names = "--duration",
-      converter = DurationConverter.class,
+      converter = PositiveDuration.class,
       description =
           "Stop creating Changes after this long (30s, 5m); those created run to the end.")
   Duration duration;
@@ -441,17 +439,5 @@ public final class DemoCommand implements Callable<Integer> {
         }
       }
     };
-  }
-
-  /** {@code 30s}, {@code 5m}, {@code 500ms}, {@code 2h} or ISO-8601, as in the settings. */
-  static final class DurationConverter implements ITypeConverter<Duration> {
-    @Override
-    public Duration convert(String value) {
-      Duration d = Setting.parseDuration(value);
-      if (d.isNegative() || d.isZero()) {
-        throw new IllegalArgumentException("a positive duration like 30s, 5m or PT30S");
-      }
-      return d;
-    }
   }
 }
