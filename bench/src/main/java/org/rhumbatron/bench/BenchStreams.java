@@ -76,4 +76,14 @@ final class BenchStreams {
       jsm.purgeStream(stream);
     }
   }
+
+  /** Deletes {@code durable} on {@code stream} if it is there. */
+  static void deleteConsumer(JetStreamManagement jsm, String stream, String durable)
+      throws IOException {
+    try {
+      jsm.deleteConsumer(stream, durable);
+    } catch (JetStreamApiException absent) {
+      // Not there yet: nothing to delete.
+    }
+  }
 }
