@@ -1,13 +1,18 @@
 package org.rhumbatron.bench;
 
-import java.nio.file.Files;
-import java.nio.file.Path;
+import static org.rhumbatron.bench.BenchOptions.require;
+
 import java.time.Duration;
 import java.util.concurrent.Callable;
+import org.rhumbatron.bench.BenchOptions.Common;
+import org.rhumbatron.bench.BenchOptions.Latency;
+import org.rhumbatron.bench.BenchOptions.Rounds;
+import org.rhumbatron.bench.BenchOptions.ScopesConverter;
+import org.rhumbatron.bench.BenchOptions.Warmup;
 import org.rhumbatron.platform.db.Database;
-import org.rhumbatron.platform.natsserver.PrivateNatsServer;
 import org.rhumbatron.workload.LifecycleWorkload;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -35,51 +40,6 @@ public final class BenchCommand implements Runnable {
     new picocli.CommandLine(this).usage(System.out);
   }
 
-  /** Options every benchmark shares. */
-  static final class Common {
-    @Option(names = "--nats", description = "NATS URL; without it a private nats-server runs.")
-    String nats;
-
-    @Option(names = "--data", defaultValue = "data/bench", description = "Data directory.")
-    Path data;
-
-    @Option(names = "--db", description = "Database URL (default: a fresh SQLite file in --data).")
-    String db;
-
-    /** What one benchmark runs, given the NATS URL and the database URL; returns its JSON. */
-    @FunctionalInterface
-    interface Bench {
-      String run(String natsUrl, String dbUrl) throws Exception;
-    }
-
-    /**
-     * Runs {@code bench} against {@code --nats}, or a private nats-server under {@code --data},
-     * with {@code --db} or a fresh SQLite file {@code bench-<name>-<pid>.db}, and prints its JSON.
-     */
-    int run(String name, Bench bench) throws Exception {
-      Files.createDirectories(data);
-      PrivateNatsServer server = null;
-      String url = nats;
-      if (url == null) {
-        server = PrivateNatsServer.start(data, 0);
-        url = server.url();
-      }
-      try {
-        String dbUrl =
-            db != null
-                ? db
-                : data.resolve("bench-" + name + "-" + ProcessHandle.current().pid() + ".db")
-                    .toString();
-        System.out.println(bench.run(url, dbUrl));
-        return 0;
-      } finally {
-        if (server != null) {
-          server.close();
-        }
-      }
-    }
-  }
-
   @Command(
       name = "outbox",
       mixinStandardHelpOptions = true,
@@ -87,7 +47,7 @@ public final class BenchCommand implements Runnable {
           "State changes (one transaction, one Event) committed and published per second, beside"
               + " raw JetStream async publish in the same run, and commit-to-PubAck latency.")
   static final class Outbox implements Callable<Integer> {
-    @picocli.CommandLine.Mixin Common common = new Common();
+    @Mixin Common common = new Common();
 
     @Option(names = "--count", defaultValue = "20000", description = "State changes per phase.")
     int count;
@@ -95,22 +55,9 @@ public final class BenchCommand implements Runnable {
     @Option(names = "--actors", defaultValue = "64", description = "Writing actors (shards).")
     int actors;
 
-    @Option(names = "--latency-seconds", defaultValue = "5", description = "Latency phase length.")
-    int latencySeconds;
-
-    @Option(
-        names = "--rounds",
-        defaultValue = "3",
-        description = "Alternating raw and outbox rounds; the figures are their medians.")
-    int rounds;
-
-    @Option(
-        names = "--warmup-seconds",
-        defaultValue = "10",
-        description =
-            "Both paths run in turn for at least this long (and twice) before the rounds, so that"
-                + " the JIT has compiled them.")
-    int warmupSeconds;
+    @Mixin Latency latency = new Latency();
+    @Mixin Rounds rounds = new Rounds();
+    @Mixin Warmup warmup = new Warmup();
 
     @Option(
         names = "--acks",
@@ -122,9 +69,8 @@ public final class BenchCommand implements Runnable {
 
     @Override
     public Integer call() throws Exception {
-      require(this, rounds >= 1, "--rounds must be at least 1, was " + rounds);
-      require(
-          this, warmupSeconds >= 0, "--warmup-seconds must not be negative, was " + warmupSeconds);
+      int measured = rounds.checked(this);
+      Duration warm = warmup.checked(this);
       require(
           this,
           acks.equals("nats") || acks.equals("in-process"),
@@ -137,9 +83,9 @@ public final class BenchCommand implements Runnable {
                       db,
                       count,
                       actors,
-                      latencySeconds,
-                      rounds,
-                      Duration.ofSeconds(warmupSeconds),
+                      latency.latencySeconds,
+                      measured,
+                      warm,
                       acks.equals("in-process"))
                   .run());
     }
@@ -155,7 +101,7 @@ public final class BenchCommand implements Runnable {
               + " deletes their router consumers, before and after; on a --nats server whose"
               + " event streams hold messages or consumers, only with --purge.")
   static final class Router implements Callable<Integer> {
-    @picocli.CommandLine.Mixin Common common = new Common();
+    @Mixin Common common = new Common();
 
     @Option(names = "--count", defaultValue = "20000", description = "Events per phase.")
     int count;
@@ -163,14 +109,8 @@ public final class BenchCommand implements Runnable {
     @Option(names = "--projects", defaultValue = "8", description = "Projects per stream.")
     int projects;
 
-    @Option(names = "--latency-seconds", defaultValue = "5", description = "Latency phase length.")
-    int latencySeconds;
-
-    @Option(
-        names = "--rounds",
-        defaultValue = "3",
-        description = "Measured rounds (raw, one stream, eight streams); figures are medians.")
-    int rounds;
+    @Mixin Latency latency = new Latency();
+    @Mixin Rounds rounds = new Rounds();
 
     @Option(
         names = "--purge",
@@ -181,12 +121,13 @@ public final class BenchCommand implements Runnable {
 
     @Override
     public Integer call() throws Exception {
-      require(this, rounds >= 1, "--rounds must be at least 1, was " + rounds);
-      boolean ownServer = common.nats == null;
+      int measured = rounds.checked(this);
+      boolean purgeAllowed = purge || common.ownServer();
       return common.run(
           "router",
           (url, db) ->
-              new RouterBench(url, db, count, projects, latencySeconds, rounds, purge || ownServer)
+              new RouterBench(
+                      url, db, count, projects, latency.latencySeconds, measured, purgeAllowed)
                   .run());
     }
   }
@@ -198,7 +139,7 @@ public final class BenchCommand implements Runnable {
           "Commands per second through a no-op queue handler for one queue and for all queues,"
               + " beside raw fetch+ack of a bare pull consumer in the same run.")
   static final class Commands implements Callable<Integer> {
-    @picocli.CommandLine.Mixin Common common = new Common();
+    @Mixin Common common = new Common();
 
     @Option(names = "--count", defaultValue = "20000", description = "Commands per phase.")
     int count;
@@ -221,7 +162,7 @@ public final class BenchCommand implements Runnable {
               + " figures of the same rounds. On a --nats server, only while its COMMANDS and"
               + " event streams hold no messages or consumers (no core).")
   static final class Lifecycle implements Callable<Integer> {
-    @picocli.CommandLine.Mixin Common common = new Common();
+    @Mixin Common common = new Common();
 
     @Option(names = "--changes", defaultValue = "20", description = "Changes per round.")
     int changes;
@@ -229,11 +170,7 @@ public final class BenchCommand implements Runnable {
     @Option(names = "--projects", defaultValue = "4", description = "Projects per round.")
     int projects;
 
-    @Option(
-        names = "--rounds",
-        defaultValue = "3",
-        description = "Measured rounds, after the warm-up rounds; the figures are medians.")
-    int rounds;
+    @Mixin Rounds rounds = new Rounds();
 
     @Option(
         names = "--scopes",
@@ -244,13 +181,7 @@ public final class BenchCommand implements Runnable {
                 + " wait for conflict reviews; disjoint: each Change in folders of its own.")
     LifecycleWorkload.Scopes scopes;
 
-    @Option(
-        names = "--warmup-seconds",
-        defaultValue = "10",
-        description =
-            "Warm-up rounds (full size, not measured) run for at least this long, and at least"
-                + " one, so that the JIT has compiled the path.")
-    int warmupSeconds;
+    @Mixin Warmup warmup = new Warmup();
 
     @Option(
         names = "--nodes",
@@ -265,7 +196,7 @@ public final class BenchCommand implements Runnable {
 
     @Override
     public Integer call() throws Exception {
-      require(this, rounds >= 1, "--rounds must be at least 1, was " + rounds);
+      int measured = rounds.checked(this);
       require(this, changes >= 1, "--changes must be at least 1, was " + changes);
       require(this, nodes >= 1, "--nodes must be at least 1, was " + nodes);
       if (nodes > 1 && (common.db == null || Database.sqliteFile(common.db).isPresent())) {
@@ -276,9 +207,8 @@ public final class BenchCommand implements Runnable {
                 nodes, common.db == null ? "the default (a file in --data)" : common.db));
       }
       require(this, projects >= 1, "--projects must be at least 1, was " + projects);
-      require(
-          this, warmupSeconds >= 0, "--warmup-seconds must not be negative, was " + warmupSeconds);
-      boolean ownServer = common.nats == null;
+      Duration warm = warmup.checked(this);
+      boolean ownServer = common.ownServer();
       return common.run(
           "lifecycle",
           (url, db) ->
@@ -288,27 +218,12 @@ public final class BenchCommand implements Runnable {
                       db,
                       changes,
                       projects,
-                      rounds,
-                      Duration.ofSeconds(warmupSeconds),
+                      measured,
+                      warm,
                       ownServer,
                       scopes,
                       nodes)
                   .run());
-    }
-  }
-
-  /** {@code shared} or {@code disjoint}; anything else is refused naming both. */
-  static final class ScopesConverter
-      implements picocli.CommandLine.ITypeConverter<LifecycleWorkload.Scopes> {
-    @Override
-    public LifecycleWorkload.Scopes convert(String value) {
-      for (LifecycleWorkload.Scopes s : LifecycleWorkload.Scopes.values()) {
-        if (s.name().equalsIgnoreCase(value)) {
-          return s;
-        }
-      }
-      throw new picocli.CommandLine.TypeConversionException(
-          "'" + value + "' is not one of shared, disjoint");
     }
   }
 
@@ -321,7 +236,7 @@ public final class BenchCommand implements Runnable {
               + " purged tables, and reports the bytes each Event leaves and the size after the"
               + " horizon. Runs its own nats-server: it shortens the event streams' max age.")
   static final class Soak implements Callable<Integer> {
-    @picocli.CommandLine.Mixin Common common = new Common();
+    @Mixin Common common = new Common();
 
     @Option(names = "--rate", defaultValue = "200", description = "Events per second.")
     int rate;
@@ -343,7 +258,7 @@ public final class BenchCommand implements Runnable {
 
     @Override
     public Integer call() throws Exception {
-      require(this, common.nats == null, "--nats: bench soak runs its own nats-server");
+      require(this, common.ownServer(), "--nats: bench soak runs its own nats-server");
       require(this, rate >= 1, "--rate must be at least 1, was " + rate);
       require(this, projects >= 1, "--projects must be at least 1, was " + projects);
       require(this, keepSeconds >= 2, "--keep-seconds must be at least 2, was " + keepSeconds);
@@ -380,7 +295,7 @@ public final class BenchCommand implements Runnable {
               + " On a --nats server, only while its COMMANDS and event streams hold no messages"
               + " or consumers (no core).")
   static final class Webhook implements Callable<Integer> {
-    @picocli.CommandLine.Mixin Common common = new Common();
+    @Mixin Common common = new Common();
 
     @Option(
         names = "--agents",
@@ -425,7 +340,7 @@ public final class BenchCommand implements Runnable {
           slowAnswerMs >= 0 && slowAnswerMs < 10_000,
           "--slow-answer-ms must be in 0..9999 (inside the webhook timeout), was " + slowAnswerMs);
       require(this, lightWakes >= 1, "--light-wakes must be at least 1, was " + lightWakes);
-      boolean ownServer = common.nats == null;
+      boolean ownServer = common.ownServer();
       return common.run(
           "webhook",
           (url, db) ->
@@ -440,13 +355,6 @@ public final class BenchCommand implements Runnable {
                       lightWakes,
                       ownServer)
                   .run());
-    }
-  }
-
-  /** A usage error of {@code command} (picocli prints it with the usage) unless {@code ok}. */
-  private static void require(Object command, boolean ok, String message) {
-    if (!ok) {
-      throw new picocli.CommandLine.ParameterException(new picocli.CommandLine(command), message);
     }
   }
 }

@@ -3,6 +3,7 @@ package org.rhumbatron.bench;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.List;
+import java.util.function.ToDoubleFunction;
 
 /**
  * Rates of a benchmark's alternating rounds. On a small machine one round's figure swings with
@@ -19,6 +20,17 @@ final class BenchRounds {
     double[] sorted = rates.stream().mapToDouble(Double::doubleValue).sorted().toArray();
     int mid = sorted.length / 2;
     return sorted.length % 2 == 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+  }
+
+  /** The median of {@code values} to {@code digits} decimals. */
+  static double median(List<Double> values, int digits) {
+    double scale = Math.pow(10, digits);
+    return Math.round(median(values) * scale) / scale;
+  }
+
+  /** One figure of each round, in order. */
+  static <R> List<Double> each(List<R> rounds, ToDoubleFunction<R> figure) {
+    return rounds.stream().map(figure::applyAsDouble).toList();
   }
 
   /** {@code measured / raw} to three places. */

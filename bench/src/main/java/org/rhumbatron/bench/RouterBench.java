@@ -1,22 +1,15 @@
 package org.rhumbatron.bench;
 
+import static org.rhumbatron.bench.BenchRounds.each;
+
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.nats.client.Connection;
-import io.nats.client.JetStreamApiException;
 import io.nats.client.JetStreamManagement;
-import io.nats.client.JetStreamSubscription;
-import io.nats.client.Message;
-import io.nats.client.PullSubscribeOptions;
-import io.nats.client.api.AckPolicy;
-import io.nats.client.api.ConsumerConfiguration;
 import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -24,7 +17,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
-import java.util.function.ToDoubleFunction;
 import org.rhumbatron.coordinator.Coordinator;
 import org.rhumbatron.coordinator.outbox.StreamNudges;
 import org.rhumbatron.platform.config.Settings;
@@ -38,13 +30,10 @@ import org.rhumbatron.platform.jetstream.JetStreamTopology;
 import org.rhumbatron.protocol.EnvelopeCodec;
 import org.rhumbatron.protocol.Event;
 import org.rhumbatron.protocol.EventStreams;
-import org.rhumbatron.protocol.EventType;
-import org.rhumbatron.protocol.StableIds;
 import org.rhumbatron.router.EventRouter;
 import org.rhumbatron.router.causal.CausalBatchRouter;
 import org.rhumbatron.router.run.BatchOutcome;
 import org.rhumbatron.router.run.SubscriptionHandler;
-import org.rhumbatron.workload.LatencyStats;
 
 /**
  * The router benchmark of issue 4: events per second from the stream to the applied projection
@@ -56,10 +45,6 @@ import org.rhumbatron.workload.LatencyStats;
  */
 final class RouterBench {
   private static final ObjectMapper JSON = new ObjectMapper();
-  private static final Duration FETCH_WAIT = Duration.ofMillis(200);
-  private static final String RAW_CONSUMER = "bench-raw";
-  private static final String RAW_FIRST = "bench-raw-first";
-  private static final String RAW_SECOND = "bench-raw-second";
 
   private final String natsUrl;
   private final String dbUrl;
@@ -75,6 +60,8 @@ final class RouterBench {
   private final Clock clock = Clock.systemUTC();
   private final EnvelopeCodec codec = new EnvelopeCodec();
   private final Map<String, Long> appliedAtNanos = new ConcurrentHashMap<>();
+  // The number of the next Event the bench makes: each one is new.
+  private long nextEvent;
 
   RouterBench(
       String natsUrl,
@@ -130,118 +117,108 @@ final class RouterBench {
                 .clock(clock)
                 .settings(settings)
                 .wire()) {
-      List<List<String>> projects = projects();
-      int payloadBytes = codec.encodeEvent(event(projects.get(0).get(0), 0)).length;
+      List<List<String>> projects = RouterEvents.projects(projectsPerStream);
+      int payloadBytes = codec.encodeEvent(RouterEvents.event(projects.get(0).get(0), 0)).length;
 
-      List<Integer> all = new ArrayList<>();
-      for (int s = 0; s < EventStreams.STREAM_COUNT; s++) {
-        all.add(s);
-      }
-      Map<String, List<Phase>> measured = new LinkedHashMap<>();
-      PHASES.forEach(phase -> measured.put(phase, new ArrayList<>()));
-      long next = 0;
-      // Round 0 warms up the JIT, the database and the consumers; rounds 1.. are measured.
-      for (int r = 0; r <= rounds; r++) {
-        // One stream: the same messages for the bare consumer and for the router.
-        // Each target is read before its publish: a run still queued from the phase before may
-        // take some of the new events before the drive starts.
-        long oneTarget = appliedAtNanos.size() + count;
-        publish(log, eventsOn(List.of(0), projects, count, next));
-        next += count;
-        Phase raw = phase(() -> rawFetchAck(nats, count));
-        Phase rawTwo = phase(() -> rawTwoSubscriptions(nats, count));
-        Phase oneStream = phase(() -> drive(router, List.of(0), oneTarget, count));
-        long eightTarget = appliedAtNanos.size() + count;
-        publish(log, eventsOn(all, projects, count, next));
-        next += count;
-        Phase eightStreams = phase(() -> drive(router, all, eightTarget, count));
-        if (r > 0) {
-          List<Phase> round = List.of(raw, rawTwo, oneStream, eightStreams);
-          for (int i = 0; i < PHASES.size(); i++) {
-            measured.get(PHASES.get(i)).add(round.get(i));
-          }
-        }
-      }
-      List<Double> raws = each(measured.get("raw_fetch_ack"), Phase::perSecond);
-      List<Double> rawTwos = each(measured.get("raw_two_subscriptions"), Phase::perSecond);
-      List<Double> ones = each(measured.get("router_one_stream"), Phase::perSecond);
-      List<Double> eights = each(measured.get("router_eight_streams"), Phase::perSecond);
-      double raw = BenchRounds.median(raws);
-      double rawTwo = BenchRounds.median(rawTwos);
-      double oneStream = BenchRounds.median(ones);
-      double eightStreams = BenchRounds.median(eights);
-      long[] latencies = latency(router, log, projects, Math.max(50, oneStream / 2), next);
-      ObjectNode overlapOut = JSON.createObjectNode();
-      try (OverlapPhase overlap = new OverlapPhase(nats, db, coordinator, clock, settings)) {
-        overlap.setUp();
-        causal.set(overlap.rules());
-        int stream = EventStreams.streamIndex(overlap.projectId());
-        List<Double> overlapRates = new ArrayList<>();
-        int callsBefore = 0;
-        long sentBefore = 0;
-        int n = Math.min(count, OVERLAP_EVENTS);
-        for (int r = 0; r <= rounds; r++) {
-          List<Event> events = overlap.events(n, (long) r * n);
-          if (r == 1) {
-            callsBefore = overlap.modelCalls();
-            sentBefore = routerCommands(db);
-          }
-          publish(log, events);
-          Phase p = phase(() -> driveAll(router, stream, events));
-          if (r > 0) {
-            overlapRates.add(p.perSecond());
-          }
-        }
-        double overlapRate = BenchRounds.median(overlapRates);
-        overlapOut.put("active_agents", OverlapPhase.AGENTS);
-        overlapOut.put("events", n);
-        overlapOut.put("mix", "1/3 exact, 1/3 prefix only (Clef-flash, local API), 1/3 unrelated");
-        overlapOut.put("per_s", Math.round(overlapRate));
-        BenchRounds.put(overlapOut, "per_s", overlapRates);
-        overlapOut.put("ratio_to_router_one_stream", BenchRounds.ratio(overlapRate, oneStream));
-        overlapOut.put("model_calls", overlap.modelCalls() - callsBefore);
-        overlapOut.put("commands_sent", routerCommands(db) - sentBefore);
-      }
+      Map<String, List<RouterPhase>> measured = measureRounds(nats, log, router, projects);
+      double oneStream =
+          BenchRounds.median(each(measured.get("router_one_stream"), RouterPhase::perSecond));
+      long[] latencies = latency(router, log, projects, Math.max(50, oneStream / 2), nextEvent);
+      ObjectNode overlapOut =
+          overlap(nats, db, coordinator, settings, causal, router, log, oneStream);
 
-      ObjectNode out = JSON.createObjectNode();
-      out.put("bench", "router");
-      out.put("database", db.dialect().name());
-      out.put("nats", natsUrl);
-      out.put("events", count);
-      out.put("projects_per_stream", projectsPerStream);
-      out.put("payload_bytes", payloadBytes);
-      out.put("raw_fetch_ack_per_s", Math.round(raw));
-      out.put("raw_two_subscriptions_per_s", Math.round(rawTwo));
-      out.put("router_one_stream_per_s", Math.round(oneStream));
-      out.put("router_eight_streams_per_s", Math.round(eightStreams));
-      out.put("ratio", BenchRounds.ratio(oneStream, raw));
-      out.put("ratio_eight_streams", BenchRounds.ratio(eightStreams, raw));
-      // The ceiling of `ratio` that fetch and ack alone leave, before any claim or projection.
-      out.put("ratio_raw_two_subscriptions", BenchRounds.ratio(rawTwo, raw));
-      BenchRounds.put(out, "router_one_stream_per_s", ones);
-      BenchRounds.put(out, "router_eight_streams_per_s", eights);
-      BenchRounds.put(out, "raw_per_s", raws);
-      BenchRounds.put(out, "raw_two_subscriptions_per_s", rawTwos);
-      // What each event costs in CPU (this JVM and its private nats-server), the medians of the
-      // rounds; and how many cores the phase kept busy: near `cores`, it is bound by CPU, not by
-      // waiting.
-      ObjectNode cpu = out.putObject("cpu_us_per_event");
-      cpu.put("includes_nats_server", CpuTime.countsChildren());
-      ObjectNode serverCpu = cpu.putObject("of_which_nats_server");
-      ObjectNode busy = out.putObject("cores_busy");
-      measured.forEach(
-          (phase, rounds) -> {
-            cpu.put(phase, round(each(rounds, p -> p.cpuMicrosPerEvent(count)), 1));
-            serverCpu.put(phase, round(each(rounds, p -> p.serverCpuMicrosPerEvent(count)), 1));
-            busy.put(phase, round(each(rounds, Phase::coresBusy), 2));
-          });
-      out.put("cores", Runtime.getRuntime().availableProcessors());
-      ObjectNode latency = out.putObject("publish_to_applied_ms");
-      latency.put("offered_per_s", Math.round(Math.max(50, oneStream / 2)));
-      LatencyStats.put(latency, latencies, 50, 99);
-      out.set("resource_overlap", overlapOut);
+      ObjectNode out =
+          new RouterReport(natsUrl, count, projectsPerStream)
+              .json(db, payloadBytes, measured, latencies, overlapOut);
       return JSON.writerWithDefaultPrettyPrinter().writeValueAsString(out);
     }
+  }
+
+  /**
+   * Round 0 and the measured rounds: the same messages for the bare consumers and the router on one
+   * stream, then the router on all 8; each phase by its name in {@link #PHASES}.
+   */
+  private Map<String, List<RouterPhase>> measureRounds(
+      Connection nats, JetStreamEventLog log, EventRouter router, List<List<String>> projects)
+      throws Exception {
+    List<Integer> all = new ArrayList<>();
+    for (int s = 0; s < EventStreams.STREAM_COUNT; s++) {
+      all.add(s);
+    }
+    Map<String, List<RouterPhase>> measured = new LinkedHashMap<>();
+    PHASES.forEach(phase -> measured.put(phase, new ArrayList<>()));
+    // Round 0 warms up the JIT, the database and the consumers; rounds 1.. are measured.
+    for (int r = 0; r <= rounds; r++) {
+      // One stream: the same messages for the bare consumer and for the router.
+      // Each target is read before its publish: a run still queued from the phase before may
+      // take some of the new events before the drive starts.
+      long oneTarget = appliedAtNanos.size() + count;
+      publish(log, RouterEvents.on(List.of(0), projects, count, nextEvent));
+      nextEvent += count;
+      RouterPhase raw = RouterPhase.measure(() -> BareConsumers.fetchAck(nats, count));
+      RouterPhase rawTwo = RouterPhase.measure(() -> BareConsumers.twoSubscriptions(nats, count));
+      RouterPhase oneStream =
+          RouterPhase.measure(() -> drive(router, List.of(0), oneTarget, count));
+      long eightTarget = appliedAtNanos.size() + count;
+      publish(log, RouterEvents.on(all, projects, count, nextEvent));
+      nextEvent += count;
+      RouterPhase eightStreams = RouterPhase.measure(() -> drive(router, all, eightTarget, count));
+      if (r > 0) {
+        List<RouterPhase> round = List.of(raw, rawTwo, oneStream, eightStreams);
+        for (int i = 0; i < PHASES.size(); i++) {
+          measured.get(PHASES.get(i)).add(round.get(i));
+        }
+      }
+    }
+    return measured;
+  }
+
+  /**
+   * The resource-overlap phase: the real causal rules route resource Events of one Project with
+   * {@link OverlapPhase#AGENTS} active Agents; its rate to the one-stream router's.
+   */
+  private ObjectNode overlap(
+      Connection nats,
+      Database db,
+      Coordinator coordinator,
+      Settings settings,
+      AtomicReference<CausalBatchRouter> causal,
+      EventRouter router,
+      JetStreamEventLog log,
+      double oneStream)
+      throws Exception {
+    ObjectNode overlapOut = JSON.createObjectNode();
+    try (OverlapPhase overlap = new OverlapPhase(nats, db, coordinator, clock, settings)) {
+      overlap.setUp();
+      causal.set(overlap.rules());
+      int stream = EventStreams.streamIndex(overlap.projectId());
+      List<Double> overlapRates = new ArrayList<>();
+      int callsBefore = 0;
+      long sentBefore = 0;
+      int n = Math.min(count, OVERLAP_EVENTS);
+      for (int r = 0; r <= rounds; r++) {
+        List<Event> events = overlap.events(n, (long) r * n);
+        if (r == 1) {
+          callsBefore = overlap.modelCalls();
+          sentBefore = routerCommands(db);
+        }
+        publish(log, events);
+        RouterPhase p = RouterPhase.measure(() -> driveAll(router, stream, events));
+        if (r > 0) {
+          overlapRates.add(p.perSecond());
+        }
+      }
+      double overlapRate = BenchRounds.median(overlapRates);
+      overlapOut.put("active_agents", OverlapPhase.AGENTS);
+      overlapOut.put("events", n);
+      overlapOut.put("mix", "1/3 exact, 1/3 prefix only (Clef-flash, local API), 1/3 unrelated");
+      overlapOut.put("per_s", Math.round(overlapRate));
+      BenchRounds.put(overlapOut, "per_s", overlapRates);
+      overlapOut.put("ratio_to_router_one_stream", BenchRounds.ratio(overlapRate, oneStream));
+      overlapOut.put("model_calls", overlap.modelCalls() - callsBefore);
+      overlapOut.put("commands_sent", routerCommands(db) - sentBefore);
+    }
+    return overlapOut;
   }
 
   /** Resource Events per round of the overlap phase (at most; no more than --count). */
@@ -300,59 +277,16 @@ final class RouterBench {
       List.of(
           "raw_fetch_ack", "raw_two_subscriptions", "router_one_stream", "router_eight_streams");
 
-  /** A measured phase: its rate, its wall time, and the CPU time of this JVM and its children. */
-  private record Phase(double perSecond, long wallNanos, long jvmCpuNanos, long serverCpuNanos) {
-    double cpuMicrosPerEvent(int events) {
-      return (jvmCpuNanos + serverCpuNanos) / 1e3 / events;
-    }
-
-    double serverCpuMicrosPerEvent(int events) {
-      return serverCpuNanos / 1e3 / events;
-    }
-
-    double coresBusy() {
-      return (double) (jvmCpuNanos + serverCpuNanos) / wallNanos;
-    }
-  }
-
-  @FunctionalInterface
-  private interface Rate {
-    double perSecond() throws Exception;
-  }
-
-  /** Runs {@code rate}'s phase and measures it. */
-  private static Phase phase(Rate rate) throws Exception {
-    long jvm = CpuTime.jvmNanosNow();
-    long children = CpuTime.childrenNanosNow();
-    long wall = System.nanoTime();
-    double perSecond = rate.perSecond();
-    return new Phase(
-        perSecond,
-        System.nanoTime() - wall,
-        CpuTime.jvmNanosNow() - jvm,
-        CpuTime.childrenNanosNow() - children);
-  }
-
-  private static List<Double> each(List<Phase> rounds, ToDoubleFunction<Phase> figure) {
-    return rounds.stream().map(figure::applyAsDouble).toList();
-  }
-
-  /** The median of {@code values} to {@code digits} decimals. */
-  private static double round(List<Double> values, int digits) {
-    double scale = Math.pow(10, digits);
-    return Math.round(BenchRounds.median(values) * scale) / scale;
-  }
-
   /** Purges the 8 event streams and deletes the router's consumers and the raw one on them. */
   private static void clearEventStreams(JetStreamManagement jsm) throws Exception {
     for (int s = 0; s < EventStreams.STREAM_COUNT; s++) {
       jsm.purgeStream(EventStreams.streamName(s));
       for (Subscription sub : Subscription.values()) {
-        deleteConsumer(jsm, EventStreams.streamName(s), sub.durableName());
+        BenchStreams.deleteConsumer(jsm, EventStreams.streamName(s), sub.durableName());
       }
     }
-    for (String raw : List.of(RAW_CONSUMER, RAW_FIRST, RAW_SECOND)) {
-      deleteConsumer(jsm, EventStreams.streamName(0), raw);
+    for (String raw : BareConsumers.DURABLES) {
+      BenchStreams.deleteConsumer(jsm, EventStreams.streamName(0), raw);
     }
   }
 
@@ -361,80 +295,13 @@ final class RouterBench {
    * own, only when they hold nothing (or with --purge), so that it never drops a core's events.
    */
   private static void refuseKeptEvents(JetStreamManagement jsm) throws Exception {
-    List<String> kept = new ArrayList<>();
-    List<String> existing = jsm.getStreamNames();
-    for (int s = 0; s < EventStreams.STREAM_COUNT; s++) {
-      if (!existing.contains(EventStreams.streamName(s))) {
-        continue; // not made yet: nothing kept in it
-      }
-      var state = jsm.getStreamInfo(EventStreams.streamName(s)).getStreamState();
-      if (state.getMsgCount() > 0 || state.getConsumerCount() > 0) {
-        kept.add(
-            EventStreams.streamName(s)
-                + " holds "
-                + state.getMsgCount()
-                + " messages and "
-                + state.getConsumerCount()
-                + " consumers");
-      }
-    }
+    List<String> kept = BenchStreams.kept(jsm, BenchStreams.eventStreams());
     if (!kept.isEmpty()) {
       throw new IllegalStateException(
           "bench router purges the 8 event streams and deletes their consumers, and "
               + String.join(", ", kept)
               + ": pass --purge to allow it, or leave out --nats to run a private nats-server");
     }
-  }
-
-  /** Raw rate: a bare durable pull consumer fetching 100 at a time and acking each message. */
-  private double rawFetchAck(Connection nats, int n) throws Exception {
-    return bareFetchAck(nats, n, List.of(RAW_CONSUMER));
-  }
-
-  /**
-   * What a run's two subscriptions cost without any work: two bare durable consumers on the same
-   * messages, each batch of 100 fetched and acked on the first, then on the second, as a nudge runs
-   * project-view-projector then causal-router. The rate counts each message once.
-   */
-  private double rawTwoSubscriptions(Connection nats, int n) throws Exception {
-    return bareFetchAck(nats, n, List.of(RAW_FIRST, RAW_SECOND));
-  }
-
-  private double bareFetchAck(Connection nats, int n, List<String> durables) throws Exception {
-    String stream = EventStreams.streamName(0);
-    List<JetStreamSubscription> subs = new ArrayList<>();
-    for (String durable : durables) {
-      nats.jetStreamManagement()
-          .addOrUpdateConsumer(
-              stream,
-              ConsumerConfiguration.builder()
-                  .durable(durable)
-                  .ackPolicy(AckPolicy.Explicit)
-                  .filterSubject(EventStreams.streamSubject(0))
-                  .build());
-      subs.add(
-          nats.jetStream()
-              .subscribe(
-                  EventStreams.streamSubject(0), PullSubscribeOptions.bind(stream, durable)));
-    }
-    long start = System.nanoTime();
-    int[] got = new int[subs.size()];
-    while (Arrays.stream(got).anyMatch(g -> g < n)) {
-      for (int i = 0; i < subs.size(); i++) {
-        if (got[i] == n) {
-          continue; // a finished consumer's fetch would only wait out FETCH_WAIT
-        }
-        for (Message m : subs.get(i).fetch(100, FETCH_WAIT)) {
-          m.ack();
-          got[i]++;
-        }
-      }
-    }
-    double rate = n / ((System.nanoTime() - start) / 1e9);
-    for (JetStreamSubscription sub : subs) {
-      sub.unsubscribe();
-    }
-    return rate;
   }
 
   /**
@@ -471,7 +338,7 @@ final class RouterBench {
     for (int i = 0; i < n; i++) {
       int stream = i % EventStreams.STREAM_COUNT;
       List<String> ps = projects.get(stream);
-      Event e = event(ps.get(i % ps.size()), firstEvent + i);
+      Event e = RouterEvents.event(ps.get(i % ps.size()), firstEvent + i);
       long now;
       while ((now = System.nanoTime()) < next) {
         LockSupport.parkNanos(next - now);
@@ -488,13 +355,10 @@ final class RouterBench {
         && System.nanoTime() < waitUntil) {
       LockSupport.parkNanos(1_000_000);
     }
-    long[] out =
-        publishedAt.entrySet().stream()
-            .filter(en -> appliedAtNanos.containsKey(en.getKey()))
-            .mapToLong(en -> appliedAtNanos.get(en.getKey()) - en.getValue())
-            .toArray();
-    Arrays.sort(out);
-    return out;
+    return publishedAt.entrySet().stream()
+        .filter(en -> appliedAtNanos.containsKey(en.getKey()))
+        .mapToLong(en -> appliedAtNanos.get(en.getKey()) - en.getValue())
+        .toArray();
   }
 
   private void publish(JetStreamEventLog log, List<Event> events) {
@@ -509,59 +373,6 @@ final class RouterBench {
       }
     }
     window.forEach(CompletableFuture::join);
-  }
-
-  /** {@code projectsPerStream} project ids per stream. */
-  private List<List<String>> projects() {
-    List<List<String>> out = new ArrayList<>();
-    for (int s = 0; s < EventStreams.STREAM_COUNT; s++) {
-      out.add(new ArrayList<>());
-    }
-    for (int i = 0; out.stream().anyMatch(l -> l.size() < projectsPerStream); i++) {
-      String id = "p-bench-router-" + i;
-      List<String> l = out.get(EventStreams.streamIndex(id));
-      if (l.size() < projectsPerStream) {
-        l.add(id);
-      }
-    }
-    return out;
-  }
-
-  private List<Event> eventsOn(
-      List<Integer> streams, List<List<String>> projects, int n, long from) {
-    List<Event> events = new ArrayList<>(n);
-    for (int i = 0; i < n; i++) {
-      List<String> ps = projects.get(streams.get(i % streams.size()));
-      events.add(event(ps.get((i / streams.size()) % ps.size()), from + i));
-    }
-    return events;
-  }
-
-  /** A task.ready of its own Task: each one moves one item of the project view. */
-  private static Event event(String projectId, long n) {
-    String change = "c-" + projectId;
-    String task = "t-" + n;
-    return Event.builder()
-        .eventId(StableIds.stableEventId(change, EventType.TASK_READY, task))
-        .eventType(EventType.TASK_READY)
-        .tenantId("tenant-bench")
-        .projectId(projectId)
-        .changeId(change)
-        .taskId(task)
-        .actor(projectId + ":0")
-        .correlationId(change)
-        .timestamp(Instant.parse("2026-12-02T10:00:00Z"))
-        .payload(JsonNodeFactory.instance.objectNode().put("agentId", "agent-" + (n % 8)))
-        .build();
-  }
-
-  private static void deleteConsumer(JetStreamManagement jsm, String stream, String durable)
-      throws java.io.IOException {
-    try {
-      jsm.deleteConsumer(stream, durable);
-    } catch (JetStreamApiException absent) {
-      // Not there yet: nothing to delete.
-    }
   }
 
   /** The sweep-only batches are not part of this benchmark. */

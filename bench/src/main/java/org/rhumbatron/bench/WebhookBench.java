@@ -129,16 +129,16 @@ final class WebhookBench {
     try (Connection nats = JetStreamConnections.connect(natsUrl, "rhumbatron-bench-webhook")) {
       JetStreamManagement jsm = nats.jetStreamManagement();
       if (!ownServer) {
-        LifecycleBench.refuseBusyServer(jsm);
+        BenchStreams.refuseBusyServer(jsm);
       }
       new JetStreamTopology(nats, settings).ensure();
-      LifecycleBench.clear(jsm);
+      BenchStreams.clear(jsm);
       try (CoreService service =
           CoreService.start(new CoreConfig(natsUrl, dataDir, dbUrl, 0, settings))) {
         core.add(service.lifecycle());
         return measure(service.lifecycle(), service.coordinator().database(), settings);
       } finally {
-        LifecycleBench.clear(jsm);
+        BenchStreams.clear(jsm);
       }
     } finally {
       agentsServer.stop(0);

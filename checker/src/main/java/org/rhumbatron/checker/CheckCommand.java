@@ -8,9 +8,8 @@ import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.concurrent.Callable;
-import org.rhumbatron.platform.config.Setting;
+import org.rhumbatron.workload.PositiveDuration;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.Option;
 
 /**
@@ -217,16 +216,5 @@ public final class CheckCommand implements Callable<Integer> {
       out.add(k);
     }
     return List.copyOf(out);
-  }
-
-  static final class PositiveDuration implements ITypeConverter<Duration> {
-    @Override
-    public Duration convert(String value) {
-      Duration d = Setting.parseDuration(value);
-      if (d.isNegative() || d.isZero()) {
-        throw new IllegalArgumentException("a positive duration like 30s, 5m or PT30S");
-      }
-      return d;
-    }
   }
 }

@@ -14,8 +14,6 @@ import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.rhumbatron.platform.bucket.Bucket;
 import org.rhumbatron.platform.bucket.NatsObjectStoreBucket;
@@ -42,9 +40,6 @@ final class CheckRun {
    * not applied after it is a violation.
    */
   static final Duration CATCH_UP_WITHIN = Duration.ofMinutes(2);
-
-  /** How long a core-kill-after-commit waits for a create before it kills core anyway. */
-  static final Duration AFTER_COMMIT_WITHIN = Duration.ofSeconds(30);
 
   private final Path dir;
   private final CheckDatabase database;
@@ -127,25 +122,11 @@ final class CheckRun {
     String token = "check-" + runId;
     Path config = dir.resolve("core.properties");
     Files.createDirectories(dir);
-    Files.writeString(
-        config,
-        String.join(
-            "\n",
-            "changes.auto-approve=true",
-            "router.ack-wait=10s",
-            "router.nack-delay=2s",
-            "queues.ack-wait=10s",
-            "queues.ack-extend-every=4s",
-            "integration.conflict-review-delay=5s",
-            "agents.simulated.step-delay=20ms",
-            shape.settings()));
+    writeConfig(config);
     FaultPlan.Plan schedule =
         FaultPlan.plan(seed, duration, kinds, CheckWorkload.streams(runId), shape);
     schedule.dropped().forEach(k -> faults.dropped(k.wire));
     List<FaultPlan.Fault> plan = schedule.faults();
-    List<Poison.Sent> poison = new ArrayList<>();
-    Set<String> poisonCut = new HashSet<>();
-    long poisonFaults = plan.stream().filter(f -> f.kind() == FaultPlan.Kind.POISON).count();
     Poison poisoner = new Poison(runId, seed);
     try (CheckDatabase db = database;
         CheckCluster cluster = new CheckCluster(dir, db.start(dir), config, token, shape)) {
@@ -168,40 +149,12 @@ final class CheckRun {
         poisonStreams =
             workload.projects().stream().map(EventStreams::streamIndex).distinct().toList();
       }
+      FaultInjector injector =
+          new FaultInjector(cluster, workload, db, takeovers, clock, poisoner, poisonStreams);
       Thread driver = new Thread(workload::run, "check-workload");
       driver.setDaemon(true); // a check that failed itself does not wait for it
       driver.start();
-      long start = clock.millis();
-      Set<String> skipped = new HashSet<>();
-      for (FaultPlan.Fault f : plan) {
-        if (f.kind() == FaultPlan.Kind.NATS_DOWN_AT_START) {
-          continue;
-        }
-        // Faults run late when the ones before took longer than planned (a restart, a wait for a
-        // create): one that would end past --duration is dropped. Poison takes no time and
-        // --poison is a count, so it always goes out.
-        if (f.kind() != FaultPlan.Kind.POISON
-            && clock.millis() - start + f.lastsMillis() > duration.toMillis()) {
-          skipped.add(f.kind().wire);
-          continue;
-        }
-        long wait = start + f.atMillis() - clock.millis();
-        if (wait > 0) {
-          Thread.sleep(wait);
-        }
-        log.info("fault {} for {} ms", f.kind().wire, f.lastsMillis());
-        // The poison faults left share what is left of --poison, so all of it goes out.
-        long poisonLeft =
-            poisonFaults - faults.faults().getOrDefault(FaultPlan.Kind.POISON.wire, 0L);
-        int share =
-            (int) ((poisonCount - poison.size() + poisonLeft - 1) / Math.max(1, poisonLeft));
-        inject(cluster, workload, f, poisoner, poison, poisonCut, share);
-        faults.fault(f.kind().wire, 1);
-      }
-      skipped.stream()
-          .filter(k -> !faults.faults().containsKey(k))
-          .sorted()
-          .forEach(faults::dropped);
+      injectPlan(faults, plan, injector);
       workload.stop();
       driver.join();
       if (workload.failure() != null) {
@@ -210,138 +163,100 @@ final class CheckRun {
       long caughtUpMillis = awaitSettled(cluster.dbUrl(), cluster.nats().url());
       lags.close();
       cores.stopAll();
-      try (Connection nats = JetStreamConnections.connect(cluster.nats().url(), "check-reader");
-          Database history = Database.open(cluster.dbUrl())) {
-        Bucket archive = cluster.directoryArchive(clock);
-        if (archive == null) {
-          archive = NatsObjectStoreBucket.open(nats, Bucket.EVIDENCE, clock, shape.replicas());
-        }
-        CheckReport report =
-            new HistoryChecker(history, nats.jetStreamManagement())
-                .check(
-                    new HistoryChecker.Run(
-                        workload.changesByRequest(),
-                        poison,
-                        poisonCut,
-                        cores.crashes(),
-                        cores.logs(),
-                        archive));
-        report.takeRunFrom(faults);
-        api.report(report);
-        takeovers.report(report);
-        report.total("archiver_analytics_done_after_settle_ms", caughtUpMillis);
-        lags.report(report);
-        return report;
-      }
+      return checkHistory(cluster, workload, injector, faults, caughtUpMillis, api, lags);
     }
   }
 
-  private void inject(
+  /** The history checked once core stopped, with the run's own figures beside it. */
+  private CheckReport checkHistory(
       CheckCluster cluster,
       CheckWorkload workload,
-      FaultPlan.Fault f,
-      Poison poisoner,
-      List<Poison.Sent> poison,
-      Set<String> poisonCut,
-      int n)
+      FaultInjector injector,
+      CheckReport faults,
+      long caughtUpMillis,
+      CheckApi api,
+      LagWatch lags)
       throws Exception {
     CheckCores cores = cluster.cores();
-    CheckNats nats = cluster.nats();
-    switch (f.kind()) {
-      case CORE_KILL -> {
-        cores.killAll();
-        Thread.sleep(f.lastsMillis());
-        cores.startAll();
+    try (Connection nats = JetStreamConnections.connect(cluster.nats().url(), "check-reader");
+        Database history = Database.open(cluster.dbUrl())) {
+      Bucket archive = cluster.directoryArchive(clock);
+      if (archive == null) {
+        archive = NatsObjectStoreBucket.open(nats, Bucket.EVIDENCE, clock, shape.replicas());
       }
-      case CORE_KILL_AFTER_COMMIT -> {
-        CountDownLatch killed = new CountDownLatch(1);
-        workload.afterNextCreate(
-            () -> {
-              try {
-                cores.killAll();
-              } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-              }
-              killed.countDown();
-            });
-        if (!killed.await(AFTER_COMMIT_WITHIN.toMillis(), TimeUnit.MILLISECONDS)) {
-          workload.afterNextCreate(null);
-          cores.killAll();
-        }
-        Thread.sleep(f.lastsMillis());
-        cores.startAll();
-      }
-      case NATS_KILL -> {
-        nats.killAll();
-        Thread.sleep(f.lastsMillis());
-        nats.startAll();
-      }
-      case NATS_PAUSE -> {
-        nats.signalAll("STOP");
-        Thread.sleep(f.lastsMillis());
-        nats.signalAll("CONT");
-      }
-      case NATS_NODE_KILL -> {
-        nats.kill(f.target());
-        Thread.sleep(f.lastsMillis());
-        nats.start(f.target());
-      }
-      case NODE_KILL -> {
-        takeovers.answers(cores.apiUrl(f.target()));
-        String nodeId = cores.nodeId(f.target());
-        long at = clock.millis();
-        cores.kill(f.target());
-        takeovers.await(nodeId, false, at, Duration.ofMillis(f.lastsMillis()), live(cores));
-        Thread.sleep(Math.max(0, at + f.lastsMillis() - clock.millis()));
-        cores.start(f.target());
-      }
-      case NODE_PAUSE -> {
-        takeovers.answers(cores.apiUrl(f.target()));
-        String nodeId = cores.nodeId(f.target());
-        long at = clock.millis();
-        cores.pause(f.target());
-        takeovers.await(nodeId, true, at, Duration.ofMillis(f.lastsMillis()), live(cores));
-        Thread.sleep(Math.max(0, at + f.lastsMillis() - clock.millis()));
-        cores.resume(f.target());
-      }
-      case LOST_TAIL -> {
-        List<Long> cut = nats.loseTail(f.stream(), 3);
-        String subject = EventStreams.streamSubject(f.stream());
-        for (Poison.Sent p : poison) {
-          if (p.eventStream() && p.subject().equals(subject) && cut.contains(p.streamSequence())) {
-            poisonCut.add(p.marker());
-          }
-        }
-      }
-      case LINK_CUT -> {
-        nats.proxies(TcpProxy::cut);
-        Thread.sleep(f.lastsMillis());
-        nats.proxies(TcpProxy::heal);
-      }
-      case LINK_STALL -> {
-        nats.proxies(TcpProxy::stall);
-        Thread.sleep(f.lastsMillis());
-        nats.proxies(TcpProxy::heal);
-      }
-      case LINK_SLOW -> {
-        nats.proxies(p -> p.slow(50_000));
-        Thread.sleep(f.lastsMillis());
-        nats.proxies(TcpProxy::heal);
-      }
-      case POISON -> {
-        try (Connection c = JetStreamConnections.connect(nats.url(), "check-poison")) {
-          poison.addAll(poisoner.send(c.jetStream(), n, poison.size(), poisonStreams));
-        }
-      }
-      case DB_RESTART, DISK_FULL -> database.outage(f.lastsMillis());
-      case NATS_DOWN_AT_START -> {
-        // handled before the workload starts
-      }
+      CheckReport report =
+          new HistoryChecker(history, nats.jetStreamManagement())
+              .check(
+                  new HistoryChecker.Run(
+                      workload.changesByRequest(),
+                      injector.poison(),
+                      injector.poisonCut(),
+                      cores.crashes(),
+                      cores.logs(),
+                      archive));
+      report.takeRunFrom(faults);
+      api.report(report);
+      takeovers.report(report);
+      report.total("archiver_analytics_done_after_settle_ms", caughtUpMillis);
+      lags.report(report);
+      return report;
     }
+  }
+
+  private void writeConfig(Path config) throws IOException {
+    Files.writeString(
+        config,
+        String.join(
+            "\n",
+            "changes.auto-approve=true",
+            "router.ack-wait=10s",
+            "router.nack-delay=2s",
+            "queues.ack-wait=10s",
+            "queues.ack-extend-every=4s",
+            "integration.conflict-review-delay=5s",
+            "agents.simulated.step-delay=20ms",
+            shape.settings()));
+  }
+
+  /**
+   * The plan's faults in order, each at its time from now; one that would end past {@code
+   * --duration} is dropped, and named in the report unless another of its kind ran.
+   */
+  private void injectPlan(CheckReport faults, List<FaultPlan.Fault> plan, FaultInjector injector)
+      throws Exception {
+    long poisonFaults = plan.stream().filter(f -> f.kind() == FaultPlan.Kind.POISON).count();
+    long start = clock.millis();
+    Set<String> skipped = new HashSet<>();
+    for (FaultPlan.Fault f : plan) {
+      if (f.kind() == FaultPlan.Kind.NATS_DOWN_AT_START) {
+        continue;
+      }
+      // Faults run late when the ones before took longer than planned (a restart, a wait for a
+      // create): one that would end past --duration is dropped. Poison takes no time and
+      // --poison is a count, so it always goes out.
+      if (f.kind() != FaultPlan.Kind.POISON
+          && clock.millis() - start + f.lastsMillis() > duration.toMillis()) {
+        skipped.add(f.kind().wire);
+        continue;
+      }
+      long wait = start + f.atMillis() - clock.millis();
+      if (wait > 0) {
+        Thread.sleep(wait);
+      }
+      log.info("fault {} for {} ms", f.kind().wire, f.lastsMillis());
+      // The poison faults left share what is left of --poison, so all of it goes out.
+      long poisonLeft = poisonFaults - faults.faults().getOrDefault(FaultPlan.Kind.POISON.wire, 0L);
+      int share =
+          (int)
+              ((poisonCount - injector.poison().size() + poisonLeft - 1) / Math.max(1, poisonLeft));
+      injector.inject(f, share);
+      faults.fault(f.kind().wire, 1);
+    }
+    skipped.stream().filter(k -> !faults.faults().containsKey(k)).sorted().forEach(faults::dropped);
   }
 
   /** The cores a client reaches now, or all when none runs (its requests then fail and retry). */
-  private static Supplier<List<String>> live(CheckCores cores) {
+  static Supplier<List<String>> live(CheckCores cores) {
     return () -> {
       List<String> running = cores.liveApiUrls();
       return running.isEmpty() ? cores.apiUrls() : running;

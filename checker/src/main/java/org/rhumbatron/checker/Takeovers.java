@@ -11,6 +11,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Supplier;
+import org.HdrHistogram.Histogram;
+import org.rhumbatron.workload.LatencyStats;
 
 /**
  * How long the other cores took to hold every duty a killed or paused core held: from the signal to
@@ -111,9 +113,9 @@ final class Takeovers {
     if (millis.isEmpty()) {
       return;
     }
-    long[] sorted = millis.stream().mapToLong(Long::longValue).sorted().toArray();
-    report.total(name + ".count", sorted.length);
-    report.total(name + ".p50", sorted[(sorted.length - 1) / 2]);
-    report.total(name + ".max", sorted[sorted.length - 1]);
+    Histogram h = LatencyStats.histogram(millis.stream().mapToLong(Long::longValue).toArray());
+    report.total(name + ".count", h.getTotalCount());
+    report.total(name + ".p50", h.getValueAtPercentile(50));
+    report.total(name + ".max", h.getMaxValue());
   }
 }

@@ -5,30 +5,21 @@ import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.Comparator;
 import java.util.HexFormat;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.stream.Stream;
 import org.rhumbatron.platform.bucket.BucketStore;
-import org.rhumbatron.platform.config.Setting;
 import org.rhumbatron.platform.config.Settings;
 import org.rhumbatron.server.CoreCommand;
 import org.rhumbatron.server.CoreConfig;
 import org.rhumbatron.server.CoreService;
 import org.rhumbatron.server.DataDirLock;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.Option;
 
 /**
@@ -47,11 +38,6 @@ import picocli.CommandLine.Option;
             + " progress and print a summary.")
 public final class DemoCommand implements Callable<Integer> {
   static final int DEFAULT_CHANGES = 100;
-
-  /** The local PostgreSQL server of {@code --db postgres}: trust authentication, user postgres. */
-  static final String LOCAL_POSTGRES = "jdbc:postgresql://127.0.0.1:5432/";
-
-  static final String LOCAL_POSTGRES_USER = "postgres";
 
   /** Random bytes of the demo's own API token (hex: twice as many characters). */
   static final int TOKEN_BYTES = 16;
@@ -79,7 +65,7 @@ public final class DemoCommand implements Callable<Integer> {
 
   @Option(
       names = "--duration",
-      converter = DurationConverter.class,
+      converter = PositiveDuration.class,
       description =
           "Stop creating Changes after this long (30s, 5m); those created run to the end.")
   Duration duration;
@@ -142,7 +128,7 @@ public final class DemoCommand implements Callable<Integer> {
     if (changes < 1) {
       throw new IllegalArgumentException("--changes must be 1 or more, got " + changes);
     }
-    checkDb(db);
+    DemoDatabase.check(db);
     checkCores(cores, db);
     boolean temporary = data == null;
     Path dir = temporary ? Files.createTempDirectory("rhumbatron-demo-") : data;
@@ -167,36 +153,13 @@ public final class DemoCommand implements Callable<Integer> {
     Clock clock = Clock.systemUTC();
     // Status lines go to stdout, unless stdout is for the JSON summary.
     PrintStream out = json ? System.err : System.out;
-    String database = "postgres".equals(db) ? createLocalDatabase(clock) : null;
-    String databaseUrl =
-        database != null ? LOCAL_POSTGRES + database + "?user=" + LOCAL_POSTGRES_USER : given(db);
+    String database = "postgres".equals(db) ? DemoDatabase.create(clock) : null;
+    String databaseUrl = database != null ? DemoDatabase.url(database) : DemoDatabase.given(db);
     AtomicReference<CoreService> running = new AtomicReference<>();
     CountDownLatch stopped = CoreCommand.closeOnExit(running);
     AtomicBoolean succeeded = new AtomicBoolean();
-    Runnable cleanUp =
-        once(
-            () -> {
-              if (database != null) {
-                dropLocalDatabase(database, out);
-              }
-              if (temporary && !keepRunning && succeeded.get()) {
-                deleteTree(dir, out);
-              }
-            });
-    // Ctrl-C of a demo that keeps running: after core stopped, as at a normal end.
-    Runtime.getRuntime()
-        .addShutdownHook(
-            new Thread(
-                () -> {
-                  try {
-                    if (stopped.await(CLEANUP_WAITS_FOR_CORE.toMillis(), TimeUnit.MILLISECONDS)) {
-                      cleanUp.run();
-                    }
-                  } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                  }
-                },
-                "rhumbatron-demo-cleanup"));
+    Runnable cleanUp = DemoCleanUp.of(database, temporary && !keepRunning, succeeded, dir, out);
+    DemoCleanUp.afterCoreStops(stopped, CLEANUP_WAITS_FOR_CORE, cleanUp);
     Path logFile = dir.resolve("core.log");
     try (DemoLog log = DemoLog.toFile(logFile)) {
       CoreService core;
@@ -212,21 +175,7 @@ public final class DemoCommand implements Callable<Integer> {
         throw e;
       }
       String dashboard = "http://127.0.0.1:" + core.httpPort() + "/";
-      out.println(
-          "rhumbatron demo: data in "
-              + dir
-              + (temporary && !keepRunning ? ", deleted at the end (--data DIR keeps one)" : "")
-              + " (core's log: "
-              + logFile
-              + ")");
-      if (database != null) {
-        out.println(
-            "rhumbatron demo: database "
-                + database
-                + " on "
-                + LOCAL_POSTGRES
-                + ", dropped at the end");
-      }
+      announce(out, dir, temporary && !keepRunning, logFile, database);
       out.println("rhumbatron demo: dashboard " + dashboard);
       DemoSummary summary;
       DemoCores others = null;
@@ -280,6 +229,26 @@ public final class DemoCommand implements Callable<Integer> {
     }
     cleanUp.run();
     return 0;
+  }
+
+  /** Where the demo keeps its data, its log and its database. */
+  private static void announce(
+      PrintStream out, Path dir, boolean deleted, Path logFile, String database) {
+    out.println(
+        "rhumbatron demo: data in "
+            + dir
+            + (deleted ? ", deleted at the end (--data DIR keeps one)" : "")
+            + " (core's log: "
+            + logFile
+            + ")");
+    if (database != null) {
+      out.println(
+          "rhumbatron demo: database "
+              + database
+              + " on "
+              + DemoDatabase.LOCAL_POSTGRES
+              + ", dropped at the end");
+    }
   }
 
   /** More than one core needs PostgreSQL: SQLite is one node (DESIGN.md 9). */
@@ -359,99 +328,9 @@ public final class DemoCommand implements Callable<Integer> {
     };
   }
 
-  /** {@code sqlite}, {@code postgres} or a JDBC URL; anything else is one line naming the forms. */
-  static void checkDb(String spec) {
-    if (spec.equals("sqlite")
-        || spec.equals("postgres")
-        || spec.startsWith("jdbc:sqlite:")
-        || spec.startsWith("jdbc:postgresql:")) {
-      return;
-    }
-    throw new IllegalArgumentException(
-        "--db must be sqlite, postgres, jdbc:sqlite:PATH or jdbc:postgresql://HOST/DB, got "
-            + spec);
-  }
-
-  /** The database URL core gets for a {@code --db} other than postgres: null is its default. */
-  private static String given(String spec) {
-    return spec.equals("sqlite") ? null : spec;
-  }
-
   static String newToken() {
     byte[] bytes = new byte[TOKEN_BYTES];
     new SecureRandom().nextBytes(bytes);
     return HexFormat.of().formatHex(bytes);
-  }
-
-  /** A fresh database on the local server; its name says it is a demo's and when it was made. */
-  static String createLocalDatabase(Clock clock) throws SQLException {
-    byte[] suffix = new byte[3];
-    new SecureRandom().nextBytes(suffix);
-    String name =
-        "rhumbatron_demo_"
-            + Long.toString(clock.millis(), 36)
-            + "_"
-            + HexFormat.of().formatHex(suffix);
-    try (Connection c = localServer();
-        Statement st = c.createStatement()) {
-      st.execute("CREATE DATABASE " + name);
-    } catch (SQLException e) {
-      throw new IllegalStateException(
-          "--db postgres: cannot create a database on "
-              + LOCAL_POSTGRES
-              + " as user "
-              + LOCAL_POSTGRES_USER
-              + ": "
-              + e.getMessage(),
-          e);
-    }
-    return name;
-  }
-
-  private static void dropLocalDatabase(String name, PrintStream out) {
-    try (Connection c = localServer();
-        Statement st = c.createStatement()) {
-      st.execute("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)");
-    } catch (SQLException e) {
-      out.println("rhumbatron demo: could not drop database " + name + ": " + e.getMessage());
-    }
-  }
-
-  private static Connection localServer() throws SQLException {
-    return DriverManager.getConnection(LOCAL_POSTGRES + "postgres?user=" + LOCAL_POSTGRES_USER);
-  }
-
-  private static void deleteTree(Path dir, PrintStream out) {
-    try (Stream<Path> paths = Files.walk(dir)) {
-      for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
-        Files.delete(p);
-      }
-    } catch (IOException e) {
-      out.println("rhumbatron demo: could not delete " + dir + ": " + e);
-    }
-  }
-
-  /** Runs {@code action} on the first call; a concurrent call waits until it is done. */
-  private static Runnable once(Runnable action) {
-    AtomicBoolean done = new AtomicBoolean();
-    return () -> {
-      synchronized (done) {
-        if (!done.getAndSet(true)) {
-          action.run();
-        }
-      }
-    };
-  }
-
-  /** {@code 30s}, {@code 5m}, {@code 500ms}, {@code 2h} or ISO-8601, as in the settings. */
-  static final class DurationConverter implements ITypeConverter<Duration> {
-    @Override
-    public Duration convert(String value) {
-      Duration d = Setting.parseDuration(value);
-      if (d.isNegative() || d.isZero()) {
-        throw new IllegalArgumentException("a positive duration like 30s, 5m or PT30S");
-      }
-      return d;
-    }
   }
 }

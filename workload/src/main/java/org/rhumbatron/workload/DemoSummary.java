@@ -137,7 +137,7 @@ record DemoSummary(
                         + " WHERE p.consumer = ?",
                     rs -> rs.getLong(1),
                     Subscription.PROJECT_VIEW_PROJECTOR.durableName()));
-    long[] sorted = latencies.stream().mapToLong(Long::longValue).sorted().toArray();
+    long[] samples = latencies.stream().mapToLong(Long::longValue).toArray();
     return new DemoSummary(
         run,
         byState,
@@ -146,7 +146,7 @@ record DemoSummary(
         counts[1],
         counts[2],
         stale,
-        sorted);
+        samples);
   }
 
   private static String reasonOf(String labels) {

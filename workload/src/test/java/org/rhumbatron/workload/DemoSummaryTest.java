@@ -23,7 +23,7 @@ class DemoSummaryTest {
   }
 
   @Test
-  void theLatencyLineHoldsNearestRankPercentilesOfTheSortedSamples() throws Exception {
+  void theLatencyLineHoldsNearestRankPercentilesOfTheSamples() throws Exception {
     JsonNode four = latency(new long[] {3, 5, 7, 12});
     assertThat(four.path("samples").asLong()).isEqualTo(4);
     assertThat(four.path("p50").asLong()).isEqualTo(5);
@@ -34,6 +34,13 @@ class DemoSummaryTest {
     assertThat(hundred.path("p50").asLong()).isEqualTo(50);
     assertThat(hundred.path("p99").asLong()).isEqualTo(99);
     assertThat(hundred.path("max").asLong()).isEqualTo(100);
+
+    // Past 2047 the histogram's buckets widen (2 wide from 2048, 64 wide from 65536): a figure
+    // is the top of its sample's bucket, within 1/1024 of the sample.
+    JsonNode wide = latency(new long[] {2_049, 2_050, 100_003});
+    assertThat(wide.path("p50").asLong()).isEqualTo(2_051);
+    assertThat(wide.path("p99").asLong()).isEqualTo(100_031);
+    assertThat(wide.path("max").asLong()).isEqualTo(100_031);
 
     JsonNode none = latency(new long[0]);
     assertThat(none.path("samples").asLong()).isZero();
