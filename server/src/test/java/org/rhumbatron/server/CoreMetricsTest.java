@@ -61,8 +61,13 @@ class CoreMetricsTest {
   static List<Series> scrape(CoreService core) throws Exception {
     HttpResponse<String> response = get(core);
     assertThat(response.statusCode()).isEqualTo(200);
+    return parse(response.body());
+  }
+
+  /** The series of a Prometheus text exposition. */
+  static List<Series> parse(String exposition) {
     List<Series> out = new ArrayList<>();
-    for (String line : response.body().split("\n")) {
+    for (String line : exposition.split("\n")) {
       if (line.isBlank() || line.startsWith("#")) {
         continue;
       }
