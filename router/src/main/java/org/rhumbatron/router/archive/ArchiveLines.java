@@ -1,13 +1,21 @@
 package org.rhumbatron.router.archive;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.BufferedReader;
+import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.InputStreamReader;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.util.Base64;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
+import java.util.zip.GZIPInputStream;
 import java.util.zip.GZIPOutputStream;
 import org.rhumbatron.platform.eventlog.EventRecord;
 import org.rhumbatron.protocol.EnvelopeCodec;
@@ -43,6 +51,34 @@ final class ArchiveLines {
       throw new UncheckedIOException("gzip into memory failed", e);
     }
     return bytes.toByteArray();
+  }
+
+  /**
+   * The record ids ({@link ArchiveKey}'s: the Event id, else the message id, else {@code seq:<n>})
+   * of an archive object's body.
+   */
+  static Set<String> ids(byte[] gzip) {
+    Set<String> ids = new HashSet<>();
+    try (BufferedReader lines =
+        new BufferedReader(
+            new InputStreamReader(
+                new GZIPInputStream(new ByteArrayInputStream(gzip)), StandardCharsets.UTF_8))) {
+      for (String line = lines.readLine(); line != null; line = lines.readLine()) {
+        JsonNode node = JSON.readTree(line);
+        if (node.path(MALFORMED).asBoolean(false)) {
+          JsonNode msgId = node.get("messageId");
+          ids.add(
+              msgId != null && !msgId.isNull()
+                  ? msgId.asText()
+                  : "seq:" + node.path("streamSequence").asLong());
+        } else {
+          ids.add(node.path("eventId").asText());
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read an archive object", e);
+    }
+    return ids;
   }
 
   private byte[] line(EventRecord r) {

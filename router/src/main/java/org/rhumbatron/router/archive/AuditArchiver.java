@@ -2,10 +2,13 @@ package org.rhumbatron.router.archive;
 
 import java.sql.SQLException;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import org.rhumbatron.platform.bucket.Bucket;
 import org.rhumbatron.platform.bucket.BucketException;
+import org.rhumbatron.platform.bucket.BucketObject;
 import org.rhumbatron.platform.cluster.FencedException;
 import org.rhumbatron.platform.db.Database;
 import org.rhumbatron.platform.db.DatabaseException;
@@ -96,6 +99,7 @@ public final class AuditArchiver implements SubscriptionHandler {
     }
     log.debug("archived {} records of stream {} to {}", fresh.size(), streamIndex, key);
     deleteOrphans(streamIndex, fresh, batch.epoch());
+    deleteCoveredOrphans(key, fresh);
     return BatchOutcome.allApplied();
   }
 
@@ -126,6 +130,37 @@ public final class AuditArchiver implements SubscriptionHandler {
       } catch (RuntimeException ex) {
         log.warn("cannot delete unclaimed archive object {}: {}", orphan, ex.toString());
       }
+    }
+  }
+
+  /**
+   * After the claims of a redelivered batch committed: the other objects of the same first Event
+   * ({@code part-<firstMs>-}) that hold only records of this batch. A node that put one died before
+   * its claims, and the batch came back composed otherwise (more records fetched), so under another
+   * key. None of them holds a committed claim: this batch found all its Events unclaimed. An object
+   * with a record outside this batch stays: archived twice rather than never.
+   */
+  private void deleteCoveredOrphans(String key, List<EventRecord> fresh) {
+    if (fresh.stream().allMatch(r -> r.deliveredCount() <= 1)) {
+      return;
+    }
+    Set<String> batchIds = new HashSet<>();
+    fresh.forEach(r -> batchIds.add(ArchiveKey.id(r)));
+    String samePart = key.substring(0, key.lastIndexOf('-') + 1);
+    try {
+      for (BucketObject other : bucket.list(samePart)) {
+        if (other.key().equals(key)) {
+          continue;
+        }
+        Optional<byte[]> body = bucket.get(other.key());
+        if (body.isPresent()
+            && batchIds.containsAll(ArchiveLines.ids(body.get()))
+            && bucket.delete(other.key())) {
+          log.info("deleted archive object {}: {} holds its records, claimed", other.key(), key);
+        }
+      }
+    } catch (RuntimeException ex) {
+      log.warn("cannot look for unclaimed archive objects beside {}: {}", key, ex.toString());
     }
   }
 

@@ -99,6 +99,49 @@ abstract class AuditArchiveContract {
         .containsExactlyElementsOf(events);
   }
 
+  /**
+   * A core killed between its put and its claims left an object; the batch came back with more
+   * records fetched, so under another key. Once its claims commit, the object of the dead put goes
+   * and each Event is in one object.
+   */
+  @Test
+  void theObjectOfAPutWhoseClaimsNeverCameGoesWhenItsBatchComesBackWithMore() throws Exception {
+    List<Event> events = publish(3);
+    List<EventRecord> first = log.fetch(STREAM, SUB, 3);
+    String orphan = ArchiveKey.of(STREAM, first);
+    bucket.put(orphan, new ArchiveLines(log.codec()).gzip(first)); // the put; no claims followed
+    first.forEach(r -> r.nak(Duration.ZERO));
+    events.addAll(publish(2));
+
+    List<EventRecord> again = log.fetch(STREAM, SUB, 5);
+    assertThat(again).hasSize(5);
+    assertThat(archiver.handle(STREAM, again).allRecordsApplied()).isTrue();
+
+    List<BucketObject> objects = bucket.list("");
+    assertThat(objects).extracting(BucketObject::key).doesNotContain(orphan).hasSize(1);
+    assertThat(
+            lines(bucket.get(objects.get(0).key()).orElseThrow()).stream()
+                .map(l -> log.codec().decodeEvent(l))
+                .toList())
+        .containsExactlyElementsOf(events);
+  }
+
+  /** An object that holds a record outside the batch may hold the only copy of it: it stays. */
+  @Test
+  void anObjectWithARecordOutsideTheBatchStays() throws Exception {
+    publish(3);
+    List<EventRecord> three = log.fetch(STREAM, SUB, 3);
+    String other = ArchiveKey.of(STREAM, three);
+    bucket.put(other, new ArchiveLines(log.codec()).gzip(three));
+    three.forEach(r -> r.nak(Duration.ZERO));
+
+    List<EventRecord> two = log.fetch(STREAM, SUB, 2);
+    assertThat(two).hasSize(2);
+    assertThat(archiver.handle(STREAM, two).allRecordsApplied()).isTrue();
+
+    assertThat(bucket.list("")).extracting(BucketObject::key).contains(other).hasSize(2);
+  }
+
   @Test
   void aRedeliveredBatchLeavesItsOneObjectAsItWas() throws Exception {
     publish(4);
