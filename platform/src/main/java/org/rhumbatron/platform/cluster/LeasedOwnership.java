@@ -3,8 +3,6 @@ package org.rhumbatron.platform.cluster;
 import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
-import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
@@ -18,6 +16,8 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Supplier;
+import org.rhumbatron.platform.cluster.ClusterRows.LeaseRow;
+import org.rhumbatron.platform.cluster.ClusterRows.Snapshot;
 import org.rhumbatron.platform.concurrent.DaemonThreads;
 import org.rhumbatron.platform.db.Database;
 import org.rhumbatron.platform.db.Tx;
@@ -37,10 +37,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class LeasedOwnership implements DutyOwnership {
   private static final Logger log = LoggerFactory.getLogger(LeasedOwnership.class);
-  // A takeover or renewal waits at most this long for the fenced writes in flight.
-  private static final String LOCK_WAIT = "2s";
-  // A node row without a heartbeat for this long is deleted (it stays visible as lost till then).
-  private static final Duration FORGET_NODES_AFTER = Duration.ofHours(1);
 
   private final Database database;
   private final String nodeId;
@@ -59,10 +55,6 @@ public final class LeasedOwnership implements DutyOwnership {
   private long lastBeatMs = Long.MIN_VALUE / 2;
   private volatile long lastRenewedMs;
   private volatile boolean closed;
-
-  private record LeaseRow(String owner, long epoch, boolean expired) {}
-
-  private record Snapshot(List<String> live, Map<Duty, LeaseRow> leases) {}
 
   public LeasedOwnership(
       Database database,
@@ -192,9 +184,9 @@ public final class LeasedOwnership implements DutyOwnership {
             tx -> {
               renewed.clear();
               if (beat) {
-                beatAndRenew(tx, renewed);
+                ClusterRows.beatAndRenew(tx, nodeId, address.get(), lease, renewed);
               }
-              return snapshot(tx);
+              return ClusterRows.snapshot(tx, lease);
             });
     if (beat) {
       lastBeatMs = startMs;
@@ -226,65 +218,14 @@ public final class LeasedOwnership implements DutyOwnership {
     }
   }
 
-  private void beatAndRenew(Tx tx, Map<Duty, Long> renewed) throws SQLException {
-    tx.queryFirst("SELECT set_config('lock_timeout', ?, true)", rs -> 1, LOCK_WAIT);
-    int beats =
-        tx.update(
-            "UPDATE cluster_nodes SET last_heartbeat = now(), address = ?, state = 'live'"
-                + " WHERE node_id = ?",
-            address.get(),
-            nodeId);
-    if (beats == 0) {
-      tx.update(
-          "INSERT INTO cluster_nodes (node_id, address, started_at, last_heartbeat, state)"
-              + " VALUES (?, ?, now(), now(), 'live')",
-          nodeId,
-          address.get());
-    }
-    for (Object[] r :
-        tx.query(
-            "UPDATE cluster_leases SET expires_at = now() + ? * interval '1 millisecond'"
-                + " WHERE owner_node = ? RETURNING duty, epoch",
-            rs -> new Object[] {rs.getString(1), rs.getLong(2)},
-            (double) lease.toMillis(),
-            nodeId)) {
-      renewed.put(Duty.ofKey((String) r[0]), (Long) r[1]);
-    }
-    tx.update(
-        "DELETE FROM cluster_nodes WHERE last_heartbeat < now() - ? * interval '1 millisecond'",
-        (double) FORGET_NODES_AFTER.toMillis());
-  }
-
-  private Snapshot snapshot(Tx tx) throws SQLException {
-    List<String> live =
-        tx.query(
-            "SELECT node_id FROM cluster_nodes WHERE state = 'live'"
-                + " AND last_heartbeat > now() - ? * interval '1 millisecond'",
-            rs -> rs.getString(1),
-            (double) lease.toMillis());
-    Map<Duty, LeaseRow> leases = new EnumMap<>(Duty.class);
-    for (Object[] r :
-        tx.query(
-            "SELECT duty, owner_node, epoch, expires_at < now() FROM cluster_leases",
-            rs ->
-                new Object[] {
-                  rs.getString(1), new LeaseRow(rs.getString(2), rs.getLong(3), rs.getBoolean(4))
-                })) {
-      try {
-        leases.put(Duty.ofKey((String) r[0]), (LeaseRow) r[1]);
-      } catch (IllegalArgumentException unknown) {
-        // A duty of a newer version of core: not this node's to take.
-      }
-    }
-    return new Snapshot(live, leases);
-  }
-
+  /** Takes {@code duty} if it is still as read: free or expired at that epoch. */
   /** Takes {@code duty} if it is still as read: free or expired at that epoch. */
   private void take(Duty duty, LeaseRow seen) {
     Optional<Long> epoch =
         database.inTransaction(
             tx -> {
-              tx.queryFirst("SELECT set_config('lock_timeout', ?, true)", rs -> 1, LOCK_WAIT);
+              tx.queryFirst(
+                  "SELECT set_config('lock_timeout', ?, true)", rs -> 1, ClusterRows.LOCK_WAIT);
               // FOR UPDATE, the one lock that conflicts with the fence's FOR KEY SHARE: the new
               // epoch commits only after every fenced write under the old one has ended.
               tx.queryFirst(
@@ -379,41 +320,7 @@ public final class LeasedOwnership implements DutyOwnership {
 
   @Override
   public ClusterView view() {
-    return database.read(
-        tx -> {
-          List<ClusterView.Node> nodes =
-              tx.query(
-                  "SELECT node_id, address, (extract(epoch FROM started_at) * 1000)::bigint,"
-                      + " (extract(epoch FROM last_heartbeat) * 1000)::bigint,"
-                      + " CASE WHEN state = 'stopped' THEN 'STOPPED'"
-                      + " WHEN last_heartbeat > now() - ? * interval '1 millisecond' THEN 'LIVE'"
-                      + " ELSE 'LOST' END FROM cluster_nodes ORDER BY node_id",
-                  rs ->
-                      new ClusterView.Node(
-                          rs.getString(1),
-                          rs.getString(2),
-                          Instant.ofEpochMilli(rs.getLong(3)),
-                          Instant.ofEpochMilli(rs.getLong(4)),
-                          NodeState.valueOf(rs.getString(5))),
-                  (double) lease.toMillis());
-          List<ClusterView.Lease> leases = new ArrayList<>();
-          for (Object[] r :
-              tx.query(
-                  "SELECT duty, owner_node, epoch, (extract(epoch FROM expires_at) * 1000)::bigint"
-                      + " FROM cluster_leases ORDER BY duty",
-                  rs ->
-                      new Object[] {
-                        rs.getString(1), rs.getString(2), rs.getLong(3), rs.getLong(4)
-                      })) {
-            leases.add(
-                new ClusterView.Lease(
-                    Duty.ofKey((String) r[0]),
-                    (String) r[1],
-                    (Long) r[2],
-                    Instant.ofEpochMilli((Long) r[3])));
-          }
-          return new ClusterView(nodeId, nodes, leases);
-        });
+    return database.read(tx -> ClusterRows.view(tx, nodeId, lease));
   }
 
   @Override
