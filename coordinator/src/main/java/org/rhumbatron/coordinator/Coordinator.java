@@ -199,6 +199,7 @@ public final class Coordinator implements AutoCloseable {
    * kicks every stream with waiting rows. Returns how many streams were kicked.
    */
   public int recover() {
+    long epoch = transport.connectionEpoch(); // before the check: a later drop needs another
     publisher.resync();
     List<Integer> repaired = new ArrayList<>();
     for (int stream : transport.boundStreams()) {
@@ -209,7 +210,7 @@ public final class Coordinator implements AutoCloseable {
         repaired.add(stream);
       }
     }
-    publisher.resume();
+    publisher.resume(epoch);
     repaired.forEach(publisher::kick);
     return publisher.kickAllWaiting();
   }

@@ -32,6 +32,9 @@ public final class CoordinatorFixture implements AutoCloseable {
   public final Coordinator coordinator;
   public final DutyOwnership ownership;
 
+  /** Whether a reconnect starts the lost-tail check (off: as if its listener had not run yet). */
+  public volatile boolean recoverOnReconnect = true;
+
   private CoordinatorFixture(
       String dbUrl, String natsUrl, SettableClock clock, Settings settings, Set<Integer> bound)
       throws Exception {
@@ -64,7 +67,7 @@ public final class CoordinatorFixture implements AutoCloseable {
             natsUrl,
             "test",
             () -> {
-              if (self[0] != null) {
+              if (self[0] != null && recoverOnReconnect) {
                 self[0].recoverLater();
               }
             });

@@ -49,6 +49,12 @@ final class DeferredEventLog implements EventLogTransport {
   }
 
   @Override
+  public long connectionEpoch() {
+    EventLogTransport l = log;
+    return l == null ? 0 : l.connectionEpoch();
+  }
+
+  @Override
   public CompletableFuture<Long> publish(
       int streamIndex, String msgId, byte[] body, String expectedLastMsgId) {
     EventLogTransport l = log;

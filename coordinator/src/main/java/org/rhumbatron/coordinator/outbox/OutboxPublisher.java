@@ -58,6 +58,8 @@ public final class OutboxPublisher {
   // Set while the event log recovers after a reconnect: JetStream may not answer yet, and a send
   // it refuses then is not the row's fault.
   private volatile boolean paused;
+  // The connection epoch the last lost-tail check ran under; sends wait while it is another.
+  private volatile long checkedEpoch;
   private final LongAdder failedSends = new LongAdder();
   private final DutyOwnership ownership;
   private volatile IntConsumer foreignKicks = stream -> {};
@@ -81,6 +83,7 @@ public final class OutboxPublisher {
     this.ownership = w.ownership;
     this.database = w.database;
     this.transport = w.transport;
+    this.checkedEpoch = w.transport.connectionEpoch();
     this.nudges = w.nudges;
     this.clock = w.clock;
     Settings settings = w.settings;
@@ -190,6 +193,16 @@ public final class OutboxPublisher {
   }
 
   public void resume() {
+    resume(transport.connectionEpoch());
+  }
+
+  /**
+   * Lets sends go on, on a connection that came back at most {@code checkedEpoch} times: the
+   * lost-tail check read it before it looked at the streams, so a drop during the check keeps the
+   * sends held until the next one.
+   */
+  public void resume(long checkedEpoch) {
+    this.checkedEpoch = checkedEpoch;
     paused = false;
   }
 
@@ -246,7 +259,7 @@ public final class OutboxPublisher {
     if (bound && !lane.synced && transport.isConnected()) {
       resync(streamIndex, lane);
     }
-    RunPlan plan = RunPlan.of(waiting, now, bound, !paused && transport.isConnected(), perProject);
+    RunPlan plan = RunPlan.of(waiting, now, bound, maySend(), perProject);
     SendOutcome outcome = send(streamIndex, lane, plan.toSend());
     CompletableFuture<Void> recorded = CompletableFuture.completedFuture(null);
     boolean toRecord =
@@ -291,6 +304,14 @@ public final class OutboxPublisher {
             && (plan.capped() || read == PublisherRows.ROWS_PER_RUN);
     return new PublishRun(
         publishedNow, outcome.countedCount(), plan.unbound().size(), more, recorded);
+  }
+
+  /**
+   * Not paused, connected, and on a connection whose server was checked for a lost tail: one that
+   * came back after a drop (the listener that pauses the publisher may not have run yet) waits.
+   */
+  private boolean maySend() {
+    return !paused && transport.isConnected() && transport.connectionEpoch() == checkedEpoch;
   }
 
   /**

@@ -242,6 +242,68 @@ class LostTailRepairTest {
     }
   }
 
+  /**
+   * The connection came back from a server that lost a tail, and the reconnect's check has not run
+   * yet (its listener runs on the client's own thread, after the connection is usable). A send then
+   * would take a lost sequence that a reader (the project view) already saw on another Event, so
+   * the publisher holds its sends until the check ran on this connection.
+   */
+  @Test
+  void nothingIsSentOnAConnectionThatCameBackBeforeItsTailIsChecked() throws Exception {
+    NatsServer server = nats.server();
+    String p = "tail-early-0";
+    int stream = EventStreams.streamIndex(p);
+    String q = NumberedEvents.projectOnStream("tail-early-other", stream);
+    try (TestDatabase db = TestDatabases.create(TestDatabase.Kind.SQLITE);
+        CoordinatorFixture f = start(db)) {
+      publish(f, p, 6);
+      assertThat(f.coordinator.root(q).createProject("tenant-1", q).join()).isTrue();
+      awaitAllPublished(f);
+      long handedOut = f.transport.lastSequence(stream);
+      f.recoverOnReconnect = false;
+
+      server.kill();
+      NatsStoreDamage.cutLastMessages(server.streamDir(EventStreams.streamName(stream)), 3);
+      server.restart();
+      await()
+          .atMost(Duration.ofSeconds(20))
+          .ignoreExceptions()
+          .until(() -> f.transport.isConnected() && f.transport.lastSequence(stream) < handedOut);
+      long shorter = f.transport.lastSequence(stream);
+      assertThat(shorter).as("the server came back shorter").isLessThan(handedOut);
+
+      Event next = NumberedEvents.event(q, 0, clock.instant());
+      f.coordinator
+          .changeEvents()
+          .appendChangeEvents(q, NumberedEvents.changeOf(q), List.of(next))
+          .join();
+      // Two runs: the first send after the drop may be refused for its lost predecessor, and the
+      // run after it reads the stream's tail again.
+      for (int run = 1; run <= 2; run++) {
+        assertThat(
+                f.coordinator
+                    .publisher()
+                    .publishDueOnLane(stream)
+                    .get(20, TimeUnit.SECONDS)
+                    .published())
+            .as("sent before the tail check, run %d", run)
+            .isZero();
+      }
+      assertThat(f.transport.lastSequence(stream)).isEqualTo(shorter);
+
+      f.coordinator.recover();
+      awaitAllPublished(f);
+      assertThat(OutboxRows.ofProject(f.db, q))
+          .filteredOn(r -> r.eventId().equals(next.eventId()))
+          .singleElement()
+          .satisfies(
+              r ->
+                  assertThat(r.streamSeq())
+                      .as("above every sequence handed out before the loss")
+                      .isGreaterThan(handedOut));
+    }
+  }
+
   private CoordinatorFixture start(TestDatabase db) throws Exception {
     return CoordinatorFixture.start(db.url(), nats.url(), clock, Settings.defaults());
   }

@@ -17,6 +17,15 @@ public interface EventLogTransport {
   boolean isConnected();
 
   /**
+   * How many times the connection came back after a loss. The server behind a new connection may
+   * have lost a stream's tail, so nothing may be published under a new value before the lost-tail
+   * check ran: a message sent first would take a sequence a reader already saw.
+   */
+  default long connectionEpoch() {
+    return 0;
+  }
+
+  /**
    * Publishes {@code body} to stream {@code streamIndex} with {@code Nats-Msg-Id} = {@code msgId}.
    * Completes with the stream sequence of the PubAck (the original's on a duplicate). With {@code
    * expectedLastMsgId} the server stores the message only right after that one, else the future

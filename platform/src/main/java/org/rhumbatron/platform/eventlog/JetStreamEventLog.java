@@ -88,6 +88,11 @@ public final class JetStreamEventLog implements EventLogTransport {
   }
 
   @Override
+  public long connectionEpoch() {
+    return connection.getStatistics().getReconnects();
+  }
+
+  @Override
   public CompletableFuture<Long> publish(
       int streamIndex, String msgId, byte[] body, String expectedLastMsgId) {
     Headers headers = new Headers().put(org.rhumbatron.protocol.Headers.MSG_ID, msgId);
