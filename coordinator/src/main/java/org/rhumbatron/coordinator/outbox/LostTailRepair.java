@@ -61,13 +61,14 @@ public final class LostTailRepair {
         tx ->
             tx.queryFirst(
                     "SELECT MIN(stream_seq) FROM (SELECT stream_seq FROM outbox"
-                        + " WHERE stream_index = ? AND state = 'published' AND stream_seq IS NOT NULL"
+                        + " WHERE stream_index = ? AND state = ? AND stream_seq IS NOT NULL"
                         + " AND published_at_ms >= ? GROUP BY stream_seq HAVING COUNT(*) > 1) shared",
                     rs -> {
                       long v = rs.getLong(1);
                       return rs.wasNull() ? Long.MAX_VALUE : v;
                     },
                     streamIndex,
+                    OutboxRowState.PUBLISHED.column(),
                     since)
                 .orElse(Long.MAX_VALUE));
   }
@@ -93,7 +94,7 @@ public final class LostTailRepair {
               tx ->
                   tx.query(
                       "SELECT seq, event_id, stream_seq, actor_class, actor_id FROM outbox"
-                          + " WHERE stream_index = ? AND state = 'published' AND stream_seq IS NOT NULL"
+                          + " WHERE stream_index = ? AND state = ? AND stream_seq IS NOT NULL"
                           + " AND published_at_ms >= ?"
                           + " AND (stream_seq < ? OR (stream_seq = ? AND seq < ?))"
                           + " ORDER BY stream_seq DESC, seq DESC LIMIT "
@@ -105,6 +106,7 @@ public final class LostTailRepair {
                               rs.getLong(3),
                               new ActorAddress(rs.getString(4), rs.getString(5))),
                       streamIndex,
+                      OutboxRowState.PUBLISHED.column(),
                       since,
                       after[0],
                       after[0],
@@ -137,8 +139,9 @@ public final class LostTailRepair {
           ownership.fence(tx, Duty.stream(streamIndex));
           for (Kept k : lost) {
             tx.update(
-                "UPDATE outbox SET state = 'pending', stream_seq = NULL, published_at_ms = NULL,"
+                "UPDATE outbox SET state = ?, stream_seq = NULL, published_at_ms = NULL,"
                     + " attempts = 0, next_attempt_at_ms = ?, last_error = ? WHERE seq = ?",
+                OutboxRowState.PENDING.column(),
                 clock.millis(),
                 "lost from "
                     + EventStreams.streamName(streamIndex)

@@ -16,7 +16,7 @@ public final class Outbox {
   private static final String APPEND =
       "INSERT INTO outbox (actor_class, actor_id, project_id, event_id, event_type, stream_index,"
           + " subject, payload, state, attempts, next_attempt_at_ms, created_at_ms)"
-          + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', 0, ?, ?) ON CONFLICT DO NOTHING";
+          + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?) ON CONFLICT DO NOTHING";
 
   private final EnvelopeCodec codec;
   private final Clock clock;
@@ -56,6 +56,7 @@ public final class Outbox {
             stream,
             EventStreams.streamSubject(stream),
             encoded.json(),
+            OutboxRowState.PENDING.column(),
             now,
             now)
         == 1;

@@ -48,9 +48,10 @@ public final class OutboxJanitor {
             database,
             tx -> ownership.fence(tx, Duty.SWEEP),
             "outbox",
-            "state = 'published' AND published_at_ms < ?",
+            "state = ? AND published_at_ms < ?",
             "published_at_ms",
             PURGE_MAX,
+            OutboxRowState.PUBLISHED.column(),
             before)
         .deleted();
   }

@@ -17,6 +17,13 @@ public enum OutboxRowState {
   PUBLISHED("published"),
   FAILED("failed");
 
+  /**
+   * The waiting rows' predicate, spelled as the partial indexes on {@code outbox} spell theirs: a
+   * bound state would keep the planner from using them.
+   */
+  public static final String WAITING_SQL =
+      "state IN (" + PENDING.literal() + ", " + RETRY_WAIT.literal() + ")";
+
   private final String column;
 
   OutboxRowState(String column) {
@@ -26,6 +33,11 @@ public enum OutboxRowState {
   /** The value stored in {@code outbox.state}. */
   public String column() {
     return column;
+  }
+
+  /** The stored value as an SQL string literal, for predicates that a partial index must match. */
+  public String literal() {
+    return "'" + column + "'";
   }
 
   public static OutboxRowState fromColumn(String value) {

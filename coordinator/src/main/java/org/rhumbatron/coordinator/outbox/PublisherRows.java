@@ -44,7 +44,9 @@ final class PublisherRows {
             tx.query(
                 "SELECT seq, actor_class, actor_id, project_id, event_id, payload, state, attempts,"
                     + " next_attempt_at_ms FROM outbox WHERE stream_index = ?"
-                    + " AND state IN ('pending', 'retry_wait') AND seq > ? ORDER BY seq LIMIT "
+                    + " AND "
+                    + OutboxRowState.WAITING_SQL
+                    + " AND seq > ? ORDER BY seq LIMIT "
                     + ROWS_PER_RUN,
                 rs ->
                     new WaitingRow(
@@ -65,8 +67,11 @@ final class PublisherRows {
     return database.read(
         tx ->
             tx.query(
-                "SELECT DISTINCT stream_index FROM outbox WHERE state = 'pending'"
-                    + " OR (state = 'retry_wait' AND next_attempt_at_ms <= ?)",
+                "SELECT DISTINCT stream_index FROM outbox WHERE state = "
+                    + OutboxRowState.PENDING.literal()
+                    + " OR (state = "
+                    + OutboxRowState.RETRY_WAIT.literal()
+                    + " AND next_attempt_at_ms <= ?)",
                 rs -> rs.getInt(1),
                 clock.millis()));
   }
@@ -75,7 +80,8 @@ final class PublisherRows {
   void recordRun(Tx tx, long epoch, int streamIndex, RunPlan plan, SendOutcome outcome)
       throws SQLException {
     for (WaitingRow row : plan.dueRetries()) {
-      tx.update("UPDATE outbox SET state = 'pending' WHERE seq = ?", row.seq());
+      tx.update(
+          "UPDATE outbox SET state = ? WHERE seq = ?", OutboxRowState.PENDING.column(), row.seq());
     }
     for (WaitingRow row : plan.unbound()) {
       markFailed(
@@ -99,11 +105,14 @@ final class PublisherRows {
     for (int i = 0; i < outcome.ackedSeqs.size(); i++) {
       Long seq = outcome.ackedSeqs.get(i);
       if (seq != null) {
-        rows.add(new Object[] {seq, outcome.ackedAtMs, epoch, sent.get(i).seq()});
+        rows.add(
+            new Object[] {
+              OutboxRowState.PUBLISHED.column(), seq, outcome.ackedAtMs, epoch, sent.get(i).seq()
+            });
       }
     }
     tx.updateBatch(
-        "UPDATE outbox SET state = 'published', stream_seq = ?, published_at_ms = ?, epoch = ?,"
+        "UPDATE outbox SET state = ?, stream_seq = ?, published_at_ms = ?, epoch = ?,"
             + " attempts = attempts + 1, last_error = NULL WHERE seq = ?",
         rows);
   }
@@ -116,8 +125,9 @@ final class PublisherRows {
     }
     Instant next = clock.instant().plus(backoff.delayAfter(attempts));
     tx.update(
-        "UPDATE outbox SET state = 'retry_wait', attempts = ?, next_attempt_at_ms = ?,"
+        "UPDATE outbox SET state = ?, attempts = ?, next_attempt_at_ms = ?,"
             + " last_error = ? WHERE seq = ?",
+        OutboxRowState.RETRY_WAIT.column(),
         attempts,
         next.toEpochMilli(),
         error,
@@ -128,7 +138,8 @@ final class PublisherRows {
 
   private void markFailed(Tx tx, WaitingRow row, int attempts, String error) throws SQLException {
     tx.update(
-        "UPDATE outbox SET state = 'failed', attempts = ?, last_error = ? WHERE seq = ?",
+        "UPDATE outbox SET state = ?, attempts = ?, last_error = ? WHERE seq = ?",
+        OutboxRowState.FAILED.column(),
         attempts,
         error,
         row.seq());
@@ -142,8 +153,10 @@ final class PublisherRows {
    */
   Optional<Instant> nextDue(Tx tx, ActorAddress actor, int streamIndex) throws SQLException {
     return tx.queryFirst(
-            "SELECT MIN(CASE WHEN state = 'pending' THEN 0 ELSE next_attempt_at_ms END) FROM outbox"
-                + " WHERE stream_index = ? AND state IN ('pending', 'retry_wait')"
+            "SELECT MIN(CASE WHEN state = "
+                + OutboxRowState.PENDING.literal()
+                + " THEN 0 ELSE next_attempt_at_ms END) FROM outbox WHERE stream_index = ? AND "
+                + OutboxRowState.WAITING_SQL
                 + " AND actor_class = ? AND actor_id = ?",
             rs -> {
               long ms = rs.getLong(1);

@@ -3,7 +3,6 @@ package org.rhumbatron.platform.cluster;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
@@ -16,6 +15,9 @@ final class ClusterRows {
 
   /** The live nodes (a heartbeat within the lease) and every duty's lease. */
   record Snapshot(List<String> live, Map<Duty, LeaseRow> leases) {}
+
+  /** A duty's key as stored, with what goes with it in one read. */
+  private record Keyed<T>(String dutyKey, T value) {}
 
   // A takeover or renewal waits at most this long for the fenced writes in flight.
   static final String LOCK_WAIT = "2s";
@@ -35,25 +37,27 @@ final class ClusterRows {
     tx.queryFirst("SELECT set_config('lock_timeout', ?, true)", rs -> 1, LOCK_WAIT);
     int beats =
         tx.update(
-            "UPDATE cluster_nodes SET last_heartbeat = now(), address = ?, state = 'live'"
+            "UPDATE cluster_nodes SET last_heartbeat = now(), address = ?, state = ?"
                 + " WHERE node_id = ?",
             address,
+            NodeState.LIVE.column(),
             nodeId);
     if (beats == 0) {
       tx.update(
           "INSERT INTO cluster_nodes (node_id, address, started_at, last_heartbeat, state)"
-              + " VALUES (?, ?, now(), now(), 'live')",
+              + " VALUES (?, ?, now(), now(), ?)",
           nodeId,
-          address);
+          address,
+          NodeState.LIVE.column());
     }
-    for (Object[] r :
+    for (Keyed<Long> r :
         tx.query(
             "UPDATE cluster_leases SET expires_at = now() + ? * interval '1 millisecond'"
                 + " WHERE owner_node = ? RETURNING duty, epoch",
-            rs -> new Object[] {rs.getString(1), rs.getLong(2)},
+            rs -> new Keyed<>(rs.getString(1), rs.getLong(2)),
             (double) lease.toMillis(),
             nodeId)) {
-      renewed.put(Duty.ofKey((String) r[0]), (Long) r[1]);
+      renewed.put(Duty.ofKey(r.dutyKey()), r.value());
     }
     tx.update(
         "DELETE FROM cluster_nodes WHERE last_heartbeat < now() - ? * interval '1 millisecond'",
@@ -63,20 +67,21 @@ final class ClusterRows {
   static Snapshot snapshot(Tx tx, Duration lease) throws SQLException {
     List<String> live =
         tx.query(
-            "SELECT node_id FROM cluster_nodes WHERE state = 'live'"
+            "SELECT node_id FROM cluster_nodes WHERE state = ?"
                 + " AND last_heartbeat > now() - ? * interval '1 millisecond'",
             rs -> rs.getString(1),
+            NodeState.LIVE.column(),
             (double) lease.toMillis());
     Map<Duty, LeaseRow> leases = new EnumMap<>(Duty.class);
-    for (Object[] r :
+    for (Keyed<LeaseRow> r :
         tx.query(
             "SELECT duty, owner_node, epoch, expires_at < now() FROM cluster_leases",
             rs ->
-                new Object[] {
-                  rs.getString(1), new LeaseRow(rs.getString(2), rs.getLong(3), rs.getBoolean(4))
-                })) {
+                new Keyed<>(
+                    rs.getString(1),
+                    new LeaseRow(rs.getString(2), rs.getLong(3), rs.getBoolean(4))))) {
       try {
-        leases.put(Duty.ofKey((String) r[0]), (LeaseRow) r[1]);
+        leases.put(Duty.ofKey(r.dutyKey()), r.value());
       } catch (IllegalArgumentException unknown) {
         // A duty of a newer version of core: not this node's to take.
       }
@@ -90,9 +95,9 @@ final class ClusterRows {
         tx.query(
             "SELECT node_id, address, (extract(epoch FROM started_at) * 1000)::bigint,"
                 + " (extract(epoch FROM last_heartbeat) * 1000)::bigint,"
-                + " CASE WHEN state = 'stopped' THEN 'STOPPED'"
-                + " WHEN last_heartbeat > now() - ? * interval '1 millisecond' THEN 'LIVE'"
-                + " ELSE 'LOST' END FROM cluster_nodes ORDER BY node_id",
+                + " CASE WHEN state = ? THEN ?"
+                + " WHEN last_heartbeat > now() - ? * interval '1 millisecond' THEN ?"
+                + " ELSE ? END FROM cluster_nodes ORDER BY node_id",
             rs ->
                 new ClusterView.Node(
                     rs.getString(1),
@@ -100,20 +105,21 @@ final class ClusterRows {
                     Instant.ofEpochMilli(rs.getLong(3)),
                     Instant.ofEpochMilli(rs.getLong(4)),
                     NodeState.valueOf(rs.getString(5))),
-            (double) lease.toMillis());
-    List<ClusterView.Lease> leases = new ArrayList<>();
-    for (Object[] r :
+            NodeState.STOPPED.column(),
+            NodeState.STOPPED.name(),
+            (double) lease.toMillis(),
+            NodeState.LIVE.name(),
+            NodeState.LOST.name());
+    List<ClusterView.Lease> leases =
         tx.query(
             "SELECT duty, owner_node, epoch, (extract(epoch FROM expires_at) * 1000)::bigint"
                 + " FROM cluster_leases ORDER BY duty",
-            rs -> new Object[] {rs.getString(1), rs.getString(2), rs.getLong(3), rs.getLong(4)})) {
-      leases.add(
-          new ClusterView.Lease(
-              Duty.ofKey((String) r[0]),
-              (String) r[1],
-              (Long) r[2],
-              Instant.ofEpochMilli((Long) r[3])));
-    }
+            rs ->
+                new ClusterView.Lease(
+                    Duty.ofKey(rs.getString(1)),
+                    rs.getString(2),
+                    rs.getLong(3),
+                    Instant.ofEpochMilli(rs.getLong(4))));
     return new ClusterView(nodeId, nodes, leases);
   }
 }

@@ -122,11 +122,12 @@ public final class LeasedOwnership implements DutyOwnership {
         tx ->
             tx.update(
                 "INSERT INTO cluster_nodes (node_id, address, started_at, last_heartbeat, state)"
-                    + " VALUES (?, ?, now(), now(), 'live') ON CONFLICT (node_id) DO UPDATE SET"
+                    + " VALUES (?, ?, now(), now(), ?) ON CONFLICT (node_id) DO UPDATE SET"
                     + " address = excluded.address, started_at = now(), last_heartbeat = now(),"
-                    + " state = 'live'",
+                    + " state = excluded.state",
                 nodeId,
-                address.get()));
+                address.get(),
+                NodeState.LIVE.column()));
     lastRenewedMs = clock.millis();
     // The first round before start returns: what starts next (the lost-tail repair, the router's
     // catch-up) finds the duties this node takes at once.
@@ -362,7 +363,10 @@ public final class LeasedOwnership implements DutyOwnership {
                 "UPDATE cluster_leases SET owner_node = NULL, expires_at = now()"
                     + " WHERE owner_node = ?",
                 nodeId);
-            tx.update("UPDATE cluster_nodes SET state = 'stopped' WHERE node_id = ?", nodeId);
+            tx.update(
+                "UPDATE cluster_nodes SET state = ? WHERE node_id = ?",
+                NodeState.STOPPED.column(),
+                nodeId);
             return null;
           });
       log.info("cluster node {} stopped and released its duties", nodeId);
