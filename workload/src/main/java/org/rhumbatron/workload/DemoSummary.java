@@ -19,6 +19,7 @@ import org.rhumbatron.lifecycle.RunReads;
 import org.rhumbatron.platform.db.Database;
 import org.rhumbatron.platform.eventlog.Subscription;
 import org.rhumbatron.protocol.EventStreams;
+import org.rhumbatron.protocol.EventType;
 import org.rhumbatron.protocol.Queue;
 
 /**
@@ -104,7 +105,9 @@ record DemoSummary(
                 new long[] {
                   tx.queryLong("SELECT COUNT(*) FROM outbox"),
                   tx.queryLong("SELECT COUNT(*) FROM dead_letters"),
-                  tx.queryLong("SELECT COUNT(*) FROM outbox WHERE event_type = 'agent.woken'")
+                  tx.queryLong(
+                      "SELECT COUNT(*) FROM outbox WHERE event_type = ?",
+                      EventType.AGENT_WOKEN.wireName())
                 });
     Map<String, Long> stale = new java.util.TreeMap<>();
     db.read(
