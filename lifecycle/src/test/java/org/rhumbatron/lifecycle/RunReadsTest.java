@@ -2,24 +2,26 @@ package org.rhumbatron.lifecycle;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import org.rhumbatron.platform.db.Database;
+import org.rhumbatron.testkit.db.DatabaseTest;
+import org.rhumbatron.testkit.db.TestDatabase;
 
-/** A run's lifecycle rows, written as stored, read back typed and counted across Projects. */
+/**
+ * A run's lifecycle rows, written as stored, read back typed and counted across Projects; SQLite
+ * and PostgreSQL.
+ */
 class RunReadsTest {
-  @TempDir Path dir;
+  TestDatabase testDatabase; // one per run: @DatabaseTest sets it
   private Database db;
   private RunReads reads;
 
   @BeforeEach
   void rows() {
-    db = Database.open(dir.resolve("run.db").toString());
+    db = Database.open(testDatabase.url());
     reads = new RunReads(db);
     db.inTransaction(
         tx -> {
@@ -60,7 +62,7 @@ class RunReadsTest {
     db.close();
   }
 
-  @Test
+  @DatabaseTest
   void changesAreCountedByStateInTheOrderOfTheirStoredNames() {
     assertThat(reads.changesByState())
         .containsExactly(
@@ -74,13 +76,13 @@ class RunReadsTest {
     assertThat(reads.changesEnded()).isEqualTo(3);
   }
 
-  @Test
+  @DatabaseTest
   void theChangesInAStateComeOldestFirst() {
     assertThat(reads.changeIds(ChangeState.AWAITING_APPROVAL)).containsExactly("c3", "c2");
     assertThat(reads.changeIds(ChangeState.DECLINED)).isEmpty();
   }
 
-  @Test
+  @DatabaseTest
   void aRoundsRowsAreThoseOfItsProjects() {
     List<String> round = List.of("p1", "p2");
 
