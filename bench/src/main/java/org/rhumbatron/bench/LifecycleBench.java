@@ -11,8 +11,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import org.rhumbatron.coordinator.outbox.OutboxRowState;
 import org.rhumbatron.lifecycle.ChangeCreated;
 import org.rhumbatron.lifecycle.ChangeInfo;
+import org.rhumbatron.lifecycle.ChangeState;
 import org.rhumbatron.lifecycle.Lifecycle;
 import org.rhumbatron.lifecycle.WorkGraph;
 import org.rhumbatron.platform.config.Settings;
@@ -221,7 +223,7 @@ final class LifecycleBench {
         done++;
         continue;
       }
-      if (!c.state().equals("open")) {
+      if (c.changeState() != ChangeState.OPEN) {
         throw new IllegalStateException(
             "change " + c.changeId() + " is " + c.state() + " (" + c.reason() + "), not verifying");
       }
@@ -242,7 +244,7 @@ final class LifecycleBench {
     int done = 0;
     while (done < changeIds.size()) {
       ChangeInfo c = lifecycle.change(changeIds.get(done)).orElseThrow();
-      if (c.state().equals("completed")) {
+      if (c.changeState() == ChangeState.COMPLETED) {
         done++;
         continue;
       }
@@ -277,7 +279,9 @@ final class LifecycleBench {
   private void awaitApplied(Database db, List<String> projectIds, long startMs) throws Exception {
     long deadline = System.nanoTime() + SETTLE_MILLIS * 1_000_000L;
     String in = LifecycleFigures.in(projectIds);
-    Object[] args = LifecycleFigures.args(projectIds, startMs);
+    Object[] unpublished =
+        LifecycleFigures.args(projectIds, startMs, OutboxRowState.PUBLISHED.column());
+    Object[] unapplied = LifecycleFigures.args(projectIds, startMs, PROJECTOR, CAUSAL);
     while (System.nanoTime() < deadline) {
       long[] counts =
           db.read(
@@ -286,19 +290,15 @@ final class LifecycleBench {
                     tx.queryLong(
                         "SELECT COUNT(*) FROM outbox WHERE project_id IN "
                             + in
-                            + " AND created_at_ms >= ? AND state <> 'published'",
-                        args),
+                            + " AND created_at_ms >= ? AND state <> ?",
+                        unpublished),
                     tx.queryLong(
                         "SELECT COUNT(*) FROM outbox o WHERE o.project_id IN "
                             + in
                             + " AND o.created_at_ms >= ? AND (SELECT COUNT(*) FROM"
-                            + " processed_events p WHERE p.event_id = o.event_id AND p.consumer IN"
-                            + " ('"
-                            + PROJECTOR
-                            + "', '"
-                            + CAUSAL
-                            + "')) < 2",
-                        args)
+                            + " processed_events p WHERE p.event_id = o.event_id"
+                            + " AND p.consumer IN (?, ?)) < 2",
+                        unapplied)
                   });
       if (counts[0] == 0 && counts[1] == 0) {
         return;

@@ -1,13 +1,13 @@
 package org.rhumbatron.bench;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import org.rhumbatron.lifecycle.ChangeState;
+import org.rhumbatron.lifecycle.RunReads;
 import org.rhumbatron.platform.db.Database;
 import org.rhumbatron.platform.eventlog.Subscription;
 import org.rhumbatron.protocol.EnvelopeCodec;
@@ -26,8 +26,6 @@ final class LifecycleFigures {
   static final List<String> STAGES =
       List.of("commit_to_published", "published_to_routed", "routed_to_ready", "ready_to_woken");
 
-  private static final ObjectMapper JSON = new ObjectMapper();
-
   /** The round's figures that are not in the database: its size, wall and CPU times. */
   record Timing(
       int changes, long verifyingNanos, long wallNanos, long jvmNanos, long serverNanos) {}
@@ -36,6 +34,7 @@ final class LifecycleFigures {
   private record Row(String eventType, long createdMs, Long publishedMs, Event event) {}
 
   private final Database db;
+  private final RunReads lifecycle;
   private final EnvelopeCodec codec;
   private final List<String> projectIds;
   private final long conflictReviewMillis;
@@ -49,6 +48,7 @@ final class LifecycleFigures {
       long startMs,
       long conflictReviewMillis) {
     this.db = db;
+    this.lifecycle = new RunReads(db);
     this.codec = codec;
     this.projectIds = projectIds;
     this.conflictReviewMillis = conflictReviewMillis;
@@ -64,12 +64,7 @@ final class LifecycleFigures {
     Map<String, Long> endedMs = new HashMap<>();
     readTasks(dependsOn, endedMs);
     Map<String, long[]> changeTimes = changeTimes(changeIds);
-    long stale =
-        db.read(
-            tx ->
-                tx.queryLong(
-                    "SELECT COUNT(*) FROM candidates WHERE state = 'stale' AND project_id IN " + in,
-                    projectIds.toArray()));
+    long stale = lifecycle.staleCandidates(projectIds);
     long[] commitToPublished =
         rows.stream()
             .filter(row -> row.publishedMs() != null)
@@ -157,37 +152,22 @@ final class LifecycleFigures {
 
   /** The round's Tasks: their dependencies and when they completed. */
   private void readTasks(Map<String, List<String>> dependsOn, Map<String, Long> endedMs) {
-    db.read(
-        tx ->
-            tx.query(
-                "SELECT task_id, depends_on, ended_at_ms FROM tasks WHERE project_id IN " + in,
-                rs -> {
-                  String task = rs.getString(1);
-                  dependsOn.put(task, strings(rs.getString(2)));
-                  endedMs.put(task, rs.getLong(3));
-                  return task;
-                },
-                projectIds.toArray()));
+    for (RunReads.TaskEnd t : lifecycle.taskEnds(projectIds)) {
+      dependsOn.put(t.taskId(), t.dependsOn());
+      endedMs.put(t.taskId(), t.endedAtMs());
+    }
   }
 
   /** The round's Changes: created and ended (all completed: awaitCompleted held them to it). */
   private Map<String, long[]> changeTimes(List<String> changeIds) {
     Map<String, long[]> changeTimes = new HashMap<>();
-    db.read(
-        tx ->
-            tx.query(
-                "SELECT change_id, state, created_at_ms, ended_at_ms FROM changes"
-                    + " WHERE project_id IN "
-                    + in,
-                rs -> {
-                  if (!"completed".equals(rs.getString(2))) {
-                    throw new IllegalStateException(
-                        "change " + rs.getString(1) + " is " + rs.getString(2) + ", not completed");
-                  }
-                  return changeTimes.put(
-                      rs.getString(1), new long[] {rs.getLong(3), rs.getLong(4)});
-                },
-                projectIds.toArray()));
+    for (RunReads.ChangeTimes c : lifecycle.changeTimes(projectIds)) {
+      if (c.state() != ChangeState.COMPLETED) {
+        throw new IllegalStateException(
+            "change " + c.changeId() + " is " + c.state().dbName() + ", not completed");
+      }
+      changeTimes.put(c.changeId(), new long[] {c.createdAtMs(), c.endedAtMs()});
+    }
     if (!changeTimes.keySet().equals(new HashSet<>(changeIds))) {
       throw new IllegalStateException(
           "the round's projects hold changes " + changeTimes.keySet() + ", not " + changeIds);
@@ -312,25 +292,20 @@ final class LifecycleFigures {
     return conflictReviews;
   }
 
-  /** A JSON array of strings (tasks.depends_on). */
-  private static List<String> strings(String json) {
-    try {
-      return json == null ? List.of() : JSON.readerForListOf(String.class).readValue(json);
-    } catch (IOException e) {
-      throw new IllegalStateException("not a JSON array of strings: " + json, e);
-    }
-  }
-
   /** {@code (?, ?, ...)}, one placeholder for each id. */
   static String in(List<String> ids) {
     return "(" + String.join(", ", ids.stream().map(id -> "?").toList()) + ")";
   }
 
-  /** The project ids, then {@code startMs}: the arguments of {@code IN (...) AND ... >= ?}. */
-  static Object[] args(List<String> projectIds, long startMs) {
-    Object[] args = Arrays.copyOf(projectIds.toArray(), projectIds.size() + 1);
-    args[projectIds.size()] = startMs;
-    return args;
+  /**
+   * The project ids, then {@code startMs}, then {@code more}: the arguments of {@code IN (...) AND
+   * ... >= ?} and what follows.
+   */
+  static Object[] args(List<String> projectIds, long startMs, Object... more) {
+    List<Object> args = new ArrayList<>(projectIds);
+    args.add(startMs);
+    args.addAll(Arrays.asList(more));
+    return args.toArray();
   }
 
   private static long[] nanos(List<Long> millis) {

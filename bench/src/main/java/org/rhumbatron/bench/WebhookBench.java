@@ -33,6 +33,7 @@ import org.rhumbatron.platform.jetstream.JetStreamConnections;
 import org.rhumbatron.platform.jetstream.JetStreamTopology;
 import org.rhumbatron.protocol.EnvelopeCodec;
 import org.rhumbatron.protocol.Event;
+import org.rhumbatron.protocol.EventType;
 import org.rhumbatron.server.CoreConfig;
 import org.rhumbatron.server.CoreService;
 import org.rhumbatron.workload.LatencyStats;
@@ -268,12 +269,13 @@ final class WebhookBench {
         tx ->
             tx.query(
                 "SELECT created_at_ms, payload FROM outbox WHERE project_id = ?"
-                    + " AND event_type = 'task.ready'",
+                    + " AND event_type = ?",
                 rs -> {
                   Event e = codec.decodeEvent(rs.getBytes(2));
                   return at.merge(e.taskId(), rs.getLong(1), Math::min);
                 },
-                project));
+                project,
+                EventType.TASK_READY.wireName()));
     return at;
   }
 

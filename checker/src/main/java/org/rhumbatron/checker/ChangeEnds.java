@@ -7,11 +7,21 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
-import org.rhumbatron.lifecycle.ChangeInfo;
+import org.rhumbatron.lifecycle.ChangeState;
 import org.rhumbatron.platform.db.Database;
 
 /** One Change per client request, and every Change ended; the Changes counted by state. */
 final class ChangeEnds {
+  /**
+   * A Change's row with its state as stored: a name no {@link ChangeState} has is counted under it,
+   * not thrown on.
+   */
+  private record ChangeRow(String changeId, String state) {
+    boolean open() {
+      return ChangeState.OPEN_STATES.stream().anyMatch(s -> s.dbName().equals(state));
+    }
+  }
+
   private final Database db;
 
   ChangeEnds(Database db) {
@@ -32,17 +42,19 @@ final class ChangeEnds {
                         + " GROUP BY project_id, client_request_id HAVING COUNT(*) > 1",
                     rs -> rs.getString(1) + "/" + rs.getString(2)))
         .forEach(id -> report.violation(SECOND_CHANGE_FOR_REQUEST, id));
-    List<String[]> changes =
+    List<ChangeRow> changes =
         db.read(
             tx ->
                 tx.query(
                     "SELECT change_id, state FROM changes",
-                    rs -> new String[] {rs.getString(1), rs.getString(2)}));
+                    rs -> new ChangeRow(rs.getString(1), rs.getString(2))));
     Map<String, Long> byState = new TreeMap<>();
-    for (String[] c : changes) {
-      byState.merge(c[1], 1L, Long::sum);
-      if (ChangeInfo.OPEN_STATES.contains(c[1])) {
-        report.violation(CHANGES_NOT_ENDED, c[0] + " (" + c[1] + "; " + whereItStands(c[0]) + ")");
+    for (ChangeRow c : changes) {
+      byState.merge(c.state(), 1L, Long::sum);
+      if (c.open()) {
+        report.violation(
+            CHANGES_NOT_ENDED,
+            c.changeId() + " (" + c.state() + "; " + whereItStands(c.changeId()) + ")");
       }
     }
     report.total("changes", changes.size());

@@ -11,10 +11,13 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.function.Supplier;
+import org.rhumbatron.coordinator.outbox.OutboxRowState;
+import org.rhumbatron.lifecycle.ChangeInfo;
 import org.rhumbatron.platform.bucket.Bucket;
 import org.rhumbatron.platform.bucket.NatsObjectStoreBucket;
 import org.rhumbatron.platform.db.Database;
@@ -279,10 +282,17 @@ final class CheckRun {
             db.read(
                 tx ->
                     tx.queryLong(
-                        "SELECT COUNT(*) FROM changes WHERE state IN ('open', 'verifying',"
-                            + " 'awaiting_approval', 'releasing')"));
+                        "SELECT COUNT(*) FROM changes WHERE state IN ("
+                            + String.join(
+                                ", ", Collections.nCopies(ChangeInfo.OPEN_STATES.size(), "?"))
+                            + ")",
+                        ChangeInfo.OPEN_STATES.toArray()));
         long unpublished =
-            db.read(tx -> tx.queryLong("SELECT COUNT(*) FROM outbox WHERE state <> 'published'"));
+            db.read(
+                tx ->
+                    tx.queryLong(
+                        "SELECT COUNT(*) FROM outbox WHERE state <> ?",
+                        OutboxRowState.PUBLISHED.column()));
         if (open == 0 && unpublished == 0 && done(jsm, false)) {
           break;
         }

@@ -2,6 +2,7 @@ package org.rhumbatron.checker;
 
 import java.util.HashMap;
 import java.util.Map;
+import org.rhumbatron.coordinator.outbox.OutboxRowState;
 import org.rhumbatron.platform.db.Database;
 
 /**
@@ -24,7 +25,7 @@ final class EpochOrder {
         tx ->
             tx.query(
                 "SELECT stream_index, stream_seq, epoch, event_id FROM outbox"
-                    + " WHERE state = 'published' AND epoch IS NOT NULL"
+                    + " WHERE state = ? AND epoch IS NOT NULL"
                     + " ORDER BY stream_index, stream_seq",
                 rs -> {
                   rows[0]++;
@@ -52,7 +53,8 @@ final class EpochOrder {
                     at.put(stream, seq);
                   }
                   return null;
-                }));
+                },
+                OutboxRowState.PUBLISHED.column()));
     report.total("outbox_rows_epoch_checked", rows[0]);
     report.total(
         "highest_stream_epoch",

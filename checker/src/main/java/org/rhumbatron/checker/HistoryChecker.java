@@ -145,19 +145,22 @@ public final class HistoryChecker {
     return firstStored;
   }
 
+  /** An outbox row's Event and its state as stored, unparsed: the check trusts no reader of it. */
+  private record OutboxRow(String eventId, String state) {}
+
   /** Every outbox row's Event is in the streams. */
   private void checkLost(CheckReport report, Set<String> published) {
-    List<String[]> outbox =
+    List<OutboxRow> outbox =
         db.read(
             tx ->
                 tx.query(
                     "SELECT event_id, state FROM outbox",
-                    rs -> new String[] {rs.getString(1), rs.getString(2)}));
+                    rs -> new OutboxRow(rs.getString(1), rs.getString(2))));
     report.total("events_committed", outbox.size());
     report.total("stream_fillers", streams.fillers());
-    for (String[] row : outbox) {
-      if (!published.contains(row[0])) {
-        report.violation(EVENTS_LOST, row[0] + " (" + row[1] + ")");
+    for (OutboxRow row : outbox) {
+      if (!published.contains(row.eventId())) {
+        report.violation(EVENTS_LOST, row.eventId() + " (" + row.state() + ")");
       }
     }
   }

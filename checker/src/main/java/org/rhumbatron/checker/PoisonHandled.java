@@ -73,6 +73,9 @@ final class PoisonHandled {
     outcomes.forEach((k, n) -> report.total("poison_" + k, n));
   }
 
+  /** A dead letter's row: where a poison marker may be named. */
+  private record DeadLetter(String commandId, String command, String reason) {}
+
   /** Per poison marker in a dead letter, the consumers of the batches that dead-lettered it. */
   private Map<String, Set<String>> deadLetteredBy() {
     Map<String, Set<String>> deadLetteredBy = new HashMap<>();
@@ -80,12 +83,14 @@ final class PoisonHandled {
             tx ->
                 tx.query(
                     "SELECT command_id, command, reason FROM dead_letters",
-                    rs -> new String[] {rs.getString(1), rs.getString(2), rs.getString(3)}))
+                    rs -> new DeadLetter(rs.getString(1), rs.getString(2), rs.getString(3))))
         .forEach(
             row -> {
-              String text = row[0] + " " + row[1] + " " + row[2];
+              String text = row.commandId() + " " + row.command() + " " + row.reason();
               for (String m : Poison.markers(text)) {
-                deadLetteredBy.computeIfAbsent(m, k -> new HashSet<>()).add(consumerOf(row[0]));
+                deadLetteredBy
+                    .computeIfAbsent(m, k -> new HashSet<>())
+                    .add(consumerOf(row.commandId()));
               }
             });
     return deadLetteredBy;

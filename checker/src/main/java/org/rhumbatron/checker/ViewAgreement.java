@@ -3,6 +3,7 @@ package org.rhumbatron.checker;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.TreeSet;
+import org.rhumbatron.lifecycle.TaskState;
 import org.rhumbatron.platform.db.Database;
 
 /**
@@ -32,8 +33,9 @@ final class ViewAgreement {
         tx ->
             tx.query(
                 "SELECT 'change', change_id, state FROM changes UNION ALL"
-                    + " SELECT 'task', task_id, state FROM tasks WHERE state <> 'pending'",
-                rs -> tables.put(rs.getString(1) + " " + rs.getString(2), rs.getString(3))));
+                    + " SELECT 'task', task_id, state FROM tasks WHERE state <> ?",
+                rs -> tables.put(rs.getString(1) + " " + rs.getString(2), rs.getString(3)),
+                TaskState.PENDING.dbName()));
     TreeSet<String> items = new TreeSet<>(tables.keySet());
     for (String item : items) {
       String inView = view.get(item);

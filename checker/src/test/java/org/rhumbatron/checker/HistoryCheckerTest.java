@@ -78,13 +78,7 @@ class HistoryCheckerTest {
                 PROJECT);
             for (Event e : List.of(first, second, lost)) {
               published(tx, e);
-              for (Subscription s : HistoryChecker.CLAIMING) {
-                tx.update(
-                    "INSERT INTO processed_events (consumer, event_id, processed_at_ms)"
-                        + " VALUES (?, ?, 0)",
-                    s.durableName(),
-                    e.eventId());
-              }
+              claimedByAll(tx, e);
             }
             return null;
           });
@@ -183,6 +177,54 @@ class HistoryCheckerTest {
     }
   }
 
+  /**
+   * One Event stored twice on its stream: sent again under another message id (as after the
+   * server's duplicate window), so the stream's dedup let it through. The second copy is the one
+   * violation, named by the Event's id; its effect is not counted twice.
+   */
+  @Test
+  void anEventStoredTwiceOnItsStreamIsReportedOnceByItsId() throws Exception {
+    try (Connection connection = JetStreamConnections.connect(nats.url(), "history-test");
+        Database db = Database.open(dir.resolve("history.db").toString())) {
+      new JetStreamTopology(connection.jetStreamManagement(), Settings.defaults()).ensure();
+      JetStream js = connection.jetStream();
+      Event twice = completed(DONE_1);
+      publish(js, twice);
+      js.publish(
+          NatsMessage.builder()
+              .subject(EventStreams.streamSubject(EventStreams.streamIndex(PROJECT)))
+              .headers(new Headers().put("Nats-Msg-Id", twice.eventId() + "-again"))
+              .data(codec.encodeEvent(twice))
+              .build());
+      db.inTransaction(
+          tx -> {
+            published(tx, twice);
+            claimedByAll(tx, twice);
+            return null;
+          });
+
+      CheckReport report =
+          new HistoryChecker(db, connection.jetStreamManagement())
+              .check(
+                  new HistoryChecker.Run(
+                      Map.of(), List.of(), Set.of(), List.of(), List.of(), null));
+
+      assertThat(
+              connection
+                  .jetStreamManagement()
+                  .getStreamInfo(EventStreams.streamName(EventStreams.streamIndex(PROJECT)))
+                  .getStreamState()
+                  .getMsgCount())
+          .isEqualTo(2);
+      assertThat(report.ids(HistoryChecker.EVENTS_PUBLISHED_TWICE)).containsExactly(DONE_1);
+      assertThat(report.count(HistoryChecker.EVENTS_PUBLISHED_TWICE)).isEqualTo(1);
+      assertThat(report.totals()).containsEntry("events_published", 1L);
+      assertThat(report.count(HistoryChecker.EVENTS_LOST)).isZero();
+      assertThat(report.count(HistoryChecker.TASK_COMPLETED_TWICE)).isZero();
+      assertThat(report.passed()).isFalse();
+    }
+  }
+
   /** The outbox row of {@code e}, published. */
   private void published(org.rhumbatron.platform.db.Tx tx, Event e) throws java.sql.SQLException {
     tx.update(
@@ -196,6 +238,17 @@ class HistoryCheckerTest {
         EventStreams.streamIndex(PROJECT),
         EventStreams.streamSubject(EventStreams.streamIndex(PROJECT)),
         codec.encodeEvent(e));
+  }
+
+  /** The claims of {@code e} by every claiming consumer. */
+  private static void claimedByAll(org.rhumbatron.platform.db.Tx tx, Event e)
+      throws java.sql.SQLException {
+    for (Subscription s : HistoryChecker.CLAIMING) {
+      tx.update(
+          "INSERT INTO processed_events (consumer, event_id, processed_at_ms) VALUES (?, ?, 0)",
+          s.durableName(),
+          e.eventId());
+    }
   }
 
   private static Event completed(String id) {

@@ -9,8 +9,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import org.rhumbatron.coordinator.outbox.OutboxRowState;
+import org.rhumbatron.lifecycle.ChangeState;
 import org.rhumbatron.lifecycle.Lifecycle;
 import org.rhumbatron.lifecycle.LifecycleException;
+import org.rhumbatron.lifecycle.RunReads;
 import org.rhumbatron.lifecycle.WorkGraph;
 import org.rhumbatron.platform.config.Settings;
 import org.rhumbatron.platform.db.Database;
@@ -164,13 +167,7 @@ final class DemoRun {
 
   /** Approves each Change awaiting approval; one that moved on meanwhile comes again or not. */
   private void approveAwaiting(Lifecycle lifecycle, Database db) throws Exception {
-    List<String> awaiting =
-        db.read(
-            tx ->
-                tx.query(
-                    "SELECT change_id FROM changes WHERE state = 'awaiting_approval'"
-                        + " ORDER BY created_at_ms",
-                    rs -> rs.getString(1)));
+    List<String> awaiting = new RunReads(db).changeIds(ChangeState.AWAITING_APPROVAL);
     for (String changeId : awaiting) {
       try {
         Lifecycle.Approval approval =
@@ -188,18 +185,13 @@ final class DemoRun {
   private static DemoProgress.Counts counts(
       Database db, JetStreamManagement jsm, DemoSummary.Streams before, int total)
       throws Exception {
-    long[] sql =
-        db.read(
-            tx ->
-                new long[] {
-                  tx.queryLong("SELECT COUNT(*) FROM changes WHERE state = 'completed'"),
-                  tx.queryLong(
-                      "SELECT COUNT(*) FROM changes WHERE state NOT IN "
-                          + DemoSummary.OPEN_STATES_SQL),
-                  tx.queryLong("SELECT COUNT(*) FROM outbox")
-                });
+    RunReads reads = new RunReads(db);
     return new DemoProgress.Counts(
-        sql[0], sql[1], total, sql[2], DemoSummary.Streams.read(jsm).commandsSince(before));
+        reads.changeCount(ChangeState.COMPLETED),
+        reads.changesEnded(),
+        total,
+        db.read(tx -> tx.queryLong("SELECT COUNT(*) FROM outbox")),
+        DemoSummary.Streams.read(jsm).commandsSince(before));
   }
 
   /**
@@ -218,9 +210,10 @@ final class DemoRun {
           db.read(
               tx ->
                   tx.queryLong(
-                      "SELECT COUNT(*) FROM outbox o WHERE o.state <> 'published'"
+                      "SELECT COUNT(*) FROM outbox o WHERE o.state <> ?"
                           + " OR (SELECT COUNT(*) FROM processed_events p"
                           + " WHERE p.event_id = o.event_id AND p.consumer IN (?, ?)) < 2",
+                      OutboxRowState.PUBLISHED.column(),
                       Subscription.PROJECT_VIEW_PROJECTOR.durableName(),
                       Subscription.CAUSAL_ROUTER.durableName()));
       DemoSummary.Streams streams = DemoSummary.Streams.read(jsm);

@@ -14,10 +14,12 @@ import java.util.Map;
 import java.util.stream.Collectors;
 import org.rhumbatron.agents.WakeConsumer;
 import org.rhumbatron.coordinator.project.ProjectRootActor;
-import org.rhumbatron.lifecycle.ChangeInfo;
+import org.rhumbatron.lifecycle.ChangeState;
+import org.rhumbatron.lifecycle.RunReads;
 import org.rhumbatron.platform.db.Database;
 import org.rhumbatron.platform.eventlog.Subscription;
 import org.rhumbatron.protocol.EventStreams;
+import org.rhumbatron.protocol.EventType;
 import org.rhumbatron.protocol.Queue;
 
 /**
@@ -30,7 +32,7 @@ import org.rhumbatron.protocol.Queue;
  */
 record DemoSummary(
     Run run,
-    Map<String, Long> changesByState,
+    Map<ChangeState, Long> changesByState,
     long events,
     long commands,
     long deadLetters,
@@ -43,10 +45,6 @@ record DemoSummary(
 
   static final String OPERATOR = "operator: Lifecycle.approveChange";
   static final String AUTO_APPROVE = "changes.auto-approve";
-  static final String OPEN_STATES_SQL =
-      ChangeInfo.OPEN_STATES.stream()
-          .map(s -> "'" + s + "'")
-          .collect(Collectors.joining(", ", "(", ")"));
   private static final ObjectMapper JSON = new ObjectMapper();
 
   /** With {@code --cores N}: the cores, the one killed half way (null: none) and its takeover. */
@@ -100,19 +98,16 @@ record DemoSummary(
 
   static DemoSummary read(Database db, JetStreamManagement jsm, Streams before, Run run)
       throws IOException, JetStreamApiException {
-    Map<String, Long> byState = new LinkedHashMap<>();
-    db.read(
-        tx ->
-            tx.query(
-                "SELECT state, COUNT(*) FROM changes GROUP BY state ORDER BY state",
-                rs -> byState.put(rs.getString(1), rs.getLong(2))));
+    Map<ChangeState, Long> byState = new RunReads(db).changesByState();
     long[] counts =
         db.read(
             tx ->
                 new long[] {
                   tx.queryLong("SELECT COUNT(*) FROM outbox"),
                   tx.queryLong("SELECT COUNT(*) FROM dead_letters"),
-                  tx.queryLong("SELECT COUNT(*) FROM outbox WHERE event_type = 'agent.woken'")
+                  tx.queryLong(
+                      "SELECT COUNT(*) FROM outbox WHERE event_type = ?",
+                      EventType.AGENT_WOKEN.wireName())
                 });
     Map<String, Long> stale = new java.util.TreeMap<>();
     db.read(
@@ -168,7 +163,7 @@ record DemoSummary(
 
   long ended() {
     return changesByState.entrySet().stream()
-        .filter(e -> !ChangeInfo.OPEN_STATES.contains(e.getKey()))
+        .filter(e -> e.getKey().ended())
         .mapToLong(Map.Entry::getValue)
         .sum();
   }
@@ -183,13 +178,11 @@ record DemoSummary(
 
   /** Whether every Change created ended (none is open). */
   boolean everyChangeEnded() {
-    long open = 0;
-    for (Map.Entry<String, Long> e : changesByState.entrySet()) {
-      if (ChangeInfo.OPEN_STATES.contains(e.getKey())) {
-        open += e.getValue();
-      }
-    }
-    return open == 0;
+    return changesByState.entrySet().stream()
+            .filter(e -> !e.getKey().ended())
+            .mapToLong(Map.Entry::getValue)
+            .sum()
+        == 0;
   }
 
   String toJson() {
@@ -198,7 +191,7 @@ record DemoSummary(
     changes.put("requested", run.requested());
     changes.put("created", run.created());
     ObjectNode states = changes.putObject("by_state");
-    changesByState.forEach(states::put);
+    changesByState.forEach((state, n) -> states.put(state.dbName(), n));
     out.put("approval", run.approval());
     ObjectNode approvals = out.putObject("approvals");
     run.approvals().asMap().forEach(approvals::put);
@@ -252,7 +245,7 @@ record DemoSummary(
             + run.requested()
             + ": "
             + changesByState.entrySet().stream()
-                .map(e -> e.getValue() + " " + e.getKey())
+                .map(e -> e.getValue() + " " + e.getKey().dbName())
                 .collect(Collectors.joining(", ")));
     line(
         b,

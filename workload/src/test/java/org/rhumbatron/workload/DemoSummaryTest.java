@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.stream.LongStream;
 import org.junit.jupiter.api.Test;
+import org.rhumbatron.lifecycle.ChangeState;
 
 /** The summary's wake and latency lines, from known figures. */
 class DemoSummaryTest {
@@ -66,7 +67,7 @@ class DemoSummaryTest {
             "http://127.0.0.1:1/",
             Path.of("/tmp/x"),
             null),
-        Map.of("completed", 4L),
+        Map.of(ChangeState.COMPLETED, 4L),
         100,
         50,
         0,
