@@ -124,7 +124,10 @@ final class CoreTwice {
   void stopSecond() throws InterruptedException {
     second.toHandle().destroy();
     assertThat(second.waitFor(30, TimeUnit.SECONDS)).as("second core stopped").isTrue();
-    assertThat(secondLines).anyMatch(l -> l.contains("core stopped"));
+    // Its last lines may still be in the pipe when it exits: the reader thread gets them soon.
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .untilAsserted(() -> assertThat(secondLines).anyMatch(l -> l.contains("core stopped")));
   }
 
   /** One value read with plain JDBC, on a connection of its own: this process never writes. */
