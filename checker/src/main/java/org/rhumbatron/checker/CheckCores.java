@@ -2,6 +2,7 @@ package org.rhumbatron.checker;
 
 import java.io.IOException;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -9,6 +10,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.rhumbatron.platform.config.Settings;
@@ -248,10 +250,21 @@ final class CheckCores implements AutoCloseable {
     }
   }
 
+  /**
+   * A port free a moment ago, below Linux's ephemeral range (32768-60999): the kernel never hands
+   * it to a client socket, so a core or nats-server the check restarts finds its port free.
+   */
   static int freePort() throws IOException {
-    try (ServerSocket socket = new ServerSocket(0)) {
-      return socket.getLocalPort();
+    for (int i = 0; i < 200; i++) {
+      int candidate = ThreadLocalRandom.current().nextInt(20_000, 32_000);
+      try (ServerSocket socket = new ServerSocket()) {
+        socket.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), candidate), 1);
+        return candidate;
+      } catch (IOException taken) {
+        // try another
+      }
     }
+    throw new IOException("no free port found on 127.0.0.1 between 20000 and 32000");
   }
 
   @Override

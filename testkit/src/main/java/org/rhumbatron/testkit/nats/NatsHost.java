@@ -2,13 +2,14 @@ package org.rhumbatron.testkit.nats;
 
 import java.io.File;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
 
 /** What a test server needs of the machine: the {@code nats-server} binary and free ports. */
 final class NatsHost {
@@ -37,16 +38,23 @@ final class NatsHost {
             + " 'nats-server' (apt-get install nats-server)");
   }
 
+  // Below Linux's ephemeral range (32768-60999): the kernel never hands one of these to a client
+  // socket or a bind of port 0, so a stopped server finds its port free when it starts again.
+  private static final int LOWEST_PORT = 20_000;
+  private static final int HIGHEST_PORT = 32_000;
+
   /** A TCP port that was free on 127.0.0.1 a moment ago; never {@code sharedPort}. */
   static int freePort(int sharedPort) {
-    for (int i = 0; i < 100; i++) {
-      try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-        int candidate = socket.getLocalPort();
-        if (candidate != sharedPort) {
-          return candidate;
-        }
-      } catch (IOException e) {
-        throw new UncheckedIOException("cannot find a free port", e);
+    for (int i = 0; i < 200; i++) {
+      int candidate = ThreadLocalRandom.current().nextInt(LOWEST_PORT, HIGHEST_PORT);
+      if (candidate == sharedPort) {
+        continue;
+      }
+      try (ServerSocket socket = new ServerSocket()) {
+        socket.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), candidate), 1);
+        return candidate;
+      } catch (IOException taken) {
+        // try another
       }
     }
     throw new IllegalStateException("no free port found on 127.0.0.1");
