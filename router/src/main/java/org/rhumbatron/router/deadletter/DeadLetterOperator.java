@@ -40,7 +40,7 @@ public final class DeadLetterOperator {
   private static final Duration SEND_TIMEOUT = Duration.ofSeconds(10);
   private static final String SELECT = "SELECT " + DeadLetter.COLUMNS + " FROM dead_letters";
   // Open dead letters read at a time while looking for those of ended Changes.
-  private static final int ENDED_PAGE = 500;
+  static final int ENDED_PAGE = 500;
   private static final String OPEN = DeadLetterStatus.OPEN.dbName();
   private static final String CLOSE =
       "UPDATE dead_letters SET status = '"
