@@ -84,27 +84,16 @@ public final class EventRouter implements StreamNudges, AutoCloseable {
   private final Clock clock;
   private final Settings settings;
   private final int consumesPerRun;
-  // One thread per stream: a busy stream keeps its lane full, and a shared pool's serial lanes
-  // would
-  // let it starve the other streams (seen in bench router).
+  // One thread per stream: a busy stream keeps its lane full, where a shared pool's serial lanes
+  // would let it starve the other streams.
   private final ExecutorService[] lanes = new ExecutorService[EventStreams.STREAM_COUNT];
   private final AtomicBoolean[] nudgePending = new AtomicBoolean[EventStreams.STREAM_COUNT];
   private final AtomicLong nudgeRuns = new AtomicLong();
-  private final AtomicBoolean[] catchUpQueued = new AtomicBoolean[EventStreams.STREAM_COUNT];
-  // Whether the stream's last catch-up turn gave way to a nudge; read and written on its lane.
-  private final boolean[] gaveWay = new boolean[EventStreams.STREAM_COUNT];
-  private final AtomicLong catchUpBatches = new AtomicLong();
-  private final ConsumerLags lags;
-  private final int fullBatch;
-  private final int batchesPerTurn;
+  private final CatchUpTurns catchUp;
   private volatile boolean closed;
-  private volatile boolean catchingUp;
   private final DutyOwnership ownership;
   private final ScheduledExecutorService ticker =
       Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("router-sweep"));
-  // Its own thread: a slow or unanswered JetStream request must not hold the minute ticks.
-  private final ScheduledExecutorService watcher =
-      Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("router-catch-up"));
 
   public EventRouter(Parts parts, Clock clock, Settings settings, DutyOwnership ownership) {
     this.ownership = ownership;
@@ -112,16 +101,14 @@ public final class EventRouter implements StreamNudges, AutoCloseable {
     this.clock = clock;
     this.settings = settings;
     this.consumesPerRun = settings.get(Settings.ROUTER_CONSUMES_PER_RUN);
-    this.lags = new ConsumerLags(clock, settings);
-    this.fullBatch = settings.get(Settings.ROUTER_FETCH_BATCH);
-    this.batchesPerTurn = settings.get(Settings.ROUTER_CATCH_UP_BATCHES);
     for (int i = 0; i < lanes.length; i++) {
       lanes[i] =
           Executors.newSingleThreadExecutor(
               DaemonThreads.named("event-router-" + EventStreams.streamName(i)));
       nudgePending[i] = new AtomicBoolean();
-      catchUpQueued[i] = new AtomicBoolean();
     }
+    this.catchUp =
+        new CatchUpTurns(parts, lanes, nudgePending, this::nudge, () -> closed, clock, settings);
     long retryAfter = settings.get(Settings.ROUTER_NACK_DELAY).toMillis() + RETRY_SLACK_MILLIS;
     parts.run().onRetryLater(stream -> retryLater(stream, retryAfter));
     ownership.listen(
@@ -147,7 +134,7 @@ public final class EventRouter implements StreamNudges, AutoCloseable {
       ticker.schedule(
           () -> {
             nudge(streamIndex);
-            if (catchingUp) {
+            if (catchUp.running()) {
               catchUp(streamIndex);
             }
           },
@@ -285,107 +272,22 @@ public final class EventRouter implements StreamNudges, AutoCloseable {
    * projector or causal router left an Event unread.
    */
   public void startCatchUp() {
-    long every = settings.get(Settings.ROUTER_CATCH_UP_CHECK_EVERY).toMillis();
-    catchingUp = true;
-    watcher.scheduleWithFixedDelay(this::sampleAll, 0, every, TimeUnit.MILLISECONDS);
+    catchUp.start();
   }
 
   /** The sampled lag of every stream's consumers (for /metrics and the dashboard). */
   public ConsumerLags lags() {
-    return lags;
+    return catchUp.lags();
   }
 
   /** How many catch-up batches ran (for the tests and the benchmarks). */
   public long catchUpBatches() {
-    return catchUpBatches.get();
-  }
-
-  private void sampleAll() {
-    for (int stream = 0; stream < EventStreams.STREAM_COUNT && !closed; stream++) {
-      try {
-        if (lags.record(stream, parts.backlogs().apply(stream))) {
-          catchUp(stream);
-        }
-        if (lags.nudgedBehind(stream)) {
-          nudge(stream);
-        }
-      } catch (RuntimeException e) {
-        // NATS away: the next sample tries again; the metric keeps its last value meanwhile.
-        log.debug("cannot sample {}: {}", EventStreams.streamName(stream), e.toString());
-      }
-    }
+    return catchUp.batches();
   }
 
   /** Queues one catch-up turn of {@code streamIndex} unless one is queued already. */
   void catchUp(int streamIndex) {
-    if (closed || !catchUpQueued[streamIndex].compareAndSet(false, true)) {
-      return;
-    }
-    try {
-      lanes[streamIndex].execute(
-          () -> {
-            catchUpQueued[streamIndex].set(false);
-            boolean more = false;
-            try {
-              more = readBehind(streamIndex);
-            } catch (RuntimeException e) {
-              log.warn(
-                  "catch-up of {} failed: {}", EventStreams.streamName(streamIndex), e.toString());
-            }
-            if (more) {
-              // Behind the nudges queued meanwhile: they keep priority over the catch-up.
-              catchUp(streamIndex);
-            }
-          });
-    } catch (RejectedExecutionException stopping) {
-      catchUpQueued[streamIndex].set(false);
-    }
-  }
-
-  /**
-   * Up to {@code router.catch-up-batches} batches of the archiver and of the analytics, each a
-   * consume as the sweep runs it (one archive object per batch, the analytics point cap per batch).
-   * Gives way before its next batch when a nudge is queued. A turn after one that gave way first
-   * reads as many batches of each as a nudge run reads ({@code router.consumes-per-run}): under a
-   * nudge after every publish, the lane then alternates nudge runs and catch-up turns of the same
-   * size, and the catch-up keeps the nudges' pace instead of starving. Returns whether either may
-   * have more: a fetch came back full, or the turn gave way.
-   */
-  private boolean readBehind(int streamIndex) {
-    int firstYielding = gaveWay[streamIndex] ? consumesPerRun : 0;
-    gaveWay[streamIndex] = false;
-    boolean archiverMore = true;
-    boolean analyticsMore = true;
-    for (int i = 0; i < batchesPerTurn && (archiverMore || analyticsMore); i++) {
-      if (archiverMore) {
-        if (i >= firstYielding && giveWay(streamIndex)) {
-          return true;
-        }
-        archiverMore = catchUpBatch(streamIndex, parts.auditArchiver());
-      }
-      if (analyticsMore) {
-        if (i >= firstYielding && giveWay(streamIndex)) {
-          return true;
-        }
-        analyticsMore = catchUpBatch(streamIndex, parts.analyticsProjector());
-      }
-    }
-    return archiverMore || analyticsMore;
-  }
-
-  /** Whether a nudge is queued, so the catch-up gives way to it. */
-  private boolean giveWay(int streamIndex) {
-    gaveWay[streamIndex] = nudgePending[streamIndex].get();
-    return gaveWay[streamIndex];
-  }
-
-  /** One consume; whether its fetch came back full. */
-  private boolean catchUpBatch(int streamIndex, SubscriptionHandler handler) {
-    int fetched = parts.run().consume(streamIndex, handler).fetched();
-    if (fetched > 0) {
-      catchUpBatches.incrementAndGet();
-    }
-    return fetched >= fullBatch;
+    catchUp.queue(streamIndex);
   }
 
   private void scheduleNextTick() {
@@ -423,7 +325,7 @@ public final class EventRouter implements StreamNudges, AutoCloseable {
   public void close() {
     closed = true;
     ticker.shutdownNow();
-    watcher.shutdownNow();
+    catchUp.close();
     for (ExecutorService lane : lanes) {
       lane.shutdown();
     }

@@ -1,7 +1,5 @@
 package org.rhumbatron.router.causal;
 
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
@@ -22,21 +20,20 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
 import org.rhumbatron.lifecycle.ActiveScopes;
+import org.rhumbatron.lifecycle.HeldWork;
 import org.rhumbatron.lifecycle.Lifecycle;
-import org.rhumbatron.lifecycle.LifecycleIds;
 import org.rhumbatron.lifecycle.ModelRouted;
+import org.rhumbatron.lifecycle.TaskRef;
 import org.rhumbatron.platform.concurrent.DaemonThreads;
 import org.rhumbatron.platform.config.Settings;
 import org.rhumbatron.platform.db.Tx;
 import org.rhumbatron.protocol.Command;
-import org.rhumbatron.protocol.CommandType;
 import org.rhumbatron.protocol.Event;
 import org.rhumbatron.protocol.EventType;
-import org.rhumbatron.protocol.StableIds;
 
 /**
- * The seed's rules of {@code routeCausalBatch}, in the seed's order ({@link #route} for the
- * lifecycle Events; resource Events wake the Agents whose scopes they overlap, a prefix-only
+ * The seed's rules of {@code routeCausalBatch}, in the seed's order ({@link CausalCommands#of} for
+ * the lifecycle Events; resource Events wake the Agents whose scopes they overlap, a prefix-only
  * overlap asking the {@link PrefixOverlapJudge} first). Choices the seed leaves open:
  *
  * <ul>
@@ -56,11 +53,11 @@ public final class CausalRules implements CausalBatchRouter {
   private static final int QUESTIONS_AT_ONCE = 8;
 
   private final Function<Command, CompletableFuture<?>> commands;
-  private final Clock clock;
   private final Lifecycle lifecycle;
   private final PrefixOverlapJudge judge;
   private final CommandCap cap;
   private final PendingWakes pending;
+  private final CausalCommands causal;
   private final ExecutorService questions =
       Executors.newFixedThreadPool(QUESTIONS_AT_ONCE, DaemonThreads.named("clef-flash"));
 
@@ -90,11 +87,11 @@ public final class CausalRules implements CausalBatchRouter {
       CommandCap cap,
       Duration pendingWindow) {
     this.commands = commands;
-    this.clock = clock;
     this.lifecycle = lifecycle;
     this.judge = judge;
     this.cap = cap;
     this.pending = new PendingWakes(clock, pendingWindow);
+    this.causal = new CausalCommands(clock);
   }
 
   /**
@@ -181,40 +178,14 @@ public final class CausalRules implements CausalBatchRouter {
   private void route(Tx tx, List<Event> fresh, Map<String, List<Wakeable>> prepared)
       throws SQLException {
     List<Command> out = new ArrayList<>();
-    Set<String> woken = new HashSet<>();
     List<Command> overlapWakes = new ArrayList<>();
-    for (Event e : fresh) {
-      out.addAll(route(e));
-      if (e.eventType() == EventType.CANONICAL_ADVANCED) {
-        for (Command wake : wakeActiveAgents(tx, e)) {
-          if (woken.add(wokenKey(wake))) {
-            out.add(wake);
-          }
-        }
-      }
-      if (e.eventType().kind() == EventType.Kind.RESOURCE && e.projectId() != null) {
-        List<Wakeable> wakeable = prepared.get(e.eventId());
-        if (wakeable == null) {
-          wakeable =
-              ActiveScopes.overlapping(tx, e.projectId(), keysOf(e), ownAgent(e)).stream()
-                  .map(m -> new Wakeable(m, m.overlap().name().toLowerCase(Locale.ROOT)))
-                  .toList();
-        }
-        for (Wakeable w : wakeable) {
-          Command wake = overlapWake(e, w);
-          if (woken.add(wokenKey(wake))) {
-            out.add(wake);
-            overlapWakes.add(wake);
-          }
-        }
-      }
-    }
+    collect(tx, fresh, prepared, out, overlapWakes);
     if (out.isEmpty()) {
       return;
     }
-    Held held = held(tx, out);
+    StaleWakes.Held held = StaleWakes.held(tx, out);
     Set<String> dropped = new HashSet<>(held.stale());
-    dropped.addAll(proposed(tx, overlapWakes));
+    dropped.addAll(StaleWakes.proposed(tx, overlapWakes));
     dropped.addAll(
         pending.heldBack(
             tx,
@@ -231,6 +202,52 @@ public final class CausalRules implements CausalBatchRouter {
     Set<String> overlapIds = new HashSet<>();
     overlapWakes.forEach(w -> overlapIds.add(w.commandId()));
     pending.sent(admitted.stream().filter(c -> overlapIds.contains(c.commandId())).toList());
+    await(sends);
+  }
+
+  /**
+   * Adds to {@code out} the commands of {@code fresh} and one wake per Task attempt; the overlap
+   * wakes among them also to {@code overlapWakes}.
+   */
+  private void collect(
+      Tx tx,
+      List<Event> fresh,
+      Map<String, List<Wakeable>> prepared,
+      List<Command> out,
+      List<Command> overlapWakes)
+      throws SQLException {
+    Set<String> woken = new HashSet<>();
+    for (Event e : fresh) {
+      out.addAll(causal.of(e));
+      if (e.eventType() == EventType.CANONICAL_ADVANCED) {
+        for (TaskRef t : HeldWork.inProject(tx, e.projectId())) {
+          Command wake = causal.advancedWake(e, t);
+          if (woken.add(wokenKey(wake))) {
+            out.add(wake);
+          }
+        }
+      }
+      if (e.eventType().kind() == EventType.Kind.RESOURCE && e.projectId() != null) {
+        List<Wakeable> wakeable = prepared.get(e.eventId());
+        if (wakeable == null) {
+          wakeable =
+              ActiveScopes.overlapping(tx, e.projectId(), keysOf(e), ownAgent(e)).stream()
+                  .map(m -> new Wakeable(m, m.overlap().name().toLowerCase(Locale.ROOT)))
+                  .toList();
+        }
+        for (Wakeable w : wakeable) {
+          Command wake = causal.overlapWake(e, w.match(), w.overlap());
+          if (woken.add(wokenKey(wake))) {
+            out.add(wake);
+            overlapWakes.add(wake);
+          }
+        }
+      }
+    }
+  }
+
+  /** Waits for the queue to store each send: a failure rolls the claims back. */
+  private static void await(List<CompletableFuture<?>> sends) {
     if (sends.isEmpty()) {
       return;
     }
@@ -245,84 +262,6 @@ public final class CausalRules implements CausalBatchRouter {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted while sending causal commands", e);
     }
-  }
-
-  /** The Task attempts a batch's wakes are for, as the claiming transaction reads them. */
-  private record Held(Set<String> stale, Map<String, Long> assignedAt) {}
-
-  /**
-   * Which wakes among {@code out} are stale: their Task its Agent no longer holds for the wake's
-   * attempt, or its Change is not open (the wake consumer's relevance check, read now); and when
-   * each held Task attempt that is assigned, not running yet, was handed out.
-   */
-  private static Held held(Tx tx, List<Command> out) throws SQLException {
-    List<Command> wakes =
-        out.stream().filter(c -> c.commandType() == CommandType.AGENT_WAKE).toList();
-    if (wakes.isEmpty()) {
-      return new Held(Set.of(), Map.of());
-    }
-    List<Object> taskIds =
-        new ArrayList<>(new LinkedHashSet<>(wakes.stream().map(Command::taskId).toList()));
-    Map<String, Long> assignedAt = new HashMap<>();
-    Set<String> held = new HashSet<>();
-    tx.query(
-        "SELECT t.task_id, t.agent_id, t.attempts, t.state, t.updated_at_ms FROM tasks t"
-            + " JOIN changes c ON c.change_id = t.change_id"
-            + " WHERE t.state IN ('assigned', 'running') AND c.state = 'open'"
-            + " AND t.task_id IN ("
-            + String.join(", ", java.util.Collections.nCopies(taskIds.size(), "?"))
-            + ")",
-        rs -> {
-          held.add(heldKey(rs.getString(1), rs.getString(2), rs.getInt(3)));
-          if ("assigned".equals(rs.getString(4))) {
-            assignedAt.put(PendingWakes.key(rs.getString(1), rs.getInt(3)), rs.getLong(5));
-          }
-          return null;
-        },
-        taskIds.toArray());
-    Set<String> stale = new HashSet<>();
-    for (Command w : wakes) {
-      String agent = w.payload().path("agentId").asText();
-      if (!held.contains(heldKey(w.taskId(), agent, w.payload().path("attempt").asInt()))) {
-        stale.add(w.commandId());
-      }
-    }
-    return new Held(stale, assignedAt);
-  }
-
-  /**
-   * The overlap wakes among {@code wakes} whose Task attempt already proposed its changeset: an
-   * attempt proposes one (its id derives from the Task and attempt), so nothing a wake tells the
-   * Agent changes it; overlapping changesets are the integration's to compose.
-   */
-  private static Set<String> proposed(Tx tx, List<Command> wakes) throws SQLException {
-    if (wakes.isEmpty()) {
-      return Set.of();
-    }
-    Map<String, List<String>> byChangeset = new HashMap<>();
-    for (Command w : wakes) {
-      byChangeset
-          .computeIfAbsent(
-              LifecycleIds.changesetId(w.taskId(), w.payload().path("attempt").asInt()),
-              k -> new ArrayList<>())
-          .add(w.commandId());
-    }
-    List<Object> ids = new ArrayList<>(byChangeset.keySet());
-    Set<String> out = new HashSet<>();
-    for (String id :
-        tx.query(
-            "SELECT changeset_id FROM changesets WHERE changeset_id IN ("
-                + String.join(", ", java.util.Collections.nCopies(ids.size(), "?"))
-                + ")",
-            rs -> rs.getString(1),
-            ids.toArray())) {
-      out.addAll(byChangeset.get(id));
-    }
-    return out;
-  }
-
-  private static String heldKey(String taskId, String agentId, int attempt) {
-    return taskId + "#" + agentId + "#" + attempt;
   }
 
   /** One wake per Task attempt and batch: a second would only wake the same Agent again. */
@@ -349,121 +288,5 @@ public final class CausalRules implements CausalBatchRouter {
   private static String ownAgent(Event e) {
     String agent = e.payload().path("agentId").asText("");
     return agent.isBlank() ? null : agent;
-  }
-
-  private Command overlapWake(Event e, Wakeable w) {
-    ActiveScopes.Match m = w.match();
-    ObjectNode payload = JsonNodeFactory.instance.objectNode();
-    payload.put("agentId", m.agentId());
-    payload.put("attempt", m.attempt());
-    payload.put("reason", e.eventType().wireName());
-    payload.put("eventId", e.eventId());
-    payload.put("overlap", w.overlap());
-    payload.put("eventKey", m.eventKey());
-    payload.put("agentKey", m.agentKey());
-    return Command.builder()
-        .commandId(StableIds.routerWake(e.eventId(), m.taskId()))
-        .commandType(CommandType.AGENT_WAKE)
-        .projectId(e.projectId())
-        .changeId(m.changeId())
-        .taskId(m.taskId())
-        .createdAt(clock.instant())
-        .payload(payload)
-        .build();
-  }
-
-  /** The commands {@code e} causes. */
-  List<Command> route(Event e) {
-    if (e.eventType() == EventType.TASK_READY
-        || e.eventType().kind() == EventType.Kind.INFORMATIONAL) {
-      return List.of();
-    }
-    return switch (e.eventType()) {
-      case CHANGE_CREATED, TASK_COMPLETED ->
-          one(command(e, CommandType.CHANGE_DISPATCH, "dispatch"));
-      case TASK_FAILED -> one(command(e, CommandType.CHANGE_SETTLE, "settle"));
-      case VERIFICATION_STARTED ->
-          "work_graph_completed".equals(e.payload().path("reason").asText())
-              ? one(command(e, CommandType.CANDIDATE_CREATE, "candidate"))
-              : List.of();
-      case ARTIFACT_PROMOTED -> one(projectCommand(e, CommandType.INDEX_BUILD, "index"));
-      case CANONICAL_ADVANCED ->
-          List.of(
-              projectCommand(e, CommandType.CANDIDATES_RECOMPOSE, "recompose"),
-              projectCommand(e, CommandType.INDEX_BUILD, "index"));
-      default -> List.of();
-    };
-  }
-
-  /**
-   * After canonical.advanced, every Agent of the project that holds a Task (assigned or running)
-   * wakes: {@code agent.wake} with {@code cmd_<event>_<task>}.
-   */
-  private List<Command> wakeActiveAgents(Tx tx, Event e) throws SQLException {
-    return tx.query(
-        "SELECT task_id, change_id, agent_id, attempts FROM tasks WHERE project_id = ?"
-            + " AND state IN ('assigned', 'running') AND agent_id IS NOT NULL",
-        rs -> {
-          ObjectNode payload = JsonNodeFactory.instance.objectNode();
-          payload.put("agentId", rs.getString(3));
-          payload.put("attempt", rs.getInt(4));
-          payload.put("reason", e.eventType().wireName());
-          payload.put("eventId", e.eventId());
-          return Command.builder()
-              .commandId(StableIds.routerWake(e.eventId(), rs.getString(1)))
-              .commandType(CommandType.AGENT_WAKE)
-              .projectId(e.projectId())
-              .changeId(rs.getString(2))
-              .taskId(rs.getString(1))
-              .createdAt(clock.instant())
-              .payload(payload)
-              .build();
-        },
-        e.projectId());
-  }
-
-  private static List<Command> one(Command c) {
-    return c == null ? List.of() : List.of(c);
-  }
-
-  /** A command of the Event's project, with its generation in the payload. */
-  private Command projectCommand(Event e, CommandType type, String suffix) {
-    ObjectNode payload = JsonNodeFactory.instance.objectNode();
-    payload.put("eventId", e.eventId());
-    payload.put("eventType", e.eventType().wireName());
-    if (e.canonicalGeneration() != null) {
-      payload.put("generation", e.canonicalGeneration());
-    }
-    if (e.payload().hasNonNull("candidateId")) {
-      payload.put("candidateId", e.payload().get("candidateId").asText());
-    }
-    return Command.builder()
-        .commandId("cmd_" + e.eventId() + "_" + suffix)
-        .commandType(type)
-        .projectId(e.projectId())
-        .changeId(e.changeId())
-        .createdAt(clock.instant())
-        .payload(payload)
-        .build();
-  }
-
-  private Command command(Event e, CommandType type, String suffix) {
-    if (e.changeId() == null) {
-      return null; // a malformed lifecycle Event: nothing to dispatch
-    }
-    ObjectNode payload = JsonNodeFactory.instance.objectNode();
-    payload.put("eventId", e.eventId());
-    payload.put("eventType", e.eventType().wireName());
-    if (e.taskId() != null) {
-      payload.put("taskId", e.taskId()); // not the command's own: a Change command has no Task
-    }
-    return Command.builder()
-        .commandId("cmd_" + e.eventId() + "_" + suffix)
-        .commandType(type)
-        .projectId(e.projectId())
-        .changeId(e.changeId())
-        .createdAt(clock.instant())
-        .payload(payload)
-        .build();
   }
 }

@@ -43,7 +43,7 @@ public record DeadLetter(
           + " created_at_ms, attempt, retried_by, retried_at_ms, retried_attempt";
 
   public boolean open() {
-    return "open".equals(status);
+    return DeadLetterStatus.OPEN.dbName().equals(status);
   }
 
   static DeadLetter map(ResultSet rs) throws SQLException {

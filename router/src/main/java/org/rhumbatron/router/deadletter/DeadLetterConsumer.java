@@ -54,11 +54,11 @@ public final class DeadLetterConsumer
   private static final String INSERT =
       "INSERT INTO dead_letters (command_id, kind, command_type, origin_queue, command, reason,"
           + " delivery_count, change_id, task_id, project_id, status, attempt, created_at_ms)"
-          + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'open', ?, ?) ON CONFLICT DO NOTHING";
+          + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING";
   // A later attempt of the same command (after an operator's Retry) failed again: not a repeat.
   private static final String REOPEN =
       "UPDATE dead_letters SET origin_queue = ?, command = ?, reason = ?, delivery_count = ?,"
-          + " attempt = ?, status = 'open', resolution = NULL, resolved_by = NULL,"
+          + " attempt = ?, status = ?, resolution = NULL, resolved_by = NULL,"
           + " resolved_at_ms = NULL WHERE command_id = ? AND attempt < ?";
 
   private final Database database;
@@ -192,6 +192,7 @@ public final class DeadLetterConsumer
             command == null ? null : command.changeId(),
             command == null ? null : command.taskId(),
             command == null ? null : command.projectId(),
+            DeadLetterStatus.OPEN.dbName(),
             attempt,
             clock.millis());
     if (inserted == 1) {
@@ -204,6 +205,7 @@ public final class DeadLetterConsumer
             StoredText.of(reason),
             message.deliveryCount(),
             attempt,
+            DeadLetterStatus.OPEN.dbName(),
             commandId,
             attempt)
         == 1;
@@ -263,6 +265,7 @@ public final class DeadLetterConsumer
                   null,
                   null,
                   null,
+                  DeadLetterStatus.OPEN.dbName(),
                   1,
                   clock.millis()));
     } catch (RuntimeException e) {

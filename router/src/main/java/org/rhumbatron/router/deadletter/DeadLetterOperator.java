@@ -1,13 +1,20 @@
 package org.rhumbatron.router.deadletter;
 
+import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import org.rhumbatron.lifecycle.MaintenanceDue;
 import org.rhumbatron.platform.db.Database;
+import org.rhumbatron.platform.db.Tx;
 import org.rhumbatron.platform.queue.CommandSendException;
 import org.rhumbatron.platform.queue.Commands;
 import org.rhumbatron.platform.queue.Delivery;
@@ -30,15 +37,15 @@ public final class DeadLetterOperator {
   public static final String SUPERSEDED = "superseded";
   public static final String CHANGE_ENDED = "change_ended";
 
-  /** The Change states in which the sweep closes a Change's dead letters. */
-  public static final List<String> ENDED_CHANGE_STATES =
-      List.of("completed", "failed", "cancelled", "not_selected", "declined");
-
   private static final Duration SEND_TIMEOUT = Duration.ofSeconds(10);
   private static final String SELECT = "SELECT " + DeadLetter.COLUMNS + " FROM dead_letters";
+  // Open dead letters read at a time while looking for those of ended Changes.
+  static final int ENDED_PAGE = 500;
+  private static final String OPEN = DeadLetterStatus.OPEN.dbName();
   private static final String CLOSE =
-      "UPDATE dead_letters SET status = 'closed', resolution = ?, resolved_by = ?,"
-          + " resolved_at_ms = ?";
+      "UPDATE dead_letters SET status = '"
+          + DeadLetterStatus.CLOSED.dbName()
+          + "', resolution = ?, resolved_by = ?, resolved_at_ms = ?";
 
   private final Database database;
   private final Commands commands;
@@ -58,10 +65,9 @@ public final class DeadLetterOperator {
     return database.read(
         tx ->
             tx.query(
-                SELECT
-                    + " WHERE status = 'open' ORDER BY created_at_ms, id LIMIT "
-                    + positive(limit),
-                DeadLetter::map));
+                SELECT + " WHERE status = ? ORDER BY created_at_ms, id LIMIT " + positive(limit),
+                DeadLetter::map,
+                OPEN));
   }
 
   public Optional<DeadLetter> find(long id) {
@@ -122,11 +128,12 @@ public final class DeadLetterOperator {
         database.inTransaction(
             tx ->
                 tx.update(
-                    CLOSE + " WHERE id = ? AND status = 'open'",
+                    CLOSE + " WHERE id = ? AND status = ?",
                     DISMISSED,
                     operator,
                     clock.millis(),
-                    id));
+                    id,
+                    OPEN));
     DeadLetter row = find(id).orElseThrow(() -> new DeadLetterNotFoundException(id));
     if (closed == 0) {
       throw new DeadLetterClosedException(id, row.commandId(), row.resolution());
@@ -144,9 +151,10 @@ public final class DeadLetterOperator {
             .read(
                 tx ->
                     tx.queryFirst(
-                        "SELECT 1 FROM dead_letters WHERE command_id = ? AND status = 'open'",
+                        "SELECT 1 FROM dead_letters WHERE command_id = ? AND status = ?",
                         rs -> Boolean.TRUE,
-                        commandId))
+                        commandId,
+                        OPEN))
             .isPresent();
     if (!open) {
       return false;
@@ -154,11 +162,12 @@ public final class DeadLetterOperator {
     return database.inTransaction(
             tx ->
                 tx.update(
-                    CLOSE + " WHERE command_id = ? AND status = 'open'",
+                    CLOSE + " WHERE command_id = ? AND status = ?",
                     SUCCEEDED,
                     by,
                     clock.millis(),
-                    commandId))
+                    commandId,
+                    OPEN))
         == 1;
   }
 
@@ -181,11 +190,12 @@ public final class DeadLetterOperator {
     return database.inTransaction(
         tx ->
             tx.update(
-                CLOSE + " WHERE change_id = ? AND status = 'open'",
+                CLOSE + " WHERE change_id = ? AND status = ?",
                 SUPERSEDED,
                 "change.settle",
                 clock.millis(),
-                changeId));
+                changeId,
+                OPEN));
   }
 
   /**
@@ -194,21 +204,55 @@ public final class DeadLetterOperator {
    * Returns how many closed.
    */
   public int closeForEndedChanges(int limit) {
-    String states =
-        String.join(", ", ENDED_CHANGE_STATES.stream().map(s -> "'" + s + "'").toList());
+    positive(limit);
     return database.inTransaction(
-        tx ->
-            tx.update(
-                CLOSE
-                    + " WHERE id IN (SELECT d.id FROM dead_letters d JOIN changes c ON c.change_id"
-                    + " = d.change_id WHERE d.status = 'open' AND c.state IN ("
-                    + states
-                    + ") ORDER BY d.id LIMIT "
-                    + positive(limit)
-                    + ")",
-                CHANGE_ENDED,
-                "maintenance",
-                clock.millis()));
+        tx -> {
+          List<Object> ids = openOfEndedChanges(tx, limit);
+          if (ids.isEmpty()) {
+            return 0;
+          }
+          List<Object> args = new ArrayList<>(List.of(CHANGE_ENDED, "maintenance", clock.millis()));
+          args.addAll(ids);
+          args.add(OPEN);
+          return tx.update(
+              CLOSE
+                  + " WHERE id IN ("
+                  + String.join(", ", Collections.nCopies(ids.size(), "?"))
+                  + ") AND status = ?",
+              args.toArray());
+        });
+  }
+
+  /**
+   * The ids of at most {@code limit} open dead letters of ended Changes, lowest first: open ones
+   * are read a page at a time and their Changes' states asked of the lifecycle.
+   */
+  private static List<Object> openOfEndedChanges(Tx tx, int limit) throws SQLException {
+    record Open(long id, String changeId) {}
+    List<Object> due = new ArrayList<>();
+    long after = Long.MIN_VALUE;
+    while (due.size() < limit) {
+      List<Open> page =
+          tx.query(
+              "SELECT id, change_id FROM dead_letters WHERE status = ? AND change_id IS NOT NULL"
+                  + " AND id > ? ORDER BY id LIMIT "
+                  + ENDED_PAGE,
+              rs -> new Open(rs.getLong(1), rs.getString(2)),
+              OPEN,
+              after);
+      Set<String> ended =
+          MaintenanceDue.endedAmong(tx, new HashSet<>(page.stream().map(Open::changeId).toList()));
+      for (Open o : page) {
+        if (ended.contains(o.changeId()) && due.size() < limit) {
+          due.add(o.id());
+        }
+      }
+      if (page.size() < ENDED_PAGE) {
+        break;
+      }
+      after = page.get(page.size() - 1).id();
+    }
+    return due;
   }
 
   private static int positive(int limit) {

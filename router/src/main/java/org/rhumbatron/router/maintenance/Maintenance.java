@@ -2,12 +2,13 @@ package org.rhumbatron.router.maintenance;
 
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
+import org.rhumbatron.lifecycle.MaintenanceDue;
+import org.rhumbatron.lifecycle.MaintenanceDue.DueChange;
 import org.rhumbatron.platform.cluster.DutyOwnership;
 import org.rhumbatron.platform.cluster.OwnsEverything;
 import org.rhumbatron.platform.config.Settings;
@@ -32,6 +33,7 @@ public final class Maintenance {
   private static final int DEAD_LETTERS_CLOSED_PER_SWEEP = 1_000;
 
   private final Database database;
+  private final MaintenanceDue due;
   private final CommandSink commands;
   private final DeadLetterOperator deadLetters;
   private final Settings settings;
@@ -53,6 +55,7 @@ public final class Maintenance {
       Settings settings,
       DutyOwnership ownership) {
     this.database = database;
+    this.due = new MaintenanceDue(database);
     this.commands = commands;
     this.deadLetters = deadLetters;
     this.settings = settings;
@@ -68,17 +71,13 @@ public final class Maintenance {
   public MaintenanceReport runDaily(Instant tick) {
     String day = LocalDate.ofInstant(tick, ZoneOffset.UTC).toString();
     int projects = settings.get(Settings.DAILY_PROJECTS_MAX);
-    List<Command> due = new ArrayList<>();
-    due.add(command("cmd_forks.sweep_" + day, CommandType.FORKS_SWEEP, null, null, tick));
-    for (String p :
-        projectIds(
-            "SELECT project_id FROM projects WHERE status = 'archived'"
-                + " ORDER BY archived_at_ms, project_id LIMIT "
-                + projects)) {
-      due.add(
+    List<Command> out = new ArrayList<>();
+    out.add(command("cmd_forks.sweep_" + day, CommandType.FORKS_SWEEP, null, null, tick));
+    for (String p : due.archivedProjects(projects)) {
+      out.add(
           command(
               "cmd_project.cleanup_" + p + "_" + day, CommandType.PROJECT_CLEANUP, p, null, tick));
-      due.add(command("cmd_index.purge_" + p + "_" + day, CommandType.INDEX_PURGE, p, null, tick));
+      out.add(command("cmd_index.purge_" + p + "_" + day, CommandType.INDEX_PURGE, p, null, tick));
     }
     for (String p :
         projectIds(
@@ -86,11 +85,11 @@ public final class Maintenance {
                 + " (SELECT 1 FROM project_indexes i WHERE i.project_id = p.project_id"
                 + " AND i.state = 'ready') ORDER BY created_at_ms, project_id LIMIT "
                 + projects)) {
-      due.add(
+      out.add(
           command(
               "cmd_index.build_" + p + "_backfill_" + day, CommandType.INDEX_BUILD, p, null, tick));
     }
-    return sendAndPurge(due, 0, tick);
+    return sendAndPurge(out, 0, tick);
   }
 
   /**
@@ -103,26 +102,30 @@ public final class Maintenance {
   public MaintenanceReport runReleaseSweep(Instant tick) {
     long now = tick.toEpochMilli();
     long minute = tick.getEpochSecond() / 60;
-    List<Command> due = new ArrayList<>();
+    List<Command> out = new ArrayList<>();
     long promotedBefore = now - settings.get(Settings.RELEASE_RECOVER_AFTER).toMillis();
-    for (String[] c :
-        changes(
-            "SELECT change_id, project_id FROM changes WHERE state = 'releasing'"
-                + " AND promoted_at_ms <= ? ORDER BY promoted_at_ms, change_id LIMIT "
-                + settings.get(Settings.RELEASE_RECOVER_MAX),
-            promotedBefore)) {
-      due.add(
+    for (DueChange c :
+        due.releasingSince(promotedBefore, settings.get(Settings.RELEASE_RECOVER_MAX))) {
+      out.add(
           command(
-              "cmd_release.recover_" + c[0] + "_" + minute,
+              "cmd_release.recover_" + c.changeId() + "_" + minute,
               CommandType.RELEASE_RECOVER,
-              c[1],
-              c[0],
+              c.projectId(),
+              c.changeId(),
               tick));
     }
-    for (String[] c : settleCandidates(now)) {
-      due.add(
+    for (DueChange c :
+        due.quietAndUnheld(
+            now - settings.get(Settings.SETTLE_QUIET_MIN).toMillis(),
+            now - settings.get(Settings.SETTLE_QUIET_MAX).toMillis(),
+            settings.get(Settings.SETTLE_MAX))) {
+      out.add(
           command(
-              "cmd_" + c[0] + "_settle_" + minute, CommandType.CHANGE_SETTLE, c[1], c[0], tick));
+              "cmd_" + c.changeId() + "_settle_" + minute,
+              CommandType.CHANGE_SETTLE,
+              c.projectId(),
+              c.changeId(),
+              tick));
     }
     int closed = deadLetters.closeForEndedChanges(DEAD_LETTERS_CLOSED_PER_SWEEP);
     for (String p :
@@ -131,28 +134,10 @@ public final class Maintenance {
                 + " (SELECT 1 FROM project_indexes i WHERE i.project_id = p.project_id)"
                 + " ORDER BY deleted_at_ms, project_id LIMIT "
                 + settings.get(Settings.INDEX_PURGE_MAX))) {
-      due.add(
+      out.add(
           command("cmd_index.purge_" + p + "_" + minute, CommandType.INDEX_PURGE, p, null, tick));
     }
-    return sendAndPurge(due, closed, tick);
-  }
-
-  /**
-   * Open Changes (open or verifying) whose last activity is 3 minutes to 6 hours old and that no
-   * Agent moves: none of their Tasks is assigned or running.
-   */
-  private List<String[]> settleCandidates(long now) {
-    Duration min = settings.get(Settings.SETTLE_QUIET_MIN);
-    Duration max = settings.get(Settings.SETTLE_QUIET_MAX);
-    return changes(
-        "SELECT change_id, project_id FROM changes c WHERE state IN ('open', 'verifying')"
-            + " AND last_activity_at_ms <= ? AND last_activity_at_ms >= ? AND NOT EXISTS"
-            + " (SELECT 1 FROM tasks t WHERE t.change_id = c.change_id"
-            + " AND t.state IN ('assigned', 'running'))"
-            + " ORDER BY last_activity_at_ms, change_id LIMIT "
-            + settings.get(Settings.SETTLE_MAX),
-        now - min.toMillis(),
-        now - max.toMillis());
+    return sendAndPurge(out, closed, tick);
   }
 
   /** Sends {@code due}, then purges every table past its horizon (each tick: see the class). */
@@ -175,13 +160,10 @@ public final class Maintenance {
     return new MaintenanceReport(sent, failed, retention.purge(tick), closed);
   }
 
+  // Joins projects with project_indexes, which the indexer writes: a layer beside the router's,
+  // with no read API the router may call, so neither owner can answer the join alone.
   private List<String> projectIds(String sql) {
     return database.read(tx -> tx.query(sql, rs -> rs.getString(1)));
-  }
-
-  private List<String[]> changes(String sql, Object... args) {
-    return database.read(
-        tx -> tx.query(sql, rs -> new String[] {rs.getString(1), rs.getString(2)}, args));
   }
 
   private static Command command(

@@ -15,6 +15,7 @@ import org.rhumbatron.platform.config.Setting;
 import org.rhumbatron.platform.config.Settings;
 import org.rhumbatron.platform.db.BatchedPurge;
 import org.rhumbatron.platform.db.Database;
+import org.rhumbatron.router.deadletter.DeadLetterStatus;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -72,7 +73,7 @@ final class Retention {
           new Horizon(
               "dead_letters",
               "resolved_at_ms",
-              "status = 'closed'",
+              DeadLetterStatus.CLOSED_CONDITION,
               Settings.DEAD_LETTERS_KEEP_CLOSED),
           new Horizon("causal_command_counts", "day_utc", null, s -> CAP_DAYS_KEPT, true));
 

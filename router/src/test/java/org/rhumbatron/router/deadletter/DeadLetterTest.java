@@ -457,4 +457,36 @@ class DeadLetterTest {
     assertThat(operator.findByCommandId("cmd_declined_1").orElseThrow().resolution())
         .isEqualTo("change_ended");
   }
+
+  @DatabaseTest
+  void theSweepLooksBeyondAPageOfOpenChangesDeadLettersAndClosesTheOldestFirst() {
+    database.inTransaction(
+        tx -> {
+          insertChange(tx, "c-open", "open");
+          insertChange(tx, "c-done", "completed");
+          for (int i = 0; i <= DeadLetterOperator.ENDED_PAGE; i++) {
+            insertDeadLetter(tx, "cmd_open_" + i, "c-open");
+          }
+          for (int i = 0; i < 3; i++) {
+            insertDeadLetter(tx, "cmd_done_" + i, "c-done");
+          }
+          return null;
+        });
+
+    assertThat(operator.closeForEndedChanges(1)).isEqualTo(1);
+    assertThat(operator.findByCommandId("cmd_done_0").orElseThrow().resolution())
+        .isEqualTo("change_ended");
+    assertThat(operator.closeForEndedChanges(10)).isEqualTo(2);
+    assertThat(operator.listOpen(1_000)).hasSize(DeadLetterOperator.ENDED_PAGE + 1);
+  }
+
+  private static void insertDeadLetter(
+      org.rhumbatron.platform.db.Tx tx, String commandId, String changeId)
+      throws java.sql.SQLException {
+    tx.update(
+        "INSERT INTO dead_letters (command_id, kind, command, reason, change_id, created_at_ms)"
+            + " VALUES (?, 'command', '{}', 'r', ?, 0)",
+        commandId,
+        changeId);
+  }
 }
