@@ -20,11 +20,20 @@ import org.junit.jupiter.api.Test;
  */
 class LifecycleTablesTest {
   /**
-   * The modules whose main sources may not name a lifecycle table in SQL; checker, workload and
-   * bench join the list once their SQL has moved to the lifecycle's read API.
+   * The modules whose main sources may not name a lifecycle table in SQL. The checker is left out
+   * on purpose: an auditor reads the tables itself rather than trust the code it checks.
    */
   static final List<String> MODULES =
-      List.of("router", "integration", "agents", "indexer", "api", "server");
+      List.of(
+          "router",
+          "integration",
+          "agents",
+          "indexer",
+          "api",
+          "server",
+          "workload",
+          "bench",
+          "cli");
 
   /**
    * A SQL keyword that reads or writes a table, then a lifecycle table; the two may be split over a
