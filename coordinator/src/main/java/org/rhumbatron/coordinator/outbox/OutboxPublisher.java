@@ -4,7 +4,6 @@ import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -52,8 +51,8 @@ public final class OutboxPublisher {
   private final StreamNudges nudges;
   private final Clock clock;
   private final int perProject;
-  private final Duration publishTimeout;
   private final PublishLane[] lanes = new PublishLane[EventStreams.STREAM_COUNT];
+  private final ChainedSends sends;
   private final LongAdder published = new LongAdder();
   // Set while the event log recovers after a reconnect: JetStream may not answer yet, and a send
   // it refuses then is not the row's fault.
@@ -88,7 +87,8 @@ public final class OutboxPublisher {
     this.clock = w.clock;
     Settings settings = w.settings;
     this.perProject = settings.get(Settings.OUTBOX_PUBLISH_BATCH);
-    this.publishTimeout = settings.get(Settings.OUTBOX_PUBLISH_TIMEOUT);
+    this.sends =
+        new ChainedSends(w.transport, settings.get(Settings.OUTBOX_PUBLISH_TIMEOUT), w.clock);
     this.rows =
         new PublisherRows(
             w.database,
@@ -257,10 +257,10 @@ public final class OutboxPublisher {
     }
     boolean bound = transport.boundStreams().contains(streamIndex);
     if (bound && !lane.synced && transport.isConnected()) {
-      resync(streamIndex, lane);
+      sends.resync(streamIndex, lane);
     }
     RunPlan plan = RunPlan.of(waiting, now, bound, maySend(), perProject);
-    SendOutcome outcome = send(streamIndex, lane, plan.toSend());
+    SendOutcome outcome = sends.send(streamIndex, lane, plan.toSend());
     CompletableFuture<Void> recorded = CompletableFuture.completedFuture(null);
     boolean toRecord =
         !plan.dueRetries().isEmpty()
@@ -312,46 +312,6 @@ public final class OutboxPublisher {
    */
   private boolean maySend() {
     return !paused && transport.isConnected() && transport.connectionEpoch() == checkedEpoch;
-  }
-
-  /**
-   * Sends {@code toSend} in order, each expecting the one before it on the stream, and waits for
-   * the PubAcks; the lane then knows the stream's last msg id, or that it must read it again.
-   */
-  private SendOutcome send(int streamIndex, PublishLane lane, List<WaitingRow> toSend) {
-    List<CompletableFuture<Long>> acks = new ArrayList<>(toSend.size());
-    String expected = lane.lastMsgId;
-    for (WaitingRow row : toSend) {
-      acks.add(transport.publish(streamIndex, row.eventId(), row.payload(), expected));
-      expected = row.eventId();
-    }
-    SendOutcome outcome = SendOutcome.collect(toSend, acks, publishTimeout, transport, clock);
-    if (outcome.failures.isEmpty()) {
-      if (!toSend.isEmpty()) {
-        lane.lastMsgId = toSend.get(toSend.size() - 1).eventId();
-        lane.justSynced = false;
-      }
-    } else if (lane.justSynced && outcome.firstRefused()) {
-      lane.lastMsgId = null; // the server does not know the id we read back: send without it
-      lane.justSynced = false;
-    } else {
-      lane.synced = false; // read the stream's last message again before the next send
-    }
-    return outcome;
-  }
-
-  /** Reads the stream's last msg id; when the stream cannot be read, sends go out unchained. */
-  private void resync(int streamIndex, PublishLane lane) {
-    try {
-      long last = transport.lastSequence(streamIndex);
-      lane.lastMsgId = last == 0 ? null : transport.messageIdAt(streamIndex, last).orElse(null);
-      lane.synced = true;
-      lane.justSynced = true;
-    } catch (EventLogException e) {
-      lane.lastMsgId = null; // the sends will fail or succeed on their own; try again next run
-      log.warn(
-          "cannot read the tail of {}: {}", EventStreams.streamName(streamIndex), e.getMessage());
-    }
   }
 
   /**
