@@ -52,9 +52,11 @@ final class ServerSpans {
       return;
     }
     scope.close();
-    String route = ctx.endpointHandlerPath();
-    span.updateName(ctx.method().name() + " " + route);
-    span.setAttribute(ROUTE, route);
+    String route = route(ctx);
+    if (!route.isEmpty()) {
+      span.updateName(ctx.method().name() + " " + route);
+      span.setAttribute(ROUTE, route);
+    }
     int status = ctx.statusCode();
     span.setAttribute(STATUS, (long) status);
     ctx.pathParamMap()
@@ -70,5 +72,15 @@ final class ServerSpans {
       span.setStatus(StatusCode.ERROR);
     }
     span.end();
+  }
+
+  /** The matched route's path, empty when no route matched (a 404 of an unknown path). */
+  private static String route(Context ctx) {
+    try {
+      String path = ctx.endpointHandlerPath();
+      return path == null || path.equals("*") ? "" : path;
+    } catch (RuntimeException noEndpoint) {
+      return "";
+    }
   }
 }

@@ -88,7 +88,10 @@ class TraceExportTest {
                   "otel.service.name",
                   "core-under-test"))) {
         assertThat(Tracing.current().enabled()).isTrue();
-        assertThat(ApiClient.of(core, null).get("/api/projects/p-none").status()).isEqualTo(404);
+        ApiClient api = ApiClient.of(core, null);
+        assertThat(api.get("/api/projects/p-none").status()).isEqualTo(404);
+        assertThat(api.get("/no/such/route").status()).isEqualTo(404);
+        assertThat(api.post("/api/projects", "{}").status()).isEqualTo(401);
       }
       assertThat(Tracing.current().enabled()).as("uninstalled when core stops").isFalse();
       assertThat(receiver.exports).isNotEmpty();
