@@ -2,6 +2,7 @@ package org.rhumbatron.agents;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.opentelemetry.api.trace.Span;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -13,6 +14,7 @@ import java.util.function.Supplier;
 import org.rhumbatron.lifecycle.Lifecycle;
 import org.rhumbatron.lifecycle.TaskInfo;
 import org.rhumbatron.lifecycle.TaskRef;
+import org.rhumbatron.platform.tracing.TraceContext;
 import org.rhumbatron.protocol.Command;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -80,10 +82,12 @@ public final class WebhookAgentRuntime implements AgentRuntime {
     body.put("attempt", task.attempt());
     body.put("reason", reason);
     String what = task.taskId() + " attempt " + task.attempt();
+    Span span = WebhookSpans.start(url, body);
     client
-        .sendAsync(request(body), HttpResponse.BodyHandlers.discarding())
+        .sendAsync(request(body, span), HttpResponse.BodyHandlers.discarding())
         .whenComplete(
             (response, error) -> {
+              WebhookSpans.end(span, response == null ? 0 : response.statusCode(), error);
               if (error != null) {
                 log.info("stop of task {} did not reach {}: {}", what, url, error.toString());
               } else if (response.statusCode() / 100 != 2) {
@@ -92,12 +96,18 @@ public final class WebhookAgentRuntime implements AgentRuntime {
             });
   }
 
-  private HttpRequest request(ObjectNode body) {
-    return HttpRequest.newBuilder(url)
-        .timeout(timeout)
-        .header("Content-Type", "application/json")
-        .POST(HttpRequest.BodyPublishers.ofString(body.toString()))
-        .build();
+  /** The POST of {@code body}, with the trace context of its span. */
+  private HttpRequest request(ObjectNode body, Span span) {
+    HttpRequest.Builder request =
+        HttpRequest.newBuilder(url)
+            .timeout(timeout)
+            .header("Content-Type", "application/json")
+            .POST(HttpRequest.BodyPublishers.ofString(body.toString()));
+    TraceContext sent = TraceContext.of(span);
+    if (sent != null) {
+      sent.writeTo(request::header);
+    }
+    return request.build();
   }
 
   ObjectNode body(String kind, TaskRef task) {
@@ -123,11 +133,26 @@ public final class WebhookAgentRuntime implements AgentRuntime {
     return body;
   }
 
+  /** POSTs {@code body} under a "webhook" span, a child of the current one (the wake's handle). */
   private void post(ObjectNode body) {
+    Span span = WebhookSpans.start(url, body);
+    HttpResponse<Void> response = null;
+    Exception error = null;
+    try {
+      response = send(body, span);
+    } catch (RuntimeException e) {
+      error = e;
+      throw e;
+    } finally {
+      WebhookSpans.end(span, response == null ? 0 : response.statusCode(), error);
+    }
+  }
+
+  private HttpResponse<Void> send(ObjectNode body, Span span) {
     String task = body.path("taskId").asText() + " attempt " + body.path("attempt").asInt();
     HttpResponse<Void> response;
     try {
-      response = client.send(request(body), HttpResponse.BodyHandlers.discarding());
+      response = client.send(request(body, span), HttpResponse.BodyHandlers.discarding());
     } catch (IOException e) {
       throw new AgentUnreachableException(
           "webhook " + url + " for task " + task + ": " + e.getClass().getSimpleName(), e);
@@ -139,5 +164,6 @@ public final class WebhookAgentRuntime implements AgentRuntime {
       throw new AgentUnreachableException(
           "webhook " + url + " answered " + response.statusCode() + " for task " + task);
     }
+    return response;
   }
 }

@@ -78,6 +78,7 @@ public final class Api {
       log.warn(BearerAuth.NO_TOKEN);
     }
     ApiErrors.register(app);
+    ServerSpans.mount(app); // first: the span covers the gate and the token check
     stopGate.mount(app); // before the token check: a stopping node answers 503 to every request
     app.before(auth::check);
     byte[] openapi = openapi();

@@ -39,6 +39,8 @@ public final class CoreService implements AutoCloseable {
   private final NatsSide natsSide;
   private final NatsStartWait natsWait;
   private final HttpServer http;
+  private final AutoCloseable tracingInstalled;
+  private final AutoCloseable tracing;
   private final CountDownLatch closed = new CountDownLatch(1);
   private final AtomicBoolean closing = new AtomicBoolean();
 
@@ -55,6 +57,8 @@ public final class CoreService implements AutoCloseable {
     this.natsSide = w.natsSide;
     this.natsWait = w.natsWait;
     this.http = w.http;
+    this.tracingInstalled = w.tracingInstalled;
+    this.tracing = w.tracing;
   }
 
   public static CoreService start(CoreConfig config) throws IOException, InterruptedException {
@@ -81,6 +85,7 @@ public final class CoreService implements AutoCloseable {
     CoreWiring w = new CoreWiring(config, clock, nudges);
     w.lockDataDir();
     try {
+      w.startTracing();
       w.connectNats();
       w.openDatabase();
       w.startCoordinator();
@@ -177,7 +182,9 @@ public final class CoreService implements AutoCloseable {
         http, // answers 503 until here: a client sees a refused connection only once it stopped
         privateNats,
         sqliteLock,
-        dataLock); // last: the directory is free once its nats-server and database are closed
+        dataLock, // the directory is free once its nats-server and database are closed
+        tracingInstalled,
+        tracing); // last: sends the spans still buffered, those of the stop included
     log.info("core stopped");
     closed.countDown();
   }

@@ -19,6 +19,7 @@ import org.rhumbatron.platform.db.Database;
 import org.rhumbatron.platform.db.DatabaseOptions;
 import org.rhumbatron.platform.jetstream.JetStreamConnections;
 import org.rhumbatron.platform.natsserver.PrivateNatsServer;
+import org.rhumbatron.platform.tracing.Tracing;
 import org.rhumbatron.router.EventRouter;
 import org.rhumbatron.router.causal.ClefFlash;
 import org.slf4j.Logger;
@@ -48,6 +49,8 @@ final class CoreWiring {
   private DeferredCommandTransport commandTransport;
 
   String nodeId;
+  Tracing tracing;
+  Tracing.Installed tracingInstalled;
   DataDirLock dataLock;
   DataDirLock sqliteLock;
   PrivateNatsServer privateNats;
@@ -85,6 +88,15 @@ final class CoreWiring {
       closeQuietly(dataLock);
       throw e;
     }
+  }
+
+  /**
+   * Spans over OTLP/HTTP when {@code otel.exporter.otlp.endpoint} is set; else the process's tracer
+   * stays as it is (off, unless a test installed one).
+   */
+  void startTracing() {
+    tracing = Tracing.fromSettings(config.settings());
+    tracingInstalled = tracing.enabled() ? tracing.install() : null;
   }
 
   /** A private nats-server without {@code --nats}; the first connect, which may not answer yet. */
@@ -273,7 +285,9 @@ final class CoreWiring {
         natsSide == null || natsSide.connection() == null ? nats : natsSide.connection(),
         privateNats,
         sqliteLock,
-        dataLock);
+        dataLock,
+        tracingInstalled,
+        tracing);
   }
 
   static void closeQuietly(AutoCloseable... parts) {

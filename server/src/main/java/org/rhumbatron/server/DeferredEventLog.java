@@ -8,6 +8,7 @@ import java.util.stream.IntStream;
 import org.rhumbatron.platform.eventlog.ConnectionLostException;
 import org.rhumbatron.platform.eventlog.EventLogException;
 import org.rhumbatron.platform.eventlog.EventLogTransport;
+import org.rhumbatron.platform.tracing.TraceContext;
 import org.rhumbatron.protocol.EventStreams;
 
 /**
@@ -57,10 +58,16 @@ final class DeferredEventLog implements EventLogTransport {
   @Override
   public CompletableFuture<Long> publish(
       int streamIndex, String msgId, byte[] body, String expectedLastMsgId) {
+    return publish(streamIndex, msgId, body, expectedLastMsgId, null);
+  }
+
+  @Override
+  public CompletableFuture<Long> publish(
+      int streamIndex, String msgId, byte[] body, String expectedLastMsgId, TraceContext trace) {
     EventLogTransport l = log;
     return l == null
         ? CompletableFuture.failedFuture(new ConnectionLostException(notConnected))
-        : l.publish(streamIndex, msgId, body, expectedLastMsgId);
+        : l.publish(streamIndex, msgId, body, expectedLastMsgId, trace);
   }
 
   @Override

@@ -14,6 +14,7 @@ import org.rhumbatron.platform.config.Settings;
 import org.rhumbatron.platform.db.Database;
 import org.rhumbatron.platform.eventlog.EventLogClient;
 import org.rhumbatron.platform.eventlog.JetStreamEventLog;
+import org.rhumbatron.platform.eventlog.Subscription;
 import org.rhumbatron.platform.jetstream.JetStreamTopology;
 import org.rhumbatron.platform.metrics.MetricsBinding;
 import org.rhumbatron.platform.metrics.PlatformMetrics;
@@ -27,6 +28,7 @@ import org.rhumbatron.router.causal.CausalRules;
 import org.rhumbatron.router.causal.ClefFlash;
 import org.rhumbatron.router.causal.CommandCap;
 import org.rhumbatron.router.claims.EventClaims;
+import org.rhumbatron.router.run.RouteSpans;
 
 /**
  * The part of core that needs a live NATS connection to start: the topology, the event log's and
@@ -196,7 +198,8 @@ final class NatsSide {
             .views(coordinator::view)
             .rules(
                 new CausalRules(
-                    command -> queues.commands().send(command),
+                    RouteSpans.inTraceOfCause(
+                        Subscription.CAUSAL_ROUTER, command -> queues.commands().send(command)),
                     clock,
                     lifecycle,
                     clefFlash,

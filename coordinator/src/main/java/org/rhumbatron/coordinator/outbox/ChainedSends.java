@@ -37,7 +37,7 @@ final class ChainedSends {
     List<CompletableFuture<Long>> acks = new ArrayList<>(toSend.size());
     String expected = lane.lastMsgId;
     for (WaitingRow row : toSend) {
-      acks.add(transport.publish(streamIndex, row.eventId(), row.payload(), expected));
+      acks.add(transport.publish(streamIndex, row.eventId(), row.payload(), expected, row.trace()));
       expected = row.eventId();
     }
     SendOutcome outcome = SendOutcome.collect(toSend, acks, publishTimeout, transport, clock);

@@ -4,6 +4,7 @@ import java.sql.SQLException;
 import java.time.Clock;
 import org.rhumbatron.coordinator.actor.ActorAddress;
 import org.rhumbatron.platform.db.Tx;
+import org.rhumbatron.platform.tracing.TraceContext;
 import org.rhumbatron.protocol.EnvelopeCodec;
 import org.rhumbatron.protocol.Event;
 import org.rhumbatron.protocol.EventStreams;
@@ -15,8 +16,9 @@ import org.rhumbatron.protocol.EventStreams;
 public final class Outbox {
   private static final String APPEND =
       "INSERT INTO outbox (actor_class, actor_id, project_id, event_id, event_type, stream_index,"
-          + " subject, payload, state, attempts, next_attempt_at_ms, created_at_ms)"
-          + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?) ON CONFLICT DO NOTHING";
+          + " subject, payload, state, attempts, next_attempt_at_ms, created_at_ms, traceparent,"
+          + " tracestate) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?)"
+          + " ON CONFLICT DO NOTHING";
 
   private final EnvelopeCodec codec;
   private final Clock clock;
@@ -38,11 +40,15 @@ public final class Outbox {
 
   /** Returns true when the row is new, false when the event id was there already. */
   public boolean append(Tx tx, ActorAddress actor, Event event) throws SQLException {
-    return append(tx, actor, encode(event));
+    return append(tx, actor, encode(event), null);
   }
 
-  /** Appends an encoded Event; true when the row is new. */
-  public boolean append(Tx tx, ActorAddress actor, Encoded encoded) throws SQLException {
+  /**
+   * Appends an encoded Event with the trace context of the transaction that writes it (null: none),
+   * which its publish sends on; true when the row is new.
+   */
+  public boolean append(Tx tx, ActorAddress actor, Encoded encoded, TraceContext trace)
+      throws SQLException {
     Event event = encoded.event();
     int stream = EventStreams.streamIndex(event.projectId());
     long now = clock.millis();
@@ -58,7 +64,9 @@ public final class Outbox {
             encoded.json(),
             OutboxRowState.PENDING.column(),
             now,
-            now)
+            now,
+            trace == null ? null : trace.traceparent(),
+            trace == null ? null : trace.tracestate())
         == 1;
   }
 }

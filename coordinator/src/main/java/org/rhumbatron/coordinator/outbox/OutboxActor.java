@@ -1,7 +1,15 @@
 package org.rhumbatron.coordinator.outbox;
 
+import io.opentelemetry.api.common.Attributes;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.SpanKind;
+import io.opentelemetry.api.trace.StatusCode;
+import io.opentelemetry.context.Context;
 import java.sql.SQLException;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import org.rhumbatron.coordinator.actor.Actor;
@@ -9,6 +17,9 @@ import org.rhumbatron.coordinator.actor.ActorContext;
 import org.rhumbatron.platform.config.Settings;
 import org.rhumbatron.platform.db.Database;
 import org.rhumbatron.platform.db.Tx;
+import org.rhumbatron.platform.tracing.TraceAttributes;
+import org.rhumbatron.platform.tracing.TraceContext;
+import org.rhumbatron.platform.tracing.Tracing;
 import org.rhumbatron.protocol.Event;
 import org.rhumbatron.protocol.EventStreams;
 
@@ -70,10 +81,14 @@ public abstract class OutboxActor extends Actor {
    * while the transaction waits for its group commit ({@link Database#inTransactionAsync}).
    */
   protected final <T> CompletableFuture<T> transactWithEvents(EventWork<T> work) {
+    Context caller = Context.current(); // the lane runs the work on another thread
     return onLaneAsync(
         () -> {
-          OutboxTx<T> otx = new OutboxTx<>(work);
-          return database().inTransactionAsync(otx::run).thenApply(otx::committed);
+          OutboxTx<T> otx = new OutboxTx<>(work, caller);
+          return database()
+              .inTransactionAsync(otx::run)
+              .thenApply(otx::committed)
+              .whenComplete(otx::ended);
         });
   }
 
@@ -82,13 +97,26 @@ public abstract class OutboxActor extends Actor {
    * transaction runs and commits now, on this thread.
    */
   protected final <T> T transactWithEventsOnLane(EventWork<T> work) {
-    OutboxTx<T> otx = new OutboxTx<>(work);
-    return otx.committed(database().inTransaction(otx::run));
+    OutboxTx<T> otx = new OutboxTx<>(work, Context.current());
+    try {
+      T result = otx.committed(database().inTransaction(otx::run));
+      otx.ended(result, null);
+      return result;
+    } catch (RuntimeException | Error e) {
+      otx.ended(null, e);
+      throw e;
+    }
   }
 
-  /** One state change with its outbox rows, and what follows its commit. */
+  /**
+   * One state change with its outbox rows, and what follows its commit. Its "commit" span is the
+   * trace context each row keeps for its publish.
+   */
   private final class OutboxTx<T> {
     private final EventWork<T> work;
+    private final Span span;
+    private final TraceContext trace;
+    private final List<Event> appendedEvents = new ArrayList<>();
     private final Instant backstop =
         clock().instant().plus(context().settings().get(Settings.OUTBOX_ALARM_BACKSTOP));
     // Read on the lane before the work is queued: the alarm is armed in the same transaction when
@@ -103,13 +131,22 @@ public abstract class OutboxActor extends Actor {
             || !epoch.get().equals(armedEpoch);
     private boolean appended;
 
-    OutboxTx(EventWork<T> work) {
+    OutboxTx(EventWork<T> work, Context caller) {
       this.work = work;
+      this.span =
+          Tracing.start(
+              "commit",
+              SpanKind.INTERNAL,
+              caller,
+              Attributes.of(
+                  TraceAttributes.ACTOR, writerId(), TraceAttributes.PROJECT_ID, projectId()));
+      this.trace = TraceContext.of(span);
     }
 
     T run(Tx tx) throws SQLException {
       serialize(tx);
       appended = false; // a group commit may run the work again
+      appendedEvents.clear();
       T r =
           work.run(
               tx,
@@ -121,7 +158,10 @@ public abstract class OutboxActor extends Actor {
 
                 @Override
                 public boolean append(Outbox.Encoded event) throws SQLException {
-                  boolean fresh = outbox.append(tx, address(), event);
+                  boolean fresh = outbox.append(tx, address(), event, trace);
+                  if (fresh) {
+                    appendedEvents.add(event.event());
+                  }
                   appended |= fresh;
                   return fresh;
                 }
@@ -142,6 +182,23 @@ public abstract class OutboxActor extends Actor {
         publisher.kick(streamIndex());
       }
       return result;
+    }
+
+    /** Ends the span, with the ids of the Events the commit wrote. */
+    void ended(T result, Throwable error) {
+      if (!appendedEvents.isEmpty()) {
+        span.setAttribute(
+            TraceAttributes.EVENT_IDS, appendedEvents.stream().map(Event::eventId).toList());
+        appendedEvents.stream()
+            .map(Event::changeId)
+            .filter(Objects::nonNull)
+            .findFirst()
+            .ifPresent(id -> span.setAttribute(TraceAttributes.CHANGE_ID, id));
+      }
+      if (error != null) {
+        span.setStatus(StatusCode.ERROR, String.valueOf(error.getMessage()));
+      }
+      span.end();
     }
   }
 

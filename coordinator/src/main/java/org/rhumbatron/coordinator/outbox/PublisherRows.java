@@ -10,6 +10,7 @@ import org.rhumbatron.coordinator.actor.ActorAddress;
 import org.rhumbatron.coordinator.actor.ActorAlarms;
 import org.rhumbatron.platform.db.Database;
 import org.rhumbatron.platform.db.Tx;
+import org.rhumbatron.platform.tracing.TraceContext;
 import org.rhumbatron.protocol.EventStreams;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -43,8 +44,8 @@ final class PublisherRows {
         tx ->
             tx.query(
                 "SELECT seq, actor_class, actor_id, project_id, event_id, payload, state, attempts,"
-                    + " next_attempt_at_ms FROM outbox WHERE stream_index = ?"
-                    + " AND "
+                    + " next_attempt_at_ms, traceparent, tracestate FROM outbox"
+                    + " WHERE stream_index = ? AND "
                     + OutboxRowState.WAITING_SQL
                     + " AND seq > ? ORDER BY seq LIMIT "
                     + ROWS_PER_RUN,
@@ -57,7 +58,10 @@ final class PublisherRows {
                         rs.getBytes(6),
                         OutboxRowState.fromColumn(rs.getString(7)),
                         rs.getInt(8),
-                        rs.getLong(9)),
+                        rs.getLong(9),
+                        rs.getString(10) == null
+                            ? null
+                            : new TraceContext(rs.getString(10), rs.getString(11))),
                 streamIndex,
                 afterSeq));
   }

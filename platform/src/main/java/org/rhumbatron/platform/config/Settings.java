@@ -259,6 +259,13 @@ public final class Settings {
   // The HTTP API: the bearer token its writes need (empty: none, and every write is refused).
   public static final Setting<String> API_TOKEN = register(secret("api.token"));
 
+  // Traces (OpenTelemetry, W3C trace context): sent over OTLP/HTTP to this collector's base URL
+  // (spans to <url>/v1/traces); empty: none are recorded or sent, the context still passes on.
+  public static final Setting<String> OTEL_ENDPOINT =
+      register(optionalHttpUrl("otel.exporter.otlp.endpoint"));
+  public static final Setting<String> OTEL_SERVICE_NAME =
+      register(text("otel.service.name", "rhumbatron-core"));
+
   // The simulated verifier: the share of Candidates it passes, and how long a verification takes.
   public static final Setting<Double> SIMULATED_VERIFIER_PASS_RATE =
       register(probability("verifier.simulated.pass-rate", 1.0));

@@ -3,6 +3,7 @@ package org.rhumbatron.platform.eventlog;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import org.rhumbatron.platform.tracing.TraceContext;
 
 /**
  * The transport SPI under the publisher: it moves bytes to one of the 8 event streams and reads a
@@ -34,6 +35,16 @@ public interface EventLogTransport {
    */
   CompletableFuture<Long> publish(
       int streamIndex, String msgId, byte[] body, String expectedLastMsgId);
+
+  /**
+   * {@link #publish(int, String, byte[], String)} in the trace of {@code trace} (the context of the
+   * transaction that wrote the Event, null: none): the message carries it as W3C headers. A
+   * transport that carries no headers ignores it.
+   */
+  default CompletableFuture<Long> publish(
+      int streamIndex, String msgId, byte[] body, String expectedLastMsgId, TraceContext trace) {
+    return publish(streamIndex, msgId, body, expectedLastMsgId);
+  }
 
   /** The stream's last sequence (0 when empty). */
   long lastSequence(int streamIndex);

@@ -3,6 +3,7 @@ package org.rhumbatron.platform.eventlog;
 import io.nats.client.Message;
 import java.time.Duration;
 import java.time.Instant;
+import org.rhumbatron.platform.tracing.TraceContext;
 import org.rhumbatron.protocol.EnvelopeException;
 import org.rhumbatron.protocol.Event;
 
@@ -39,6 +40,12 @@ public final class EventRecord {
     return message.getHeaders() == null
         ? null
         : message.getHeaders().getFirst(org.rhumbatron.protocol.Headers.MSG_ID);
+  }
+
+  /** The trace context the message carries (its publish span's), or null. */
+  public TraceContext traceContext() {
+    io.nats.client.impl.Headers h = message.getHeaders();
+    return h == null ? null : TraceContext.read(h::getFirst);
   }
 
   public long streamSequence() {

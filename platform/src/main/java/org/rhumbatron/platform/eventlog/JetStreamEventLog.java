@@ -10,12 +10,19 @@ import io.nats.client.api.ConsumerInfo;
 import io.nats.client.api.MessageInfo;
 import io.nats.client.impl.Headers;
 import io.nats.client.impl.NatsMessage;
+import io.opentelemetry.api.common.Attributes;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.SpanKind;
+import io.opentelemetry.api.trace.StatusCode;
 import java.io.IOException;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import org.rhumbatron.platform.tracing.TraceAttributes;
+import org.rhumbatron.platform.tracing.TraceContext;
+import org.rhumbatron.platform.tracing.Tracing;
 import org.rhumbatron.protocol.EventStreams;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -95,9 +102,43 @@ public final class JetStreamEventLog implements EventLogTransport {
   @Override
   public CompletableFuture<Long> publish(
       int streamIndex, String msgId, byte[] body, String expectedLastMsgId) {
+    return publish(streamIndex, msgId, body, expectedLastMsgId, null);
+  }
+
+  /** Sends under a "publish" span of the Event's trace, whose context the message carries. */
+  @Override
+  public CompletableFuture<Long> publish(
+      int streamIndex, String msgId, byte[] body, String expectedLastMsgId, TraceContext trace) {
+    Span span =
+        Tracing.start(
+            "publish",
+            SpanKind.PRODUCER,
+            TraceContext.parent(trace),
+            Attributes.of(
+                TraceAttributes.EVENT_ID,
+                msgId,
+                TraceAttributes.DESTINATION,
+                EventStreams.streamName(streamIndex)));
+    CompletableFuture<Long> ack = send(streamIndex, msgId, body, expectedLastMsgId, span);
+    ack.whenComplete(
+        (seq, error) -> {
+          if (error != null) {
+            span.setStatus(StatusCode.ERROR, String.valueOf(error.getMessage()));
+          }
+          span.end();
+        });
+    return ack;
+  }
+
+  private CompletableFuture<Long> send(
+      int streamIndex, String msgId, byte[] body, String expectedLastMsgId, Span span) {
     Headers headers = new Headers().put(org.rhumbatron.protocol.Headers.MSG_ID, msgId);
     if (expectedLastMsgId != null) {
       headers.put(org.rhumbatron.protocol.Headers.EXPECTED_LAST_MSG_ID, expectedLastMsgId);
+    }
+    TraceContext sent = TraceContext.of(span);
+    if (sent != null) {
+      sent.writeTo((name, value) -> headers.put(name, value));
     }
     NatsMessage message =
         NatsMessage.builder()

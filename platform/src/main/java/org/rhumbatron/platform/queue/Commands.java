@@ -4,6 +4,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
+import org.rhumbatron.platform.tracing.TraceContext;
 import org.rhumbatron.protocol.Command;
 import org.rhumbatron.protocol.DeadLetterMessage;
 import org.rhumbatron.protocol.EnvelopeCodec;
@@ -98,6 +99,8 @@ public final class Commands {
 
   private CompletableFuture<SendReceipt> store(
       Queue queue, String msgId, Map<String, String> headers, byte[] body) {
+    // The sender's trace goes with the Command: its handle span joins it.
+    TraceContext.writeCurrent(headers::put);
     CompletableFuture<SendReceipt> receipt = new CompletableFuture<>();
     CompletableFuture<CommandTransport.Stored> stored;
     try {

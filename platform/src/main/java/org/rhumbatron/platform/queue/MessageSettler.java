@@ -2,6 +2,9 @@ package org.rhumbatron.platform.queue;
 
 import io.nats.client.Message;
 import io.nats.client.impl.NatsJetStreamMetaData;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.StatusCode;
+import io.opentelemetry.context.Scope;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.ExecutionException;
@@ -53,7 +56,20 @@ final class MessageSettler<T> {
     return retries.sum();
   }
 
+  /** Handles and settles the message under its "handle" span, current while the handler runs. */
   void handle(MessageHold hold) {
+    Span span = HandleSpans.start(config.queue(), hold.message());
+    try (Scope scope = span.makeCurrent()) {
+      handle(hold, span);
+    } catch (RuntimeException e) {
+      span.setStatus(StatusCode.ERROR, e.toString());
+      throw e;
+    } finally {
+      span.end();
+    }
+  }
+
+  private void handle(MessageHold hold, Span span) {
     Message m = hold.message();
     Delivery delivery = delivery(m);
     byte[] body = m.getData() == null ? new byte[0] : m.getData();
@@ -64,6 +80,7 @@ final class MessageSettler<T> {
       giveUp(m, hold, delivery, null, body, "malformed " + kind + " envelope: " + e.getMessage());
       return;
     }
+    HandleSpans.decoded(span, message);
     delivery = counted(delivery);
     DeliveryPolicy.GiveUp unhandled = policy.beforeRun(delivery.deliveredCount());
     if (unhandled != null) {
@@ -71,6 +88,7 @@ final class MessageSettler<T> {
       return;
     }
     Outcome outcome = run(message, delivery);
+    HandleSpans.outcome(span, outcome);
     if (hold.expired()) {
       log.warn(
           "handler of {} on {} finished after the hold limit; the message is redelivered",

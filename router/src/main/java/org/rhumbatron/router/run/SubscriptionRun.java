@@ -119,6 +119,7 @@ public final class SubscriptionRun {
     if (batch.isEmpty()) {
       return Consumed.NOTHING;
     }
+    RouteSpans route = RouteSpans.start(handler.subscription(), streamIndex, batch);
     BatchOutcome outcome;
     try {
       outcome = handler.handle(streamIndex, batch);
@@ -129,6 +130,7 @@ public final class SubscriptionRun {
               ? BatchOutcome.waiting(batch, describe(e))
               : BatchOutcome.failed(batch, describe(e));
     }
+    route.end(outcome);
     if (!ownership.owns(duty)) {
       batch.forEach(r -> r.nak(Duration.ZERO));
       log.info(
