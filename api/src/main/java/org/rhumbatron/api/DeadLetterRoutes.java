@@ -11,6 +11,7 @@ import org.rhumbatron.router.deadletter.DeadLetter;
 import org.rhumbatron.router.deadletter.DeadLetterException;
 import org.rhumbatron.router.deadletter.DeadLetterNotFoundException;
 import org.rhumbatron.router.deadletter.DeadLetterOperator;
+import org.rhumbatron.router.deadletter.DeadLetterStatus;
 
 /**
  * Dead letters: list with filters, groups by command type and reason, and the operator's Retry and
@@ -145,15 +146,17 @@ final class DeadLetterRoutes {
                 commandType == null
                     ? tx.query(
                         SELECT
-                            + " AND status = 'open' AND command_type IS NULL AND reason = ?"
+                            + " AND status = ? AND command_type IS NULL AND reason = ?"
                             + " ORDER BY id",
                         rs -> rs.getLong(1),
+                        DeadLetterStatus.OPEN.dbName(),
                         reason)
                     : tx.query(
                         SELECT
-                            + " AND status = 'open' AND command_type = ? AND reason = ?"
+                            + " AND status = ? AND command_type = ? AND reason = ?"
                             + " ORDER BY id",
                         rs -> rs.getLong(1),
+                        DeadLetterStatus.OPEN.dbName(),
                         commandType,
                         reason));
     if (ids.isEmpty()) {

@@ -7,6 +7,7 @@ import java.util.EnumSet;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import org.rhumbatron.coordinator.project.ProjectStatus;
 import org.rhumbatron.platform.db.Database;
 import org.rhumbatron.platform.db.Tx;
 
@@ -64,10 +65,11 @@ public final class MaintenanceDue {
     return database.read(
         tx ->
             tx.query(
-                "SELECT project_id FROM projects WHERE status = 'archived'"
+                "SELECT project_id FROM projects WHERE status = ?"
                     + " ORDER BY archived_at_ms, project_id LIMIT "
                     + positive(limit),
-                rs -> rs.getString(1)));
+                rs -> rs.getString(1),
+                ProjectStatus.ARCHIVED.column()));
   }
 
   /** Those of {@code changeIds} whose Change has ended, read in the caller's transaction. */

@@ -7,6 +7,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import org.rhumbatron.coordinator.outbox.OutboxActor.Appender;
+import org.rhumbatron.coordinator.project.ProjectStatus;
 import org.rhumbatron.platform.db.Tx;
 import org.rhumbatron.protocol.Event;
 import org.rhumbatron.protocol.EventType;
@@ -54,19 +55,21 @@ final class ProjectLedger {
   /** active → archived ({@code project.archived}); false when it is archived already. */
   boolean archive(Tx tx, Appender out, String writer, String projectId) throws SQLException {
     ProjectInfo p = require(tx, projectId);
-    if (!"active".equals(p.status())) {
-      if ("archived".equals(p.status())) {
+    if (!ProjectStatus.ACTIVE.is(p.status())) {
+      if (ProjectStatus.ARCHIVED.is(p.status())) {
         return false;
       }
       throw LifecycleException.projectNotActive(projectId, p.status());
     }
     long now = clock.millis();
     tx.update(
-        "UPDATE projects SET status = 'archived', archived_at_ms = ?, updated_at_ms = ?"
-            + " WHERE project_id = ? AND status = 'active'",
+        "UPDATE projects SET status = ?, archived_at_ms = ?, updated_at_ms = ?"
+            + " WHERE project_id = ? AND status = ?",
+        ProjectStatus.ARCHIVED.column(),
         now,
         now,
-        projectId);
+        projectId,
+        ProjectStatus.ACTIVE.column());
     out.append(event(p, EventType.PROJECT_ARCHIVED, writer, null));
     return true;
   }
@@ -74,16 +77,18 @@ final class ProjectLedger {
   /** active or archived → deleted ({@code project.deleted}); false when it is deleted already. */
   boolean delete(Tx tx, Appender out, String writer, String projectId) throws SQLException {
     ProjectInfo p = require(tx, projectId);
-    if ("deleted".equals(p.status())) {
+    if (ProjectStatus.DELETED.is(p.status())) {
       return false;
     }
     long now = clock.millis();
     tx.update(
-        "UPDATE projects SET status = 'deleted', deleted_at_ms = ?, updated_at_ms = ?"
-            + " WHERE project_id = ? AND status <> 'deleted'",
+        "UPDATE projects SET status = ?, deleted_at_ms = ?, updated_at_ms = ?"
+            + " WHERE project_id = ? AND status <> ?",
+        ProjectStatus.DELETED.column(),
         now,
         now,
-        projectId);
+        projectId,
+        ProjectStatus.DELETED.column());
     out.append(event(p, EventType.PROJECT_DELETED, writer, null));
     return true;
   }
@@ -99,7 +104,7 @@ final class ProjectLedger {
     if (p.hasLiveApp() == live) {
       return false;
     }
-    if (live && !"active".equals(p.status())) {
+    if (live && !ProjectStatus.ACTIVE.is(p.status())) {
       throw LifecycleException.projectNotActive(projectId, p.status());
     }
     tx.update(

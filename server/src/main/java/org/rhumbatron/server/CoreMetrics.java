@@ -43,6 +43,7 @@ import org.rhumbatron.router.causal.ClefFlash;
 import org.rhumbatron.router.causal.CommandCap;
 import org.rhumbatron.router.causal.ModelRoute;
 import org.rhumbatron.router.deadletter.DeadLetter;
+import org.rhumbatron.router.deadletter.DeadLetterStatus;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -302,13 +303,14 @@ final class CoreMetrics implements AutoCloseable {
           tx -> {
             Map<String, Long> dead = new HashMap<>();
             tx.query(
-                "SELECT kind, origin_queue, COUNT(*) FROM dead_letters WHERE status = 'open'"
+                "SELECT kind, origin_queue, COUNT(*) FROM dead_letters WHERE status = ?"
                     + " GROUP BY kind, origin_queue",
                 rs -> {
                   String queue = rs.getString(2);
                   return dead.put(
                       rs.getString(1) + "/" + (queue == null ? NO_QUEUE : queue), rs.getLong(3));
-                });
+                },
+                DeadLetterStatus.OPEN.dbName());
             Map<ModelRoute.Reason, Long> routes = new HashMap<>();
             tx.queryFirst(
                 routesSql,

@@ -46,10 +46,11 @@ public final class ProjectRootActor extends OutboxActor {
               tx.update(
                   "INSERT INTO projects (project_id, tenant_id, name, status, canonical_generation,"
                       + " has_live_app, created_at_ms, updated_at_ms)"
-                      + " VALUES (?, ?, ?, 'active', 0, 0, ?, ?) ON CONFLICT DO NOTHING",
+                      + " VALUES (?, ?, ?, ?, 0, 0, ?, ?) ON CONFLICT DO NOTHING",
                   projectId(),
                   tenantId,
                   name,
+                  ProjectStatus.ACTIVE.column(),
                   now,
                   now);
           if (inserted == 0) {
@@ -155,11 +156,12 @@ public final class ProjectRootActor extends OutboxActor {
           int updated =
               tx.update(
                   "UPDATE projects SET canonical_generation = ?, updated_at_ms = ?"
-                      + " WHERE project_id = ? AND canonical_generation = ? AND status = 'active'",
+                      + " WHERE project_id = ? AND canonical_generation = ? AND status = ?",
                   generation,
                   now,
                   projectId(),
-                  current);
+                  current,
+                  ProjectStatus.ACTIVE.column());
           if (updated == 0) {
             return new PromotionDecision(Promotion.PROJECT_NOT_ACTIVE, current);
           }

@@ -7,6 +7,7 @@ import java.time.LocalDate;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
+import org.rhumbatron.coordinator.project.ProjectStatus;
 import org.rhumbatron.lifecycle.MaintenanceDue;
 import org.rhumbatron.lifecycle.MaintenanceDue.DueChange;
 import org.rhumbatron.platform.cluster.DutyOwnership;
@@ -81,10 +82,11 @@ public final class Maintenance {
     }
     for (String p :
         projectIds(
-            "SELECT project_id FROM projects p WHERE status = 'active' AND NOT EXISTS"
+            "SELECT project_id FROM projects p WHERE status = ? AND NOT EXISTS"
                 + " (SELECT 1 FROM project_indexes i WHERE i.project_id = p.project_id"
                 + " AND i.state = 'ready') ORDER BY created_at_ms, project_id LIMIT "
-                + projects)) {
+                + projects,
+            ProjectStatus.ACTIVE)) {
       out.add(
           command(
               "cmd_index.build_" + p + "_backfill_" + day, CommandType.INDEX_BUILD, p, null, tick));
@@ -130,10 +132,11 @@ public final class Maintenance {
     int closed = deadLetters.closeForEndedChanges(DEAD_LETTERS_CLOSED_PER_SWEEP);
     for (String p :
         projectIds(
-            "SELECT project_id FROM projects p WHERE status = 'deleted' AND EXISTS"
+            "SELECT project_id FROM projects p WHERE status = ? AND EXISTS"
                 + " (SELECT 1 FROM project_indexes i WHERE i.project_id = p.project_id)"
                 + " ORDER BY deleted_at_ms, project_id LIMIT "
-                + settings.get(Settings.INDEX_PURGE_MAX))) {
+                + settings.get(Settings.INDEX_PURGE_MAX),
+            ProjectStatus.DELETED)) {
       out.add(
           command("cmd_index.purge_" + p + "_" + minute, CommandType.INDEX_PURGE, p, null, tick));
     }
@@ -162,8 +165,8 @@ public final class Maintenance {
 
   // Joins projects with project_indexes, which the indexer writes: a layer beside the router's,
   // with no read API the router may call, so neither owner can answer the join alone.
-  private List<String> projectIds(String sql) {
-    return database.read(tx -> tx.query(sql, rs -> rs.getString(1)));
+  private List<String> projectIds(String sql, ProjectStatus status) {
+    return database.read(tx -> tx.query(sql, rs -> rs.getString(1), status.column()));
   }
 
   private static Command command(
