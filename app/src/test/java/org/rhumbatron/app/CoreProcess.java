@@ -1,6 +1,7 @@
 package org.rhumbatron.app;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.nats.client.Connection;
 import java.io.BufferedReader;
@@ -12,7 +13,9 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import org.awaitility.core.ConditionTimeoutException;
 import org.rhumbatron.coordinator.Coordinator;
+import org.rhumbatron.coordinator.outbox.OutboxRowState;
 import org.rhumbatron.coordinator.outbox.StreamNudges;
 import org.rhumbatron.lifecycle.ChangeCreated;
 import org.rhumbatron.lifecycle.Lifecycle;
@@ -129,23 +132,21 @@ public final class CoreProcess {
   }
 
   private static boolean published(Database database, Duration within) {
-    long end = System.nanoTime() + within.toNanos();
-    while (true) {
-      long pending =
-          database.read(
-              tx -> tx.queryLong("SELECT COUNT(*) FROM outbox WHERE state <> 'published'"));
-      if (pending == 0) {
-        return true;
-      }
-      if (System.nanoTime() > end) {
-        return false;
-      }
-      try {
-        Thread.sleep(50);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        return false;
-      }
+    try {
+      await()
+          .atMost(within)
+          .pollInterval(Duration.ofMillis(50))
+          .until(
+              () ->
+                  database.read(
+                          tx ->
+                              tx.queryLong(
+                                  "SELECT COUNT(*) FROM outbox WHERE state <> ?",
+                                  OutboxRowState.PUBLISHED.column()))
+                      == 0);
+      return true;
+    } catch (ConditionTimeoutException e) {
+      return false;
     }
   }
 }
