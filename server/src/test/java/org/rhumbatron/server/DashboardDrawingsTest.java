@@ -78,8 +78,7 @@ class DashboardDrawingsTest {
             task("b", "a"),
             task("c", "a"),
             task("d", "b", "c"));
-    browser.open(
-        core.httpPort(), "token=" + TOKEN + "&project=p-draw-change&change=" + changeId);
+    browser.open(core.httpPort(), "token=" + TOKEN + "&project=p-draw-change&change=" + changeId);
     browser.waitUntil(
         "the graph of four Tasks", d -> d.findElements(By.cssSelector(".task-node")).size() == 4);
     assertThat(browser.driver.findElement(By.id("change-title")).getText())
