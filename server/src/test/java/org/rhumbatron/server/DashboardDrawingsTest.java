@@ -4,9 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -22,6 +25,10 @@ import org.openqa.selenium.By;
 import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.WebElement;
 import org.rhumbatron.platform.config.Settings;
+import org.rhumbatron.protocol.Command;
+import org.rhumbatron.protocol.CommandType;
+import org.rhumbatron.protocol.DeadLetterMessage;
+import org.rhumbatron.protocol.EnvelopeCodec;
 import org.rhumbatron.protocol.Queue;
 import org.rhumbatron.server.ApiClient.Answer;
 import org.rhumbatron.testkit.db.DatabaseExtension;
@@ -185,6 +192,46 @@ class DashboardDrawingsTest {
         .containsExactly(completed, dispatch);
     browser.waitFor(By.cssSelector("#trace-drawing g[data-rel='child'][data-type='agent.woken']"));
     screenshot(By.id("trace-section"), "dashboard-trace.png");
+  }
+
+  @Test
+  void aChangesDeadLetterIsDismissedFromItsPage() throws Exception {
+    provision(api, "p-draw-dl");
+    String changeId = create(api, "p-draw-dl", "Dead letter", task("x"));
+    Command dispatch =
+        Command.builder()
+            .commandId("cmd_draw_dl_dispatch")
+            .commandType(CommandType.CHANGE_DISPATCH)
+            .projectId("p-draw-dl")
+            .changeId(changeId)
+            .createdAt(Instant.parse("2026-07-01T00:00:00Z"))
+            .payload(JsonNodeFactory.instance.objectNode())
+            .build();
+    DeadLetterMessage message =
+        new DeadLetterMessage(
+            Queue.INTEGRATION,
+            4,
+            "dispatcher unreachable",
+            new String(new EnvelopeCodec().encodeCommand(dispatch), StandardCharsets.UTF_8),
+            Instant.parse("2026-07-01T00:01:00Z"));
+    core.queues().commands().sendDeadLetter(message, 1000).get();
+    String ofChange = "/api/dead-letters?changeId=" + changeId;
+    await().atMost(WAIT).until(() -> api.get(ofChange).body().path("deadLetters").size() == 1);
+    long id = api.get(ofChange).body().path("deadLetters").get(0).path("id").asLong();
+
+    browser.open(core.httpPort(), "token=" + TOKEN + "&change=" + changeId);
+    By row = By.id("change-dl-" + id);
+    browser.waitUntil(
+        "the Change's dead letter listed open",
+        d -> "open".equals(browser.attribute(row, "data-status")));
+    browser.clickWhenStable(By.cssSelector("#change-dl-" + id + " button.dismiss"));
+    browser.waitUntil(
+        "the dead letter closed as dismissed",
+        d ->
+            "closed".equals(browser.attribute(row, "data-status"))
+                && "dismissed".equals(browser.attribute(row, "data-resolution")));
+    assertThat(api.get("/api/dead-letters/" + id).body().path("resolution").asText())
+        .isEqualTo("dismissed");
   }
 
   /** A core of its own: the test stops one of its consumers. */
