@@ -6,7 +6,6 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -27,8 +26,6 @@ import org.openqa.selenium.WebElement;
 import org.rhumbatron.platform.config.Settings;
 import org.rhumbatron.protocol.Command;
 import org.rhumbatron.protocol.CommandType;
-import org.rhumbatron.protocol.DeadLetterMessage;
-import org.rhumbatron.protocol.EnvelopeCodec;
 import org.rhumbatron.protocol.Queue;
 import org.rhumbatron.server.ApiClient.Answer;
 import org.rhumbatron.testkit.db.DatabaseExtension;
@@ -207,17 +204,9 @@ class DashboardDrawingsTest {
             .createdAt(Instant.parse("2026-07-01T00:00:00Z"))
             .payload(JsonNodeFactory.instance.objectNode())
             .build();
-    DeadLetterMessage message =
-        new DeadLetterMessage(
-            Queue.INTEGRATION,
-            4,
-            "dispatcher unreachable",
-            new String(new EnvelopeCodec().encodeCommand(dispatch), StandardCharsets.UTF_8),
-            Instant.parse("2026-07-01T00:01:00Z"));
-    core.queues().commands().sendDeadLetter(message, 1000).get();
-    String ofChange = "/api/dead-letters?changeId=" + changeId;
-    await().atMost(WAIT).until(() -> api.get(ofChange).body().path("deadLetters").size() == 1);
-    long id = api.get(ofChange).body().path("deadLetters").get(0).path("id").asLong();
+    long id =
+        DashboardFixtures.deadLetter(
+            core, api, dispatch, "dispatcher unreachable", 1000, "changeId=" + changeId);
 
     browser.open(core.httpPort(), "token=" + TOKEN + "&change=" + changeId);
     By row = By.id("change-dl-" + id);
@@ -376,11 +365,7 @@ class DashboardDrawingsTest {
   }
 
   static void provision(ApiClient client, String projectId) throws Exception {
-    Answer sent =
-        client.post(
-            "/api/projects", Map.of("projectId", projectId, "tenantId", "t1", "name", projectId));
-    assertThat(sent.status()).as(sent.text()).isEqualTo(202);
-    await().atMost(WAIT).until(() -> client.get("/api/projects/" + projectId).status() == 200);
+    DashboardFixtures.provision(client, projectId);
   }
 
   static void awaitState(ApiClient client, String changeId, String state) {
@@ -392,12 +377,6 @@ class DashboardDrawingsTest {
   }
 
   private static String firstEvent(String projectId, String type) throws Exception {
-    for (JsonNode e :
-        api.get("/api/projects/" + projectId + "/events?limit=1000").body().path("events")) {
-      if (e.path("eventType").asText().equals(type)) {
-        return e.path("eventId").asText();
-      }
-    }
-    throw new AssertionError("no " + type + " in the feed of " + projectId);
+    return DashboardFixtures.firstEvent(api, projectId, type);
   }
 }

@@ -6,7 +6,6 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -28,10 +27,7 @@ import org.openqa.selenium.WebElement;
 import org.rhumbatron.platform.config.Settings;
 import org.rhumbatron.protocol.Command;
 import org.rhumbatron.protocol.CommandType;
-import org.rhumbatron.protocol.DeadLetterMessage;
-import org.rhumbatron.protocol.EnvelopeCodec;
 import org.rhumbatron.protocol.EventStreams;
-import org.rhumbatron.protocol.Queue;
 import org.rhumbatron.server.ApiClient.Answer;
 import org.rhumbatron.testkit.db.DatabaseExtension;
 import org.rhumbatron.testkit.nats.NatsServer;
@@ -372,37 +368,17 @@ class DashboardTest {
             .payload(
                 JsonNodeFactory.instance.objectNode().put("tenantId", "t1").put("name", "Dash"))
             .build();
-    DeadLetterMessage dl =
-        new DeadLetterMessage(
-            Queue.INTEGRATION,
-            4,
-            "provisioner unreachable",
-            new String(new EnvelopeCodec().encodeCommand(provision), StandardCharsets.UTF_8),
-            Instant.parse("2026-07-01T00:01:00Z"));
-    core.queues().commands().sendDeadLetter(dl, originSequences.incrementAndGet()).get();
-    await()
-        .atMost(WAIT)
-        .until(
-            () ->
-                api.get("/api/dead-letters?projectId=" + projectId)
-                        .body()
-                        .path("deadLetters")
-                        .size()
-                    == 1);
-    return api.get("/api/dead-letters?projectId=" + projectId)
-        .body()
-        .path("deadLetters")
-        .get(0)
-        .path("id")
-        .asLong();
+    return DashboardFixtures.deadLetter(
+        core,
+        api,
+        provision,
+        "provisioner unreachable",
+        originSequences.incrementAndGet(),
+        "projectId=" + projectId);
   }
 
   private static void provision(String projectId) throws Exception {
-    Answer sent =
-        api.post(
-            "/api/projects", Map.of("projectId", projectId, "tenantId", "t1", "name", projectId));
-    assertThat(sent.status()).as(sent.text()).isEqualTo(202);
-    await().atMost(WAIT).until(() -> api.get("/api/projects/" + projectId).status() == 200);
+    DashboardFixtures.provision(api, projectId);
   }
 
   /** A Change of Tasks t0 -> t1 -> ...: each completion dispatches the next Task. */
@@ -427,12 +403,6 @@ class DashboardTest {
   }
 
   private static String firstEvent(String projectId, String type) throws Exception {
-    for (JsonNode e :
-        api.get("/api/projects/" + projectId + "/events?limit=1000").body().path("events")) {
-      if (e.path("eventType").asText().equals(type)) {
-        return e.path("eventId").asText();
-      }
-    }
-    throw new AssertionError("no " + type + " in the feed of " + projectId);
+    return DashboardFixtures.firstEvent(api, projectId, type);
   }
 }
