@@ -8,6 +8,7 @@ import java.io.InputStream;
 import java.time.Duration;
 import java.util.function.Supplier;
 import org.rhumbatron.lifecycle.Lifecycle;
+import org.rhumbatron.lifecycle.LifecycleOverview;
 import org.rhumbatron.platform.cluster.DutyOwnership;
 import org.rhumbatron.platform.cluster.OwnsEverything;
 import org.rhumbatron.platform.db.Database;
@@ -30,6 +31,7 @@ public final class Api {
   private final StopGate stopGate = new StopGate();
   private Supplier<ConsumerLags> lags = () -> null;
   private Supplier<DutyOwnership> ownership = OwnsEverything::single;
+  private Supplier<ChartWindow> charts = () -> null;
 
   /**
    * @param nats the NATS connection, null before core first connected
@@ -66,6 +68,12 @@ public final class Api {
     return this;
   }
 
+  /** Where {@code /api/charts} reads the samples of the dashboard's charts. */
+  public Api withCharts(ChartWindow charts) {
+    this.charts = () -> charts;
+    return this;
+  }
+
   /** The server's own limits: a body above {@link JsonBody#MAX_BYTES} is refused with 413. */
   public static void configure(JavalinConfig config) {
     config.http.maxRequestSize = JsonBody.MAX_BYTES;
@@ -84,15 +92,19 @@ public final class Api {
     byte[] openapi = openapi();
     app.get(
         "/openapi.json", ctx -> ctx.status(200).contentType("application/json").result(openapi));
-    ProjectRoutes projects = new ProjectRoutes(lifecycle, natsGate);
+    LifecycleOverview overview = new LifecycleOverview(database);
+    ProjectRoutes projects = new ProjectRoutes(lifecycle, overview, natsGate);
     new OperatorRoutes(database, nats, natsGate, lags).mount(app);
     projects.mount(app);
-    new ChangeRoutes(lifecycle, projects, natsGate).mount(app);
+    ChangeRoutes changes = new ChangeRoutes(lifecycle, overview, projects, natsGate);
+    changes.mount(app);
+    new ChangeDetailRoutes(changes, overview, database).mount(app);
     new FeedRoutes(database, projects).mount(app);
     new DeadLetterRoutes(deadLetters, database, natsGate).mount(app);
     new AgentRoutes(lifecycle).mount(app);
     new TraceRoutes(database).mount(app);
     new ClusterRoutes(ownership).mount(app);
+    new ChartRoutes(charts).mount(app);
     new DashboardRoutes().mount(app);
   }
 

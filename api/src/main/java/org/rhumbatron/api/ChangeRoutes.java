@@ -10,6 +10,7 @@ import org.rhumbatron.lifecycle.ChangeCreated;
 import org.rhumbatron.lifecycle.ChangeInfo;
 import org.rhumbatron.lifecycle.ChangeState;
 import org.rhumbatron.lifecycle.Lifecycle;
+import org.rhumbatron.lifecycle.LifecycleOverview;
 import org.rhumbatron.lifecycle.LifecycleReads;
 import org.rhumbatron.lifecycle.ProjectInfo;
 import org.rhumbatron.lifecycle.WorkGraph;
@@ -25,11 +26,14 @@ final class ChangeRoutes {
   private static final int MAX_REQUEST_ID = 200;
 
   private final Lifecycle lifecycle;
+  private final LifecycleOverview overview;
   private final ProjectRoutes projects;
   private final NatsGate natsGate;
 
-  ChangeRoutes(Lifecycle lifecycle, ProjectRoutes projects, NatsGate natsGate) {
+  ChangeRoutes(
+      Lifecycle lifecycle, LifecycleOverview overview, ProjectRoutes projects, NatsGate natsGate) {
     this.lifecycle = lifecycle;
+    this.overview = overview;
     this.projects = projects;
     this.natsGate = natsGate;
   }
@@ -43,7 +47,8 @@ final class ChangeRoutes {
     app.post("/api/changes/{changeId}/cancel", this::cancel);
   }
 
-  private ChangeInfo find(Context ctx) {
+  /** The Change of the path, or 404. */
+  ChangeInfo find(Context ctx) {
     String id = ctx.pathParam("changeId");
     return lifecycle.change(id).orElseThrow(() -> ApiException.notFound("unknown change " + id));
   }
@@ -82,7 +87,7 @@ final class ChangeRoutes {
     String state = Query.oneOf(ctx, "state", null, STATES);
     int limit = Query.limit(ctx, 100, 1000);
     List<Object> changes = new ArrayList<>();
-    for (ChangeInfo c : lifecycle.changes(project.projectId(), state, limit)) {
+    for (LifecycleOverview.ChangeSummary c : overview.changes(project.projectId(), state, limit)) {
       changes.add(Views.change(c));
     }
     Json.answer(ctx, 200, Json.object("projectId", project.projectId(), "changes", changes));

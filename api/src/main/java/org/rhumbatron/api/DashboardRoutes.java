@@ -14,15 +14,23 @@ import java.util.Map;
 final class DashboardRoutes {
   private static final String DIR = "dashboard/";
 
+  private static final String JS = "text/javascript; charset=utf-8";
+
   /** Asset name to content type: the whole set the page needs. */
   private static final Map<String, String> ASSETS =
       Map.of(
-          "dashboard.js", "text/javascript; charset=utf-8",
+          "common.js", JS,
+          "ops.js", JS,
+          "projects.js", JS,
+          "change.js", JS,
+          "trace.js", JS,
+          "trace-drawing.js", JS,
+          "charts.js", JS,
+          "dashboard.js", JS,
           "dashboard.css", "text/css; charset=utf-8");
 
   private final byte[] page = read("index.html");
-  private final Map<String, byte[]> assets =
-      Map.of("dashboard.js", read("dashboard.js"), "dashboard.css", read("dashboard.css"));
+  private final Map<String, byte[]> assets = readAll();
 
   void mount(Javalin app) {
     app.get("/", ctx -> send(ctx, "text/html; charset=utf-8", page));
@@ -40,6 +48,12 @@ final class DashboardRoutes {
   private static void send(Context ctx, String type, byte[] body) {
     // The page polls the API; a stale cached copy after an upgrade would poll old shapes.
     ctx.status(200).header("Cache-Control", "no-cache").contentType(type).result(body);
+  }
+
+  private static Map<String, byte[]> readAll() {
+    Map<String, byte[]> out = new java.util.HashMap<>();
+    ASSETS.keySet().forEach(name -> out.put(name, read(name)));
+    return Map.copyOf(out);
   }
 
   private static byte[] read(String name) {

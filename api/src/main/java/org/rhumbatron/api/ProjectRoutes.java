@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Pattern;
 import org.rhumbatron.lifecycle.Lifecycle;
+import org.rhumbatron.lifecycle.LifecycleOverview;
 import org.rhumbatron.lifecycle.ProjectInfo;
 import org.rhumbatron.platform.queue.SendReceipt;
 import org.rhumbatron.protocol.IdFormat;
@@ -19,10 +20,12 @@ final class ProjectRoutes {
   static final List<String> STATUSES = List.of("active", "archived", "deleted");
 
   private final Lifecycle lifecycle;
+  private final LifecycleOverview overview;
   private final NatsGate natsGate;
 
-  ProjectRoutes(Lifecycle lifecycle, NatsGate natsGate) {
+  ProjectRoutes(Lifecycle lifecycle, LifecycleOverview overview, NatsGate natsGate) {
     this.lifecycle = lifecycle;
+    this.overview = overview;
     this.natsGate = natsGate;
   }
 
@@ -46,7 +49,7 @@ final class ProjectRoutes {
     String status = Query.oneOf(ctx, "status", null, STATUSES);
     int limit = Query.limit(ctx, 100, 1000);
     List<Object> projects = new ArrayList<>();
-    for (ProjectInfo p : lifecycle.projects(status, limit)) {
+    for (LifecycleOverview.ProjectSummary p : overview.projects(status, limit)) {
       projects.add(Views.project(p));
     }
     Json.answer(ctx, 200, Json.object("projects", projects));

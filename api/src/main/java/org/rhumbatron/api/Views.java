@@ -3,6 +3,9 @@ package org.rhumbatron.api;
 import java.util.List;
 import java.util.Map;
 import org.rhumbatron.lifecycle.ChangeInfo;
+import org.rhumbatron.lifecycle.LifecycleOverview.CandidateSummary;
+import org.rhumbatron.lifecycle.LifecycleOverview.ChangeSummary;
+import org.rhumbatron.lifecycle.LifecycleOverview.ProjectSummary;
 import org.rhumbatron.lifecycle.ProjectInfo;
 import org.rhumbatron.lifecycle.TaskInfo;
 import org.rhumbatron.router.deadletter.DeadLetter;
@@ -19,6 +22,31 @@ final class Views {
         "status", p.status(),
         "canonicalGeneration", p.canonicalGeneration(),
         "hasLiveApp", p.hasLiveApp());
+  }
+
+  /** A Project of the list: with how many of its Changes are open. */
+  static Map<String, Object> project(ProjectSummary p) {
+    Map<String, Object> out = project(p.project());
+    out.put("openChanges", p.openChanges());
+    return out;
+  }
+
+  /** A Change of the list: with its age and progress (Tasks completed of all). */
+  static Map<String, Object> change(ChangeSummary s) {
+    Map<String, Object> out = change(s.change());
+    out.put("createdAt", Json.time(s.createdAt()));
+    out.put("endedAt", Json.time(s.endedAt()));
+    out.put("tasksCompleted", s.tasksDone());
+    out.put("tasksTotal", s.tasksTotal());
+    return out;
+  }
+
+  static Map<String, Object> candidate(CandidateSummary c) {
+    return Json.object(
+        "candidateId", c.candidateId(),
+        "baseGeneration", c.baseGeneration(),
+        "state", c.state(),
+        "createdAt", Json.time(c.createdAt()));
   }
 
   static Map<String, Object> change(ChangeInfo c) {

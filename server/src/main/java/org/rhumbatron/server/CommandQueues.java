@@ -3,7 +3,10 @@ package org.rhumbatron.server;
 import io.nats.client.Connection;
 import java.time.Clock;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.LongAdder;
 import org.rhumbatron.coordinator.Coordinator;
 import org.rhumbatron.platform.config.Settings;
 import org.rhumbatron.platform.db.Database;
@@ -42,6 +45,7 @@ final class CommandQueues implements AutoCloseable {
   private final DeadLetterConsumer deadLetterConsumer;
   private final Settings settings;
   private final List<QueueConsumer<?>> running = new ArrayList<>();
+  private final Map<Queue, LongAdder> handled = new EnumMap<>(Queue.class);
 
   private CommandQueues(
       Commands commands,
@@ -62,6 +66,9 @@ final class CommandQueues implements AutoCloseable {
     this.indexingFailures = indexingFailures;
     this.deadLetterConsumer = deadLetterConsumer;
     this.settings = settings;
+    for (Queue q : Queue.values()) {
+      handled.put(q, new LongAdder());
+    }
   }
 
   /**
@@ -119,6 +126,11 @@ final class CommandQueues implements AutoCloseable {
     }
   }
 
+  /** Commands {@code queue}'s consumers handled (acked as done) since start. */
+  long handled(Queue queue) {
+    return handled.get(queue).sum();
+  }
+
   /**
    * Runs the indexer's consumer of the indexing queue, which has no dead-letter queue: a command it
    * gives up on is recorded as a failed row of {@code project_indexes}.
@@ -145,6 +157,7 @@ final class CommandQueues implements AutoCloseable {
             new QueueListener<>() {
               @Override
               public void succeeded(Command command, Delivery delivery) {
+                handled.get(queue).increment();
                 success.succeeded(command, delivery);
                 extra.succeeded(command, delivery);
               }
@@ -158,6 +171,23 @@ final class CommandQueues implements AutoCloseable {
       running.add(consumer);
     }
     return consumer;
+  }
+
+  /**
+   * Closes {@code queue}'s running consumers: its Commands wait on the stream from now on, and its
+   * consumer lag grows (what the dashboard test shows).
+   */
+  void stop(Queue queue) {
+    synchronized (running) {
+      running.removeIf(
+          c -> {
+            if (c.config().queue() != queue) {
+              return false;
+            }
+            c.close();
+            return true;
+          });
+    }
   }
 
   /** How many consumers run now: a mark for {@link #closeSince}. */

@@ -67,8 +67,8 @@ final class CoreMetrics implements AutoCloseable {
   private static final String POINTS =
       "SELECT COUNT(*) FROM platform_metrics WHERE binding = ? AND name = ? AND recorded_at_ms >= ?";
 
-  private final PrometheusMeterRegistry registry =
-      new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+  // The chart sampler reads the meters too.
+  final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
   private final JvmGcMetrics gc = new JvmGcMetrics();
   private final Supplier<Connection> nats;
   private final Database database;
@@ -90,9 +90,8 @@ final class CoreMetrics implements AutoCloseable {
       double clefFlashCallsToday,
       Map<String, Long> consumerPending,
       Map<Queue, Long> queueDepth) {
-    static final Reads UNKNOWN =
-        new Reads(
-            Double.NaN, Double.NaN, null, Double.NaN, Double.NaN, null, Double.NaN, null, null);
+    static final double NAN = Double.NaN;
+    static final Reads UNKNOWN = new Reads(NAN, NAN, null, NAN, NAN, null, NAN, null, null);
   }
 
   private CoreMetrics(
@@ -114,12 +113,11 @@ final class CoreMetrics implements AutoCloseable {
             .toString();
   }
 
-  /** {@code router} is null while core waits for NATS: nothing applied yet. */
+  /** Zero (applied) or NaN (age) while core waits for NATS and has no router. */
   private static double applied(EventRouter router, Subscription s) {
     return router == null ? 0 : router.appliedCount(s);
   }
 
-  /** NaN while core waits for NATS or before the router's first sample of the stream. */
   private static double age(EventRouter router, int stream, Subscription s) {
     return router == null ? Double.NaN : router.lags().oldestUnreadAgeSeconds(stream, s);
   }
@@ -186,6 +184,10 @@ final class CoreMetrics implements AutoCloseable {
           .register(r);
       FunctionCounter.builder("rhumbatron.queue.retries", queues, x -> x.retries(q))
           .description("Deliveries nacked with a retry delay, since start")
+          .tag("queue", q.wireName())
+          .register(r);
+      FunctionCounter.builder("rhumbatron.queue.handled", queues, x -> x.handled(q))
+          .description("Commands the queue's consumers handled, since start")
           .tag("queue", q.wireName())
           .register(r);
       if (q.hasDeadLetterQueue()) {

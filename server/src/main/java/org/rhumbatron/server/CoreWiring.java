@@ -8,6 +8,7 @@ import java.time.Clock;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
 import org.rhumbatron.api.Api;
+import org.rhumbatron.api.ChartWindow;
 import org.rhumbatron.coordinator.Coordinator;
 import org.rhumbatron.coordinator.outbox.StreamNudges;
 import org.rhumbatron.lifecycle.Lifecycle;
@@ -215,6 +216,16 @@ final class CoreWiring {
 
   void startHttp() {
     NatsSide side = natsSide;
+    ChartWindow charts = new ChartWindow(clock, ChartWindow.SPAN, ChartSampler.EVERY);
+    CoreMetrics metrics =
+        CoreMetrics.bind(
+            side::connection,
+            database,
+            coordinator.publisher(),
+            side::router,
+            queues,
+            ownership,
+            clock);
     http =
         HttpServer.start(
             config.httpPort(),
@@ -226,15 +237,10 @@ final class CoreWiring {
                     side::notReady,
                     config.settings().get(Settings.API_TOKEN))
                 .withLags(() -> side.router() == null ? null : side.router().lags())
-                .withOwnership(ownership),
-            CoreMetrics.bind(
-                side::connection,
-                database,
-                coordinator.publisher(),
-                side::router,
-                queues,
-                ownership,
-                clock));
+                .withOwnership(ownership)
+                .withCharts(charts),
+            metrics);
+    http.closeWith(new ChartSampler(metrics.registry, charts, clock).start());
     apiBaseUrl.set("http://127.0.0.1:" + http.port());
   }
 

@@ -19,6 +19,7 @@ final class HttpServer implements AutoCloseable {
   private final Javalin app;
   private final Api api;
   private final List<String> routes;
+  private final List<AutoCloseable> closedWithIt = new CopyOnWriteArrayList<>();
   private volatile boolean closed;
 
   private HttpServer(Javalin app, Api api, List<String> routes) {
@@ -76,9 +77,15 @@ final class HttpServer implements AutoCloseable {
     return closed;
   }
 
+  /** {@code part} (e.g. the chart sampler, which reads the metrics) closes with the server. */
+  void closeWith(AutoCloseable part) {
+    closedWithIt.add(part);
+  }
+
   @Override
   public void close() {
     closed = true;
+    CoreWiring.closeQuietly(closedWithIt.toArray(AutoCloseable[]::new));
     app.stop();
   }
 }

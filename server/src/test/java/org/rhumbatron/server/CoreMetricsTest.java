@@ -163,6 +163,7 @@ class CoreMetricsTest {
               "rhumbatron_consumer_lag",
               "rhumbatron_queue_depth",
               "rhumbatron_queue_retries_total",
+              "rhumbatron_queue_handled_total",
               "rhumbatron_dead_letters_open",
               "rhumbatron_false_wakeups_total",
               "rhumbatron_causal_commands_dropped_total",
@@ -357,6 +358,18 @@ class CoreMetricsTest {
           .atMost(WAIT)
           .until(() -> value(core, "rhumbatron_queue_depth", "queue", "indexing") == 0);
       assertThat(value(core, "rhumbatron_queue_retries_total", "queue", "integration")).isZero();
+    }
+  }
+
+  @Test
+  void aHandledCommandCountsOnItsQueue() throws Exception {
+    try (CoreService core = start(Map.of())) {
+      assertThat(value(core, "rhumbatron_queue_handled_total", "queue", "integration")).isZero();
+      // project.provision on the integration queue, handled once.
+      LifecycleSteps.provision(core.lifecycle(), "p-handled");
+      await()
+          .atMost(WAIT)
+          .until(() -> value(core, "rhumbatron_queue_handled_total", "queue", "integration") >= 1);
     }
   }
 

@@ -6,19 +6,14 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
-import java.util.logging.Level;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -27,23 +22,12 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.openqa.selenium.By;
 import org.openqa.selenium.JavascriptExecutor;
-import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.WebElement;
-import org.openqa.selenium.chrome.ChromeDriver;
-import org.openqa.selenium.chrome.ChromeDriverService;
-import org.openqa.selenium.chrome.ChromeOptions;
-import org.openqa.selenium.logging.LogEntry;
-import org.openqa.selenium.logging.LogType;
-import org.openqa.selenium.logging.LoggingPreferences;
-import org.openqa.selenium.support.ui.WebDriverWait;
 import org.rhumbatron.platform.config.Settings;
 import org.rhumbatron.protocol.Command;
 import org.rhumbatron.protocol.CommandType;
-import org.rhumbatron.protocol.DeadLetterMessage;
-import org.rhumbatron.protocol.EnvelopeCodec;
 import org.rhumbatron.protocol.EventStreams;
-import org.rhumbatron.protocol.Queue;
 import org.rhumbatron.server.ApiClient.Answer;
 import org.rhumbatron.testkit.db.DatabaseExtension;
 import org.rhumbatron.testkit.nats.NatsServer;
@@ -57,9 +41,7 @@ import org.rhumbatron.testkit.nats.NatsServerExtension;
  */
 class DashboardTest {
   static final String TOKEN = "dash-token-1";
-  static final Path CHROMIUM = Path.of("/usr/bin/chromium");
-  static final Path CHROMEDRIVER = Path.of("/usr/bin/chromedriver");
-  static final Duration WAIT = Duration.ofSeconds(60);
+  static final Duration WAIT = DashboardBrowser.WAIT;
 
   @RegisterExtension static final NatsServerExtension nats = new NatsServerExtension();
   @RegisterExtension static final DatabaseExtension db = DatabaseExtension.sqlite();
@@ -70,71 +52,27 @@ class DashboardTest {
 
   static CoreService core;
   static ApiClient api;
-  static Path profile;
-  static ChromeDriverService service;
-  static ChromeDriver driver;
+  static DashboardBrowser browser;
+  static WebDriver driver;
 
   @BeforeAll
   static void startCoreAndBrowser() throws Exception {
     core = TestCores.withToken(nats.url(), data, db.database().url(), TOKEN);
     api = ApiClient.of(core, TOKEN);
 
-    assertThat(CHROMIUM).as("Debian's chromium (bin/setup installs it)").isExecutable();
-    assertThat(CHROMEDRIVER).as("Debian's chromedriver (bin/setup installs it)").isExecutable();
-    // A fresh profile each run: no cache, no token or project left in localStorage.
-    profile = Files.createTempDirectory("rhumbatron-chromium-");
-    ChromeOptions options = new ChromeOptions();
-    options.setBinary(CHROMIUM.toFile());
-    options.addArguments(
-        "--headless=new",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--window-size=1400,1000",
-        "--user-data-dir=" + profile);
-    LoggingPreferences logs = new LoggingPreferences();
-    logs.enable(LogType.BROWSER, Level.ALL);
-    options.setCapability("goog:loggingPrefs", logs);
-    service =
-        new ChromeDriverService.Builder()
-            .usingDriverExecutable(CHROMEDRIVER.toFile())
-            .usingAnyFreePort()
-            .withLogFile(data.resolve("chromedriver.log").toFile())
-            .build();
-    driver = new ChromeDriver(service, options);
+    browser = DashboardBrowser.start(data);
+    driver = browser.driver;
   }
 
   @AfterAll
   static void stopBrowserAndCore() throws IOException {
-    try {
-      if (driver != null) {
-        driver.quit();
-      }
-      if (service != null) {
-        service.stop();
-      }
-    } finally {
-      if (core != null) {
-        core.close();
-      }
-      deleteRecursively(profile);
-    }
+    DashboardBrowser.closeBoth(browser, core);
   }
 
   /** No script error on the page: an uncaught exception stops a poll or a click handler. */
   @AfterEach
   void thePageThrewNothing() {
-    List<String> errors = new ArrayList<>();
-    for (LogEntry e : driver.manage().logs().get(LogType.BROWSER)) {
-      if (e.getMessage().contains("Uncaught")) {
-        errors.add(e.getMessage());
-      }
-    }
-    assertThat(errors).as("script errors in the browser console").isEmpty();
+    assertThat(browser.scriptErrors()).as("script errors in the browser console").isEmpty();
   }
 
   @Test
@@ -334,46 +272,23 @@ class DashboardTest {
   // ---- the page ----
 
   private static WebElement body() {
-    return driver.findElement(By.tagName("body"));
+    return browser.body();
   }
 
   private static void open(String query) {
-    String q = "token=" + TOKEN + (query.isEmpty() ? "" : "&" + query);
-    driver.get("http://127.0.0.1:" + core.httpPort() + "/?" + q);
-    // The first poll has rendered once the body counts it.
-    waitUntil("the first refresh", d -> body().getAttribute("data-refreshes") != null);
+    browser.open(core.httpPort(), "token=" + TOKEN + (query.isEmpty() ? "" : "&" + query));
   }
 
   private static WebElement waitFor(By by) {
-    return new WebDriverWait(driver, WAIT)
-        .withMessage(() -> "no " + by + "\n" + pageText())
-        .until(d -> d.findElements(by).stream().findFirst().orElse(null));
+    return browser.waitFor(by);
   }
 
   private static void waitUntil(String what, Function<WebDriver, Boolean> until) {
-    new WebDriverWait(driver, WAIT)
-        .ignoring(StaleElementReferenceException.class)
-        .withMessage(() -> what + "\n" + pageText())
-        .until(until);
+    browser.waitUntil(what, until);
   }
 
-  /** Clicks an element that a poll may replace between finding and clicking it. */
   private static void clickWhenStable(By by) {
-    new WebDriverWait(driver, WAIT)
-        .withMessage(() -> "cannot click " + by + "\n" + pageText())
-        .until(
-            d -> {
-              try {
-                List<WebElement> found = d.findElements(by);
-                if (found.isEmpty() || !found.get(0).isEnabled()) {
-                  return false;
-                }
-                found.get(0).click();
-                return true;
-              } catch (StaleElementReferenceException e) {
-                return false;
-              }
-            });
+    browser.clickWhenStable(by);
   }
 
   /** Clicks the focus's direct child of a type in the trace tree; answers its id. */
@@ -440,20 +355,6 @@ class DashboardTest {
     return row.findElement(By.cssSelector("td[data-field='" + field + "']")).getText();
   }
 
-  private static String pageText() {
-    try {
-      Object text =
-          ((JavascriptExecutor) driver)
-              .executeScript(
-                  "return 'body[data-nats]=' + document.body.getAttribute('data-nats')"
-                      + " + ' refreshes=' + document.body.getAttribute('data-refreshes')"
-                      + " + '\\n' + document.body.innerText");
-      return String.valueOf(text);
-    } catch (RuntimeException e) {
-      return "(page unreadable: " + e + ")";
-    }
-  }
-
   // ---- core ----
 
   /** A dead letter of a {@code project.provision}, as the integration consumer leaves one. */
@@ -467,37 +368,17 @@ class DashboardTest {
             .payload(
                 JsonNodeFactory.instance.objectNode().put("tenantId", "t1").put("name", "Dash"))
             .build();
-    DeadLetterMessage dl =
-        new DeadLetterMessage(
-            Queue.INTEGRATION,
-            4,
-            "provisioner unreachable",
-            new String(new EnvelopeCodec().encodeCommand(provision), StandardCharsets.UTF_8),
-            Instant.parse("2026-07-01T00:01:00Z"));
-    core.queues().commands().sendDeadLetter(dl, originSequences.incrementAndGet()).get();
-    await()
-        .atMost(WAIT)
-        .until(
-            () ->
-                api.get("/api/dead-letters?projectId=" + projectId)
-                        .body()
-                        .path("deadLetters")
-                        .size()
-                    == 1);
-    return api.get("/api/dead-letters?projectId=" + projectId)
-        .body()
-        .path("deadLetters")
-        .get(0)
-        .path("id")
-        .asLong();
+    return DashboardFixtures.deadLetter(
+        core,
+        api,
+        provision,
+        "provisioner unreachable",
+        originSequences.incrementAndGet(),
+        "projectId=" + projectId);
   }
 
   private static void provision(String projectId) throws Exception {
-    Answer sent =
-        api.post(
-            "/api/projects", Map.of("projectId", projectId, "tenantId", "t1", "name", projectId));
-    assertThat(sent.status()).as(sent.text()).isEqualTo(202);
-    await().atMost(WAIT).until(() -> api.get("/api/projects/" + projectId).status() == 200);
+    DashboardFixtures.provision(api, projectId);
   }
 
   /** A Change of Tasks t0 -> t1 -> ...: each completion dispatches the next Task. */
@@ -522,23 +403,6 @@ class DashboardTest {
   }
 
   private static String firstEvent(String projectId, String type) throws Exception {
-    for (JsonNode e :
-        api.get("/api/projects/" + projectId + "/events?limit=1000").body().path("events")) {
-      if (e.path("eventType").asText().equals(type)) {
-        return e.path("eventId").asText();
-      }
-    }
-    throw new AssertionError("no " + type + " in the feed of " + projectId);
-  }
-
-  private static void deleteRecursively(Path dir) throws IOException {
-    if (dir == null || !Files.exists(dir)) {
-      return;
-    }
-    try (Stream<Path> paths = Files.walk(dir)) {
-      for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
-        Files.deleteIfExists(p);
-      }
-    }
+    return DashboardFixtures.firstEvent(api, projectId, type);
   }
 }

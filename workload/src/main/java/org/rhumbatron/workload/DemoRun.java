@@ -36,6 +36,17 @@ final class DemoRun {
   static final Duration QUIET_FOR = Duration.ofMillis(500);
   static final Duration STALL_AFTER = Duration.ofMinutes(3);
   static final Duration APPROVE_WITHIN = Duration.ofSeconds(30);
+  // What a person reads in the dashboard's lists: the n-th Change takes the n-th, numbered.
+  static final List<String> TITLES =
+      List.of(
+          "Add a sign-in page",
+          "Fix rounding in the checkout total",
+          "Cache the product search",
+          "Move settings to their own screen",
+          "Translate the emails to German",
+          "Speed up the nightly report",
+          "Show stock levels on the product page",
+          "Retry failed payment webhooks");
 
   private final CoreService core;
   private final Settings settings;
@@ -87,6 +98,11 @@ final class DemoRun {
     }
   }
 
+  /** The title of the {@code n}-th Change of the run, e.g. "Cache the product search #3". */
+  static String title(int n) {
+    return TITLES.get(n % TITLES.size()) + " #" + (n + 1);
+  }
+
   DemoSummary run(String dashboard) throws Exception {
     Lifecycle lifecycle = core.lifecycle();
     Database db = core.database();
@@ -114,7 +130,8 @@ final class DemoRun {
       boolean creatingMore = created < changes && now < createUntil;
       while (creatingMore && created - counts.ended() < maxOpen) {
         lifecycle
-            .createChange(projects.get(created % projects.size()), "demo-c" + created, graph)
+            .createChange(
+                projects.get(created % projects.size()), "demo-c" + created, title(created), graph)
             .get();
         created++;
         creatingMore = created < changes && clock.millis() < createUntil;
