@@ -81,7 +81,8 @@ public final class Tracing implements AutoCloseable {
 
   /** OTLP/HTTP's convention: the endpoint setting is the collector's base URL. */
   static String tracesUrl(String endpoint) {
-    return endpoint.endsWith("/v1/traces") ? endpoint : endpoint + "/v1/traces";
+    String base = endpoint.endsWith("/") ? endpoint.substring(0, endpoint.length() - 1) : endpoint;
+    return base.endsWith("/v1/traces") ? base : base + "/v1/traces";
   }
 
   public boolean enabled() {

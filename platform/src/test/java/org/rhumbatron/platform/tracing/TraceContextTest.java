@@ -71,5 +71,6 @@ class TraceContextTest {
   void theEndpointIsTheCollectorsBaseUrl() {
     assertThat(Tracing.tracesUrl("http://c:4318")).isEqualTo("http://c:4318/v1/traces");
     assertThat(Tracing.tracesUrl("http://c:4318/v1/traces")).isEqualTo("http://c:4318/v1/traces");
+    assertThat(Tracing.tracesUrl("http://c:4318/")).isEqualTo("http://c:4318/v1/traces");
   }
 }
