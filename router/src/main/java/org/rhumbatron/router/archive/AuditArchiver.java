@@ -32,6 +32,10 @@ import org.slf4j.LoggerFactory;
  * that fails fails the batch, which comes back later; a malformed record is archived, never claimed
  * ({@link ArchiveLines}).
  *
+ * <p>An object's key is recorded ({@code archive_intents}) before its put and forgotten with its
+ * claims, so the put of a core killed between the two is found by the stream's next batch, which
+ * deletes its object whatever shape the batch comes back in.
+ *
  * <p>With several cores the claims decide which object holds an Event: the batch is read and its
  * object claimed under one epoch of the stream's duty, every Event or none, and an object whose
  * claims were fenced or found an Event already claimed is deleted (its key is its epoch's alone).
@@ -42,6 +46,10 @@ public final class AuditArchiver implements SubscriptionHandler {
   private static final Logger log = LoggerFactory.getLogger(AuditArchiver.class);
   // How many earlier epochs of a stream a redelivered batch looks for unclaimed objects of.
   private static final int ORPHAN_EPOCHS = 4;
+
+  private static final String INTEND =
+      "INSERT INTO archive_intents (object_key, stream_index) VALUES (?, ?) ON CONFLICT DO NOTHING";
+  private static final String FULFIL = "DELETE FROM archive_intents WHERE object_key = ?";
 
   private final Bucket bucket;
   private final ArchiveLines lines;
@@ -71,11 +79,23 @@ public final class AuditArchiver implements SubscriptionHandler {
     } catch (DatabaseException e) {
       return outcome(records, e, "cannot read the archiver's claims: " + e.getMessage());
     }
+    deleteDeadPuts(streamIndex, batch);
     List<EventRecord> fresh = batch.records();
     if (fresh.isEmpty()) {
       return BatchOutcome.allApplied();
     }
     String key = ArchiveKey.of(streamIndex, fresh, batch.epoch());
+    try {
+      db.inTransaction(
+          tx -> {
+            claims.fence(tx, streamIndex, batch.epoch());
+            return tx.update(INTEND, key, streamIndex);
+          });
+    } catch (FencedException e) {
+      return BatchOutcome.waiting(records, "cannot archive to " + key + ": " + e.getMessage());
+    } catch (DatabaseException e) {
+      return outcome(records, e, "cannot record the put of " + key + ": " + e.getMessage());
+    }
     try {
       bucket.put(key, lines.gzip(fresh));
     } catch (BucketException e) {
@@ -88,7 +108,7 @@ public final class AuditArchiver implements SubscriptionHandler {
     List<String> ids =
         fresh.stream().filter(EventRecord::decoded).map(r -> r.event().eventId()).toList();
     try {
-      db.inTransaction(tx -> claimAll(tx, streamIndex, batch.epoch(), ids));
+      db.inTransaction(tx -> claimAll(tx, streamIndex, batch.epoch(), key, ids));
     } catch (FencedException | NotFresh e) {
       // Rolled back for certain: the object's Events are another object's, or will be.
       delete(key);
@@ -164,8 +184,46 @@ public final class AuditArchiver implements SubscriptionHandler {
     }
   }
 
-  /** A batch less what an earlier object holds, read under the stream's fence at {@code epoch}. */
-  private record Fresh(long epoch, List<EventRecord> records) {}
+  /**
+   * A batch less what an earlier object holds, read under the stream's fence at {@code epoch}, and
+   * the keys of the stream's puts whose claims never committed.
+   */
+  private record Fresh(long epoch, List<EventRecord> records, List<String> deadPuts) {}
+
+  /**
+   * Deletes the objects of puts whose claims never committed (their {@code archive_intents} rows
+   * are left), then the rows. They are all dead: a stream's batches run one at a time on the node
+   * that holds it, and this batch has not recorded its own yet. An object that cannot be deleted
+   * keeps its row for the next batch.
+   */
+  private void deleteDeadPuts(int streamIndex, Fresh batch) {
+    List<String> deleted = new ArrayList<>();
+    for (String key : batch.deadPuts()) {
+      try {
+        if (bucket.delete(key)) {
+          log.info("deleted archive object {}: its put's claims never committed", key);
+        }
+        deleted.add(key);
+      } catch (RuntimeException e) {
+        log.warn("cannot delete archive object {} of a dead put: {}", key, e.toString());
+      }
+    }
+    if (deleted.isEmpty()) {
+      return;
+    }
+    try {
+      db.inTransaction(
+          tx -> {
+            claims.fence(tx, streamIndex, batch.epoch());
+            for (String key : deleted) {
+              tx.update(FULFIL, key);
+            }
+            return null;
+          });
+    } catch (RuntimeException e) {
+      log.warn("cannot forget the dead puts of stream {}: {}", streamIndex, e.toString());
+    }
+  }
 
   /** The claims of an object named some Events another object holds: nothing of them commits. */
   private static final class NotFresh extends RuntimeException {
@@ -175,15 +233,18 @@ public final class AuditArchiver implements SubscriptionHandler {
   }
 
   /**
-   * Claims every id of the object in one transaction, at the epoch its batch was read under: a node
-   * that lost the stream and took it again since may find them archived by the node in between.
+   * Claims every id of the object and forgets its put's intent in one transaction, at the epoch its
+   * batch was read under: a node that lost the stream and took it again since may find them
+   * archived by the node in between.
    */
-  private Void claimAll(Tx tx, int streamIndex, long epoch, List<String> ids) throws SQLException {
+  private Void claimAll(Tx tx, int streamIndex, long epoch, String key, List<String> ids)
+      throws SQLException {
     claims.fence(tx, streamIndex, epoch);
     int fresh = claims.claimEvents(tx, streamIndex, CONSUMER, ids).size();
     if (fresh != ids.size()) {
       throw new NotFresh(fresh, ids.size());
     }
+    tx.update(FULFIL, key);
     return null;
   }
 
@@ -248,6 +309,11 @@ public final class AuditArchiver implements SubscriptionHandler {
         fresh.add(r);
       }
     }
-    return new Fresh(epoch, fresh);
+    List<String> deadPuts =
+        tx.query(
+            "SELECT object_key FROM archive_intents WHERE stream_index = ? ORDER BY object_key",
+            rs -> rs.getString(1),
+            streamIndex);
+    return new Fresh(epoch, fresh, deadPuts);
   }
 }

@@ -1,6 +1,7 @@
 package org.rhumbatron.router.archive;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -124,6 +125,74 @@ abstract class AuditArchiveContract {
                 .map(l -> log.codec().decodeEvent(l))
                 .toList())
         .containsExactlyElementsOf(events);
+  }
+
+  /**
+   * A core killed between its put and its claims left an object of five records; they come back
+   * split in two smaller batches, so no later object covers it whole. Its put's intent, never
+   * forgotten, has the next batch delete it: each Event ends in one object.
+   */
+  @Test
+  void theObjectOfAPutWhoseClaimsNeverCameGoesWhenItsBatchComesBackSplit() throws Exception {
+    List<Event> events = publish(5);
+    List<EventRecord> five = log.fetch(STREAM, SUB, 5);
+    AuditArchiver killedAfterPut =
+        new AuditArchiver(new KilledAfterPut(bucket), log.codec(), db, new EventClaims(clock));
+    assertThatThrownBy(() -> killedAfterPut.handle(STREAM, five)).isInstanceOf(Killed.class);
+    assertThat(bucket.list("")).as("the dead put's object").hasSize(1);
+    five.forEach(r -> r.nak(Duration.ZERO));
+
+    List<EventRecord> three = log.fetch(STREAM, SUB, 3);
+    assertThat(three).hasSize(3);
+    assertThat(archiver.handle(STREAM, three).allRecordsApplied()).isTrue();
+    List<EventRecord> two = log.fetch(STREAM, SUB, 2);
+    assertThat(two).hasSize(2);
+    assertThat(archiver.handle(STREAM, two).allRecordsApplied()).isTrue();
+
+    List<String> archived = new ArrayList<>();
+    for (BucketObject o : bucket.list("")) {
+      for (String line : lines(bucket.get(o.key()).orElseThrow())) {
+        archived.add(log.codec().decodeEvent(line).eventId());
+      }
+    }
+    assertThat(archived)
+        .as("every Event in the archive once")
+        .containsExactlyInAnyOrderElementsOf(events.stream().map(Event::eventId).toList());
+  }
+
+  /** The process dies right after a put: nothing after it runs. */
+  private static final class Killed extends Error {
+    Killed() {
+      super("killed after the put");
+    }
+  }
+
+  private record KilledAfterPut(Bucket bucket) implements Bucket {
+    @Override
+    public String name() {
+      return bucket.name();
+    }
+
+    @Override
+    public void put(String key, byte[] bytes) {
+      bucket.put(key, bytes);
+      throw new Killed();
+    }
+
+    @Override
+    public java.util.Optional<byte[]> get(String key) {
+      return bucket.get(key);
+    }
+
+    @Override
+    public List<BucketObject> list(String prefix) {
+      return bucket.list(prefix);
+    }
+
+    @Override
+    public boolean delete(String key) {
+      return bucket.delete(key);
+    }
   }
 
   /** An object that holds a record outside the batch may hold the only copy of it: it stays. */
