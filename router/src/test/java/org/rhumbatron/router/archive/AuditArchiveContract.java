@@ -149,13 +149,7 @@ abstract class AuditArchiveContract {
     assertThat(two).hasSize(2);
     assertThat(archiver.handle(STREAM, two).allRecordsApplied()).isTrue();
 
-    List<String> archived = new ArrayList<>();
-    for (BucketObject o : bucket.list("")) {
-      for (String line : lines(bucket.get(o.key()).orElseThrow())) {
-        archived.add(log.codec().decodeEvent(line).eventId());
-      }
-    }
-    assertThat(archived)
+    assertThat(archivedIds())
         .as("every Event in the archive once")
         .containsExactlyInAnyOrderElementsOf(events.stream().map(Event::eventId).toList());
   }
@@ -241,13 +235,7 @@ abstract class AuditArchiveContract {
     assertThat(mixed).extracting(EventRecord::streamSequence).containsExactly(1L, 2L, 3L, 4L);
     assertThat(archiver.handle(STREAM, mixed).allRecordsApplied()).isTrue();
 
-    List<String> archived = new ArrayList<>();
-    for (BucketObject o : bucket.list("")) {
-      for (String line : lines(bucket.get(o.key()).orElseThrow())) {
-        archived.add(log.codec().decodeEvent(line).eventId());
-      }
-    }
-    assertThat(archived)
+    assertThat(archivedIds())
         .as("every Event in the archive once")
         .containsExactlyInAnyOrderElementsOf(events.stream().map(Event::eventId).toList());
     assertThat(bucket.list("")).hasSize(2);
@@ -272,13 +260,7 @@ abstract class AuditArchiveContract {
     List<EventRecord> mixed = log.fetch(STREAM, SUB, 4);
     assertThat(archiver.handle(STREAM, mixed).allRecordsApplied()).isTrue();
 
-    List<String> archived = new ArrayList<>();
-    for (BucketObject o : bucket.list("")) {
-      for (String line : lines(bucket.get(o.key()).orElseThrow())) {
-        archived.add(log.codec().decodeEvent(line).eventId());
-      }
-    }
-    assertThat(archived)
+    assertThat(archivedIds())
         .as("every Event in the archive once")
         .containsExactlyInAnyOrderElementsOf(events.stream().map(Event::eventId).toList());
   }
@@ -401,6 +383,17 @@ abstract class AuditArchiveContract {
     assertThat(new ArchiveExpiry(bucket, clock, Settings.defaults()).expire())
         .as("two days later the 365 and 364 day old ones are over the line")
         .isEqualTo(2);
+  }
+
+  /** The Event ids of every archive object, as often as they are archived. */
+  private List<String> archivedIds() throws Exception {
+    List<String> archived = new ArrayList<>();
+    for (BucketObject o : bucket.list("")) {
+      for (String line : lines(bucket.get(o.key()).orElseThrow())) {
+        archived.add(log.codec().decodeEvent(line).eventId());
+      }
+    }
+    return archived;
   }
 
   static List<String> lines(byte[] gzip) throws Exception {
