@@ -34,6 +34,7 @@ final class MessageSettler<T> {
   private final QueueHandler<T> handler;
   private final QueueListener<T> listener;
   private final LongAdder retries = new LongAdder();
+  private final FirstRuns firstRuns = new FirstRuns();
 
   MessageSettler(
       QueueRuntime runtime,
@@ -170,16 +171,18 @@ final class MessageSettler<T> {
   }
 
   /**
-   * {@code delivery} counted as a handler run. When the count cannot be kept (database down) the
-   * server's count stands in, so that the queue still flows.
+   * {@code delivery} counted as a handler run; a repeated first delivery counts as a redelivery
+   * (see {@link FirstRuns}). When the count cannot be kept (database down) the server's count
+   * stands in, so that the queue still flows.
    */
   private Delivery counted(Delivery delivery) {
+    long serverCount = delivery.serverDeliveredCount();
+    if (serverCount <= 1 && !firstRuns.first(delivery.streamSequence())) {
+      serverCount = 2;
+    }
     try {
       return delivery.withHandlerRuns(
-          runtime
-              .handlerRuns()
-              .countRun(
-                  config.queue(), delivery.streamSequence(), delivery.serverDeliveredCount()));
+          runtime.handlerRuns().countRun(config.queue(), delivery.streamSequence(), serverCount));
     } catch (RuntimeException e) {
       log.warn(
           "cannot count the handler runs of {} (sequence {}) on {}, using the server's count {}:"
@@ -196,7 +199,8 @@ final class MessageSettler<T> {
   /** Acks or terms {@code m} and forgets its handler runs (only a redelivery recorded any). */
   private void settleForGood(Message m, MessageHold hold, Delivery delivery, Runnable action) {
     hold.settle(action);
-    if (delivery.serverDeliveredCount() <= 1) {
+    firstRuns.forget(delivery.streamSequence());
+    if (delivery.deliveredCount() <= 1 && delivery.serverDeliveredCount() <= 1) {
       return;
     }
     try {

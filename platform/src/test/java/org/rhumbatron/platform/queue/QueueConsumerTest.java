@@ -9,6 +9,7 @@ import io.nats.client.JetStreamManagement;
 import io.nats.client.JetStreamSubscription;
 import io.nats.client.Message;
 import io.nats.client.PullSubscribeOptions;
+import io.nats.client.Subscription;
 import io.nats.client.api.ConsumerConfiguration;
 import io.nats.client.api.ConsumerInfo;
 import java.nio.charset.StandardCharsets;
@@ -139,6 +140,10 @@ class QueueConsumerTest {
         .taskId("t1")
         .createdAt(Instant.parse("2026-04-01T12:00:00Z"))
         .build();
+  }
+
+  private static List<Long> serverCounts(List<Delivery> deliveries) {
+    return deliveries.stream().map(Delivery::serverDeliveredCount).toList();
   }
 
   private long messagesOnCommands() throws Exception {
@@ -344,23 +349,77 @@ class QueueConsumerTest {
         runtime(new QueueTimings(Duration.ofSeconds(1), SHORT, Duration.ofMillis(500)));
     List<String> malformed = new CopyOnWriteArrayList<>();
     List<DeadLetterMessage> dls = deadLetters(runtime, malformed);
-    List<Long> deliveries = new CopyOnWriteArrayList<>();
+    List<Delivery> deliveries = new CopyOnWriteArrayList<>();
     run(
         runtime,
         config(Queue.RELEASE, 2, 1),
         (c, d) -> {
-          deliveries.add(d.deliveredCount());
+          deliveries.add(d);
           Thread.sleep(700); // past the hold limit: the outcome is dropped, the message comes back
           return Outcome.ack();
         },
         null);
     commands.send(command(CommandType.RELEASE_START, "cmd_rel_p1_2_release")).get();
     await().atMost(Duration.ofSeconds(40)).until(() -> dls.size() == 1);
-    assertThat(deliveries).containsExactly(1L, 2L, 3L, 4L, 5L);
+    // The server's counts tell a run counted wrong from a server count that went backwards.
+    assertThat(deliveries)
+        .extracting(Delivery::deliveredCount)
+        .as("handler runs, at the server's delivered counts %s", serverCounts(deliveries))
+        .containsExactly(1L, 2L, 3L, 4L, 5L);
     assertThat(dls.get(0).deliveryCount()).isEqualTo(6);
     assertThat(dls.get(0).error()).contains("not settled in time");
     // The message is terminated and its runs forgotten just after its dead letter is sent.
     await().atMost(Duration.ofSeconds(5)).until(() -> handlerRunRows() == 0);
+  }
+
+  /**
+   * A redelivery that no waiting pull request can take: nats-server before 2.10.14 hands it out
+   * again as a first delivery (delivered count 1). The handler still sees it as its second run.
+   */
+  @Test
+  void aRedeliveryHandedOutAsAFirstDeliveryCountsAsTheSecondRun() throws Exception {
+    QueueRuntime runtime =
+        runtime(new QueueTimings(Duration.ofSeconds(1), SHORT, Duration.ofMillis(500)));
+    List<Delivery> runs = new CopyOnWriteArrayList<>();
+    CountDownLatch firstRunHeld = new CountDownLatch(1);
+    CountDownLatch releaseFirstRun = new CountDownLatch(1);
+    // Batch 1: while the first run holds the only place, the worker has no pull request waiting.
+    run(
+        runtime,
+        new QueueConsumerConfig(Queue.RELEASE, 1, 1, 3, SHORT, Queue.DEAD_LETTER),
+        (c, d) -> {
+          runs.add(d);
+          if (runs.size() == 1) {
+            firstRunHeld.countDown();
+            releaseFirstRun.await(30, TimeUnit.SECONDS); // past the hold limit: not settled
+          }
+          return Outcome.ack();
+        },
+        null);
+    commands.send(command(CommandType.RELEASE_START, "cmd_rel_p1_9_release")).get();
+    assertThat(firstRunHeld.await(10, TimeUnit.SECONDS)).isTrue();
+
+    // The only request waiting when the ack wait ends cannot take the message (max bytes 1).
+    Subscription tooSmall = connection.subscribe("_INBOX.too-small");
+    connection.publish(
+        "$JS.API.CONSUMER.MSG.NEXT." + Queue.STREAM_NAME + "." + Queue.RELEASE.durableName(),
+        "_INBOX.too-small",
+        "{\"batch\":1,\"max_bytes\":1,\"expires\":30000000000}".getBytes(StandardCharsets.UTF_8));
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(
+            () -> {
+              Message m = tooSmall.nextMessage(Duration.ofMillis(100));
+              return m != null && m.isStatusMessage() && m.getStatus().getCode() == 409;
+            });
+    releaseFirstRun.countDown();
+
+    await().atMost(Duration.ofSeconds(10)).until(() -> runs.size() == 2 && handlerRunRows() == 0);
+    assertThat(runs)
+        .extracting(Delivery::deliveredCount)
+        .as("handler runs, at the server's delivered counts %s", serverCounts(runs))
+        .containsExactly(1L, 2L);
+    await().atMost(Duration.ofSeconds(5)).until(() -> messagesOnCommands() == 0);
   }
 
   /**
