@@ -16,17 +16,4 @@ record WaitingRow(
     OutboxRowState state,
     int attempts,
     long nextAttemptAtMs,
-    TraceContext trace) {
-
-  WaitingRow(
-      long seq,
-      ActorAddress actor,
-      String projectId,
-      String eventId,
-      byte[] payload,
-      OutboxRowState state,
-      int attempts,
-      long nextAttemptAtMs) {
-    this(seq, actor, projectId, eventId, payload, state, attempts, nextAttemptAtMs, null);
-  }
-}
+    TraceContext trace) {}

@@ -14,12 +14,12 @@ class RunPlanTest {
 
   private static WaitingRow pending(long seq, ActorAddress actor, String project) {
     return new WaitingRow(
-        seq, actor, project, "evt_" + seq, new byte[0], OutboxRowState.PENDING, 0, 0);
+        seq, actor, project, "evt_" + seq, new byte[0], OutboxRowState.PENDING, 0, 0, null);
   }
 
   private static WaitingRow retryAt(long seq, ActorAddress actor, String project, long at) {
     return new WaitingRow(
-        seq, actor, project, "evt_" + seq, new byte[0], OutboxRowState.RETRY_WAIT, 2, at);
+        seq, actor, project, "evt_" + seq, new byte[0], OutboxRowState.RETRY_WAIT, 2, at, null);
   }
 
   private static List<Long> seqs(List<WaitingRow> rows) {
