@@ -95,10 +95,8 @@ record MetricReads(
                 ClefFlash.METRIC,
                 startedAtMs);
             return new MetricReads(
-                tx.queryLong(
-                    "SELECT COUNT(*) FROM outbox WHERE state IN (?, ?)",
-                    OutboxRowState.PENDING.column(),
-                    OutboxRowState.RETRY_WAIT.column()),
+                // The literal predicate lets the count walk the partial index of waiting rows.
+                tx.queryLong("SELECT COUNT(*) FROM outbox WHERE " + OutboxRowState.WAITING_SQL),
                 tx.queryLong(
                     "SELECT COUNT(*) FROM outbox WHERE state = ?", OutboxRowState.FAILED.column()),
                 dead,

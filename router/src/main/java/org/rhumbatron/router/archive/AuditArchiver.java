@@ -84,18 +84,7 @@ public final class AuditArchiver implements SubscriptionHandler {
     if (fresh.isEmpty()) {
       return BatchOutcome.allApplied();
     }
-    String key = ArchiveKey.of(streamIndex, fresh, batch.epoch());
-    try {
-      db.inTransaction(
-          tx -> {
-            claims.fence(tx, streamIndex, batch.epoch());
-            return tx.update(INTEND, key, streamIndex);
-          });
-    } catch (FencedException e) {
-      return BatchOutcome.waiting(records, "cannot archive to " + key + ": " + e.getMessage());
-    } catch (DatabaseException e) {
-      return outcome(records, e, "cannot record the put of " + key + ": " + e.getMessage());
-    }
+    String key = batch.key();
     try {
       bucket.put(key, lines.gzip(fresh));
     } catch (BucketException e) {
@@ -185,10 +174,11 @@ public final class AuditArchiver implements SubscriptionHandler {
   }
 
   /**
-   * A batch less what an earlier object holds, read under the stream's fence at {@code epoch}, and
-   * the keys of the stream's puts whose claims never committed.
+   * A batch less what an earlier object holds, read under the stream's fence at {@code epoch}; the
+   * key its object goes under (null when nothing is fresh), its put's intent recorded; and the keys
+   * of the stream's other puts whose claims never committed.
    */
-  private record Fresh(long epoch, List<EventRecord> records, List<String> deadPuts) {}
+  private record Fresh(long epoch, List<EventRecord> records, String key, List<String> deadPuts) {}
 
   /**
    * Deletes the objects of puts whose claims never committed (their {@code archive_intents} rows
@@ -296,6 +286,7 @@ public final class AuditArchiver implements SubscriptionHandler {
   /**
    * {@code records} less the decoded Events an earlier object holds, in stream order, read under
    * the stream's fence: every claim of an earlier epoch committed before this node took the stream.
+   * In the same transaction the fresh records' put is recorded before it is made.
    */
   private Fresh notArchivedYet(Tx tx, int streamIndex, List<EventRecord> records)
       throws SQLException {
@@ -309,11 +300,17 @@ public final class AuditArchiver implements SubscriptionHandler {
         fresh.add(r);
       }
     }
+    String key = fresh.isEmpty() ? null : ArchiveKey.of(streamIndex, fresh, epoch);
+    // A row of this very key is this put's own (the same batch again): its object is overwritten.
     List<String> deadPuts =
         tx.query(
             "SELECT object_key FROM archive_intents WHERE stream_index = ? ORDER BY object_key",
             rs -> rs.getString(1),
             streamIndex);
-    return new Fresh(epoch, fresh, deadPuts);
+    deadPuts = deadPuts.stream().filter(k -> !k.equals(key)).toList();
+    if (key != null) {
+      tx.update(INTEND, key, streamIndex);
+    }
+    return new Fresh(epoch, fresh, key, deadPuts);
   }
 }
