@@ -44,16 +44,18 @@ public final class RouteSpans {
   /** Opens the spans of {@code batch}'s decoded records. */
   static RouteSpans start(Subscription subscription, int streamIndex, List<EventRecord> batch) {
     RouteSpans route = new RouteSpans(subscription);
+    boolean tracing = Tracing.current().enabled();
     for (EventRecord r : batch) {
-      if (!r.decoded()) {
-        continue;
+      TraceContext carried = r.decoded() ? r.traceContext() : null;
+      if (!r.decoded() || (!tracing && carried == null)) {
+        continue; // off, only a context that came in is passed on: nothing to open for this one
       }
       Event e = r.event();
       Span span =
           Tracing.start(
               "route",
               SpanKind.CONSUMER,
-              TraceContext.parent(r.traceContext()),
+              TraceContext.parent(carried),
               TraceAttributes.of(e)
                   .put(TraceAttributes.DESTINATION, EventStreams.streamName(streamIndex))
                   .put(TraceAttributes.CONSUMER, subscription.durableName())
