@@ -116,7 +116,7 @@ public final class EventRouter implements StreamNudges, AutoCloseable {
           @Override
           public void gained(Duty duty, long epoch) {
             if (duty.isStream()) {
-              nudge(duty.streamIndex()); // what the previous holder left unread
+              takeOver(duty.streamIndex());
             }
           }
         });
@@ -143,6 +143,41 @@ public final class EventRouter implements StreamNudges, AutoCloseable {
     } catch (RejectedExecutionException stopping) {
       // Core is stopping: the next start catches up.
     }
+  }
+
+  /**
+   * After this node took {@code streamIndex} over, on its lane and before any fetch: what the
+   * previous holder had in hand and never acked, in the seed's order of the subscriptions, then a
+   * nudge for what it left unread.
+   */
+  private void takeOver(int streamIndex) {
+    if (closed) {
+      return;
+    }
+    try {
+      lanes[streamIndex].execute(
+          () -> {
+            SubscriptionRun run = parts.run();
+            int batch = settings.get(Settings.ROUTER_FETCH_BATCH);
+            for (SubscriptionHandler h :
+                List.of(
+                    parts.projector().forRun(),
+                    parts.causalRouter(),
+                    parts.auditArchiver(),
+                    parts.analyticsProjector())) {
+              runGuarded(
+                  streamIndex, "takeover", () -> run.applyUnacknowledged(streamIndex, h, batch));
+            }
+          });
+    } catch (RejectedExecutionException stopping) {
+      return;
+    }
+    nudge(streamIndex);
+  }
+
+  /** Records applied ahead of their redelivery after takeovers (for the tests and /metrics). */
+  public long takenOverApplied() {
+    return parts.run().takenOverApplied();
   }
 
   /**

@@ -14,6 +14,7 @@ import org.rhumbatron.coordinator.outbox.StreamNudges;
 import org.rhumbatron.lifecycle.Lifecycle;
 import org.rhumbatron.platform.cluster.Cluster;
 import org.rhumbatron.platform.cluster.DutyOwnership;
+import org.rhumbatron.platform.cluster.LeasedOwnership;
 import org.rhumbatron.platform.config.Settings;
 import org.rhumbatron.platform.config.SettingsException;
 import org.rhumbatron.platform.db.Database;
@@ -138,6 +139,8 @@ final class CoreWiring {
                 // A paused node's open transaction ends with its lease, so the actors it holds go
                 // on elsewhere.
                 .idleInTransactionTimeout(config.settings().get(Settings.CLUSTER_LEASE))
+                // A node that takes this one's duties over ends its sessions by this name.
+                .applicationName(LeasedOwnership.applicationName(nodeId))
                 .build());
     // Heartbeats and leases run in real time, also when a test moves core's clock.
     ownership =

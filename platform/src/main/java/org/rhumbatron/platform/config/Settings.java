@@ -184,14 +184,17 @@ public final class Settings {
       register(positiveInt("changes.agents-per-change", 8));
 
   // Queues.
+  // The seed extends a held batch every 30 s; read here as a period short enough that the ack wait
+  // (three periods) brings a dead or paused node's Commands back to a live one within seconds.
   public static final Setting<Duration> ACK_EXTEND_EVERY =
-      register(duration("queues.ack-extend-every", Duration.ofSeconds(30)));
+      register(duration("queues.ack-extend-every", Duration.ofSeconds(2)));
   public static final Setting<Duration> MAX_HOLD =
       register(duration("queues.max-hold", Duration.ofMinutes(15)));
-  // Not a seed number: the consumer's ack wait, two extension periods, so one lost inProgress
-  // does not redeliver a message that a handler still holds.
+  // Not a seed number: the consumer's ack wait, three extension periods, so one late or lost
+  // inProgress (a 2 s stall) does not redeliver a message that a handler still holds, while a
+  // killed node's messages come back this soon.
   public static final Setting<Duration> QUEUE_ACK_WAIT =
-      register(duration("queues.ack-wait", Duration.ofSeconds(60)));
+      register(duration("queues.ack-wait", Duration.ofSeconds(6)));
   public static final Setting<Integer> INTEGRATION_MAX_DELIVERIES =
       register(positiveInt("integration.max-deliveries", 4));
   public static final Setting<Duration> INTEGRATION_MORE_WORK_DELAY =
@@ -292,9 +295,9 @@ public final class Settings {
   public static final Setting<String> CLUSTER_NODE_ID =
       register(Setting.optionalName("cluster.node-id"));
   public static final Setting<Duration> CLUSTER_HEARTBEAT =
-      register(duration("cluster.heartbeat", Duration.ofSeconds(3)));
+      register(duration("cluster.heartbeat", Duration.ofSeconds(2)));
   public static final Setting<Duration> CLUSTER_LEASE =
-      register(duration("cluster.lease", Duration.ofSeconds(15)));
+      register(duration("cluster.lease", Duration.ofSeconds(6)));
   public static final Setting<Duration> CLUSTER_POLL =
       register(duration("cluster.poll", Duration.ofMillis(500)));
 
