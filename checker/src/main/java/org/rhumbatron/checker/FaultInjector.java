@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
@@ -127,14 +128,31 @@ final class FaultInjector {
     CheckCores cores = cluster.cores();
     takeovers.answers(cores.apiUrl(f.target()));
     String nodeId = cores.nodeId(f.target());
-    long at = clock.millis();
-    if (paused) {
-      cores.pause(f.target());
-    } else {
-      cores.kill(f.target());
+    try (Connection watch = JetStreamConnections.connect(cluster.nats().url(), "check-inflight")) {
+      InFlightWork inFlight = paused ? null : takeovers.inFlight(cluster.dbUrl());
+      // What every consumer has delivered and not settled just before the kill.
+      InFlightWork.Snapshot inHand = inFlight == null ? null : inFlight.take(watch);
+      long at = clock.millis();
+      if (paused) {
+        cores.pause(f.target());
+      } else {
+        cores.kill(f.target());
+      }
+      CompletableFuture<Void> handled =
+          inHand == null
+              ? CompletableFuture.completedFuture(null)
+              : CompletableFuture.runAsync(
+                  () -> {
+                    try {
+                      inFlight.await(inHand, at, Duration.ofMillis(f.lastsMillis()), watch, nodeId);
+                    } catch (Exception e) {
+                      throw new IllegalStateException("timing the in-flight work failed", e);
+                    }
+                  });
+      takeovers.await(nodeId, paused, at, Duration.ofMillis(f.lastsMillis()), CheckRun.live(cores));
+      Thread.sleep(Math.max(0, at + f.lastsMillis() - clock.millis()));
+      handled.join();
     }
-    takeovers.await(nodeId, paused, at, Duration.ofMillis(f.lastsMillis()), CheckRun.live(cores));
-    Thread.sleep(Math.max(0, at + f.lastsMillis() - clock.millis()));
     if (paused) {
       cores.resume(f.target());
     } else {

@@ -31,6 +31,7 @@ final class Takeovers {
   private final List<Long> killed = new ArrayList<>();
   private final List<Long> paused = new ArrayList<>();
   private final List<String> missed = new ArrayList<>();
+  private InFlightWork inFlight;
 
   Takeovers(Clock clock) {
     this.clock = clock;
@@ -101,8 +102,19 @@ final class Takeovers {
     }
   }
 
+  /** What a killed core had in hand, timed until handled; on the check's database. */
+  synchronized InFlightWork inFlight(String dbUrl) {
+    if (inFlight == null) {
+      inFlight = new InFlightWork(clock, dbUrl);
+    }
+    return inFlight;
+  }
+
   /** The takeover times, p50 and max per fault kind, and each miss as a violation. */
   void report(CheckReport report) {
+    if (inFlight != null) {
+      inFlight.report(report);
+    }
     report.expect(NOT_TAKEN_OVER);
     put(report, "takeover_after_node_kill_ms", killed);
     put(report, "takeover_after_node_pause_ms", paused);
