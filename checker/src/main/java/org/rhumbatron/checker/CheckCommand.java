@@ -57,8 +57,9 @@ public final class CheckCommand implements Callable<Integer> {
           "Fault kinds, comma separated. Default: every kind the database supports: "
               + "core-kill, core-kill-after-commit, nats-kill, nats-pause, lost-tail, link-cut,"
               + " link-stall, link-slow, nats-down-at-start, poison, and db-restart"
-              + " (PostgreSQL) or disk-full (SQLite); node-kill and node-pause with --cores 2"
-              + " or more; nats-node-kill (and no lost-tail) with --nats-cluster 3 or 5.")
+              + " (PostgreSQL) or disk-full (SQLite); node-kill, node-pause and node-stall (10"
+              + " SIGSTOPs of 2 s, none of which may cost the core a duty) with --cores 2 or"
+              + " more; nats-node-kill (and no lost-tail) with --nats-cluster 3 or 5.")
   List<String> faults;
 
   @Option(
@@ -86,7 +87,8 @@ public final class CheckCommand implements Callable<Integer> {
       defaultValue = "1",
       description =
           "Cores (nodes) sharing the database, each a process of its own; more than 1 needs"
-              + " PostgreSQL and adds the faults node-kill and node-pause. Default: ${DEFAULT-VALUE}")
+              + " PostgreSQL and adds the faults node-kill, node-pause and node-stall. Default:"
+              + " ${DEFAULT-VALUE}")
   int cores;
 
   @Option(

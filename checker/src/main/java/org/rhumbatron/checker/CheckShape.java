@@ -28,7 +28,7 @@ record CheckShape(int cores, int natsServers, Duration lease) {
   /** Whether {@code kind} has something to break in this shape. */
   boolean supports(FaultPlan.Kind kind) {
     return switch (kind) {
-      case NODE_KILL, NODE_PAUSE -> cores > 1;
+      case NODE_KILL, NODE_PAUSE, NODE_STALL -> cores > 1;
       case NATS_NODE_KILL -> natsServers > 1;
       // One server's cut store is healed from the other replicas in a cluster.
       case LOST_TAIL -> natsServers == 1;

@@ -87,6 +87,7 @@ final class FaultInjector {
       }
       case NODE_KILL -> nodeDown(f, false);
       case NODE_PAUSE -> nodeDown(f, true);
+      case NODE_STALL -> stalls(f);
       case LOST_TAIL -> loseTail(f);
       case LINK_CUT -> link(f, TcpProxy::cut);
       case LINK_STALL -> link(f, TcpProxy::stall);
@@ -158,6 +159,25 @@ final class FaultInjector {
     } else {
       cores.start(f.target());
     }
+  }
+
+  /**
+   * Short SIGSTOPs of one core, as a long GC pause or a starved CPU would stop it: none may cost it
+   * a duty. Its duties and their epochs are read before and after the burst.
+   */
+  private void stalls(FaultPlan.Fault f) throws Exception {
+    CheckCores cores = cluster.cores();
+    takeovers.answers(cores.apiUrl(f.target()));
+    String nodeId = cores.nodeId(f.target());
+    java.util.Map<String, Long> before = takeovers.dutiesOf(nodeId, CheckRun.live(cores));
+    for (int i = 0; i < FaultPlan.STALLS_PER_FAULT; i++) {
+      cores.pause(f.target());
+      Thread.sleep(FaultPlan.STALL.toMillis());
+      cores.resume(f.target());
+      Thread.sleep(FaultPlan.STALL_GAP.toMillis());
+    }
+    java.util.Map<String, Long> after = takeovers.dutiesOf(nodeId, CheckRun.live(cores));
+    takeovers.stalled(nodeId, FaultPlan.STALLS_PER_FAULT, before, after);
   }
 
   private void loseTail(FaultPlan.Fault f) throws Exception {

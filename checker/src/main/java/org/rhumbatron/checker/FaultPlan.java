@@ -31,6 +31,7 @@ final class FaultPlan {
     POISON("poison"),
     NODE_KILL("node-kill"),
     NODE_PAUSE("node-pause"),
+    NODE_STALL("node-stall"),
     NATS_NODE_KILL("nats-node-kill");
 
     final String wire;
@@ -67,6 +68,12 @@ final class FaultPlan {
   record Plan(List<Fault> faults, List<Kind> dropped) {}
 
   static final Duration FIRST_AFTER = Duration.ofSeconds(10);
+
+  /** A node-stall fault: this many SIGSTOPs of one core, each this long, this far apart. */
+  static final int STALLS_PER_FAULT = 10;
+
+  static final Duration STALL = Duration.ofSeconds(2);
+  static final Duration STALL_GAP = Duration.ofSeconds(1);
   static final Duration GAP_MIN = Duration.ofSeconds(5);
   static final Duration GAP_MAX = Duration.ofSeconds(15);
 
@@ -127,7 +134,7 @@ final class FaultPlan {
     // Drawn only for the node kinds, so the schedules of the other kinds stay as they were.
     int target =
         switch (kind) {
-          case NODE_KILL, NODE_PAUSE -> random.nextInt(shape.cores());
+          case NODE_KILL, NODE_PAUSE, NODE_STALL -> random.nextInt(shape.cores());
           case NATS_NODE_KILL -> random.nextInt(shape.natsServers());
           default -> -1;
         };
@@ -139,6 +146,9 @@ final class FaultPlan {
    * stays down or paused past its lease, so that the others take its duties over.
    */
   private static long length(Kind kind, Random random, long total, long lease) {
+    if (kind == Kind.NODE_STALL) {
+      return STALLS_PER_FAULT * (STALL.toMillis() + STALL_GAP.toMillis());
+    }
     if (kind == Kind.NODE_KILL || kind == Kind.NODE_PAUSE) {
       return between(random, lease + 5_000, 2 * lease + 15_000);
     }
@@ -153,7 +163,8 @@ final class FaultPlan {
               between(random, 1_000, 5_000);
           case NATS_NODE_KILL -> between(random, 5_000, 30_000);
           case POISON, NATS_DOWN_AT_START -> 0;
-          case NODE_KILL, NODE_PAUSE -> throw new IllegalStateException("measured by the lease");
+          case NODE_KILL, NODE_PAUSE, NODE_STALL ->
+              throw new IllegalStateException("measured by the lease");
         };
     return Math.min(lasts, cap);
   }
