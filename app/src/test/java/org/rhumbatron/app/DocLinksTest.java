@@ -47,6 +47,32 @@ class DocLinksTest {
     assertThat(broken).as("links that lead nowhere (file:line: link: why)").isEmpty();
   }
 
+  @Test
+  void everyManualACommentOrHelpNamesExists() throws Exception {
+    // A manual named in a comment or help text is a link too, one no Markdown viewer checks.
+    Pattern named = Pattern.compile("\\bdocs/[a-z0-9-]+\\.md");
+    List<String> missing = new ArrayList<>();
+    for (String file : ForbiddenWordsTest.trackedFiles()) {
+      Path path = ForbiddenWordsTest.ROOT.resolve(file);
+      // Tests name made-up files (a resource key path:docs/readme.md, a stand-in tree's docs).
+      if (!file.matches(".*\\.(java|md|properties|xml|json|yml)")
+          || file.contains("/src/test/")
+          || !Files.isRegularFile(path)) {
+        continue;
+      }
+      List<String> lines = Files.readAllLines(path, StandardCharsets.UTF_8);
+      for (int i = 0; i < lines.size(); i++) {
+        Matcher m = named.matcher(lines.get(i));
+        while (m.find()) {
+          if (!Files.exists(ForbiddenWordsTest.ROOT.resolve(m.group()))) {
+            missing.add(file + ":" + (i + 1) + ": " + m.group());
+          }
+        }
+      }
+    }
+    assertThat(missing).as("manuals named that do not exist (file:line: name)").isEmpty();
+  }
+
   /** Why {@code target}, linked from {@code md}, leads nowhere; null when it resolves. */
   private static String check(Path md, String target) throws IOException {
     if (target.matches("^[a-z][a-z0-9+.-]*:.*")) {
