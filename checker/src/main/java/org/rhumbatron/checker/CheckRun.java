@@ -38,9 +38,9 @@ final class CheckRun {
 
   /**
    * How long, once the rest settled, the settle waits for the archiver and the analytics to read
-   * every record: the issue's bound on both after the load stops (core reads a stream further once
-   * its oldest unread Event is router.catch-up-after old, 30 s, sampled every 5 s). What they have
-   * not applied after it is a violation.
+   * every record: the bound on both after the load stops (core reads a stream further once its
+   * oldest unread Event is router.catch-up-after old, 30 s, sampled every 5 s). What they have not
+   * applied after it is a violation.
    */
   static final Duration CATCH_UP_WITHIN = Duration.ofMinutes(2);
 

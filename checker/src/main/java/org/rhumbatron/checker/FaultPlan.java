@@ -10,10 +10,10 @@ import java.util.Random;
 /**
  * A seeded schedule of faults over a run: one fault at a time, each healed before the next, every
  * kind asked for at least once (shuffled), then kinds drawn at random until the run's time is used.
- * Lengths follow the issue (a pause 10 to 60 s, a cut link for minutes) and shrink on short runs.
- * Every fault ends within the duration: a kind that does not fit is dropped and named, so {@code
- * --duration} is the whole fault phase, as its help says. A fault that hits one event stream hits
- * one that the workload's Projects use: an unused stream has nothing to lose.
+ * Lengths: a pause 10 to 60 s, a cut link for minutes; both shrink on short runs. Every fault ends
+ * within the duration: a kind that does not fit is dropped and named, so {@code --duration} is the
+ * whole fault phase, as its help says. A fault that hits one event stream hits one that the
+ * workload's Projects use: an unused stream has nothing to lose.
  */
 final class FaultPlan {
   enum Kind {
@@ -142,8 +142,8 @@ final class FaultPlan {
   }
 
   /**
-   * How long a fault of {@code kind} lasts: the issue's ranges, at most a sixth of the run. A core
-   * stays down or paused past its lease, so that the others take its duties over.
+   * How long a fault of {@code kind} lasts: its range, at most a sixth of the run. A core stays
+   * down or paused past its lease, so that the others take its duties over.
    */
   private static long length(Kind kind, Random random, long total, long lease) {
     if (kind == Kind.NODE_STALL) {

@@ -19,7 +19,9 @@ import org.rhumbatron.protocol.EventStreams;
  * still ends with a report that says so, with its seed.
  */
 class FaultPlanTest {
-  /** The seed of the issue's crash: its lost-tail hit EVENTS_05, which no Project used. */
+  /**
+   * A seed whose plan once crashed the check: its lost-tail hit EVENTS_05, which no Project used.
+   */
   static final long ISSUE_SEED = 1796566019734L;
 
   private static final List<FaultPlan.Kind> SQLITE_KINDS =

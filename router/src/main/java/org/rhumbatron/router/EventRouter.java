@@ -41,13 +41,13 @@ import org.slf4j.LoggerFactory;
  * the start of each minute ({@link #sweepTick}) sweeps one stream with the same two, plus one
  * audit-archiver batch, plus one analytics-projector batch when the tick runs neither maintenance
  * nor the release sweep. The daily tick also deletes archive objects past their expiry. Each stream
- * has one lane, so runs of a stream never overlap; nudges coalesce (DESIGN.md 4a): at most one run
- * in flight and one more pending per stream.
+ * has one lane, so runs of a stream never overlap; nudges coalesce: at most one run in flight and
+ * one more pending per stream.
  *
- * <p>Beyond the seed (DESIGN.md 4a, "The archiver and analytics keep up"): every {@code
- * router.catch-up-check-every} core samples each stream's consumers ({@link ConsumerLags}), and a
- * stream whose archiver or analytics is behind gets catch-up turns on its lane: a few more batches
- * of each, yielding to any nudge queued meanwhile, until a fetch comes back short.
+ * <p>Beyond the seed: every {@code router.catch-up-check-every} core samples each stream's
+ * consumers ({@link ConsumerLags}), and a stream whose archiver or analytics is behind gets
+ * catch-up turns on its lane: a few more batches of each, yielding to any nudge queued meanwhile,
+ * until a fetch comes back short.
  */
 public final class EventRouter implements StreamNudges, AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(EventRouter.class);

@@ -176,7 +176,7 @@ class ApiTest {
   }
 
   /**
-   * Issue 30: a Change awaiting approval and a running 20-Task one, then the Project is deleted (or
+   * A Change awaiting approval and a running 20-Task one, then the Project is deleted (or
    * archived): both end cancelled with the reason, the approval is refused and the canonical
    * generation stays at 0.
    */

@@ -251,7 +251,7 @@ public final class DemoCommand implements Callable<Integer> {
     }
   }
 
-  /** More than one core needs PostgreSQL: SQLite is one node (DESIGN.md 9). */
+  /** More than one core needs PostgreSQL: SQLite is one node. */
   static void checkCores(int cores, String spec) {
     if (cores < 1) {
       throw new IllegalArgumentException("--cores must be 1 or more, got " + cores);

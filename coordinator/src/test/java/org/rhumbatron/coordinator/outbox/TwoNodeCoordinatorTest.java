@@ -266,8 +266,8 @@ class TwoNodeCoordinatorTest {
   /**
    * Node A publishes a stream; the server then loses the stream's acknowledged tail while A goes
    * away, so A never repairs it. Node B takes the stream over, and before it publishes it runs the
-   * repair a node runs at start (DESIGN.md 5): the lost Events are on the stream again, each once,
-   * sent by B under its epoch, and ahead of the Events A committed but had not sent.
+   * repair a node runs at start: the lost Events are on the stream again, each once, sent by B
+   * under its epoch, and ahead of the Events A committed but had not sent.
    */
   @ParameterizedTest
   @EnumSource(Departure.class)

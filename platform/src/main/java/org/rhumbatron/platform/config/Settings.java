@@ -45,7 +45,7 @@ public final class Settings {
   public static final Setting<Duration> DUPLICATE_WINDOW =
       register(duration("streams.duplicate-window", Duration.ofHours(2)));
   // Not a seed number: how many servers of a NATS cluster hold a copy of each event stream,
-  // COMMANDS and each bucket core makes (DESIGN.md section 9); 3 on a three-server cluster, so
+  // COMMANDS and each bucket core makes; 3 on a three-server cluster, so
   // one server's death loses nothing. nats-server allows at most 5.
   public static final Setting<Integer> STREAM_REPLICAS =
       register(intRange("streams.replicas", 1, 1, 5));
@@ -62,7 +62,7 @@ public final class Settings {
       register(duration("outbox.backoff-max", Duration.ofMinutes(5)));
   public static final Setting<Integer> OUTBOX_MAX_ATTEMPTS =
       register(positiveInt("outbox.max-attempts", 10));
-  // DESIGN.md section 5: published rows keep their stream sequence this long (lost-tail repair).
+  // Published rows keep their stream sequence this long (lost-tail repair).
   public static final Setting<Duration> OUTBOX_KEEP_PUBLISHED =
       register(duration("outbox.keep-published", Duration.ofHours(24)));
   // How often the published rows past outbox.keep-published are deleted (all of them each time).
@@ -71,7 +71,7 @@ public final class Settings {
   // How long the publisher waits for a PubAck before it counts the send as failed.
   public static final Setting<Duration> OUTBOX_PUBLISH_TIMEOUT =
       register(duration("outbox.publish-timeout", Duration.ofSeconds(5)));
-  // The actor alarm is the publisher's backstop (DESIGN.md 4a); 1 min keeps it under the cap.
+  // The actor alarm is the publisher's backstop; 1 min keeps it under the cap.
   public static final Setting<Duration> OUTBOX_ALARM_BACKSTOP =
       register(duration("outbox.alarm-backstop", Duration.ofMinutes(1)));
   // ResourceShardActors per project; a resource key's shard is fnv1a32(key) mod this.
@@ -95,7 +95,7 @@ public final class Settings {
       register(positiveInt("router.batch-failure-limit", 5));
   public static final Setting<Integer> ANALYTICS_POINTS_PER_TICK =
       register(positiveInt("analytics.points-per-tick", 100));
-  // DESIGN.md 4a "The archiver and analytics keep up": not seed numbers. How often core samples
+  // The archiver and analytics keep up; not seed numbers. How often core samples
   // each stream's consumers (the lag metric and the catch-up trigger); a stream is read further
   // when its archiver or analytics has a full batch unread or an unread Event this old (so a
   // quiet stream's archive objects are not one Event each); batches of each per catch-up turn
@@ -116,7 +116,7 @@ public final class Settings {
       register(duration("processed-events.keep", Duration.ofDays(14)));
   public static final Setting<Integer> PROCESSED_EVENTS_PURGE_MAX =
       register(positiveInt("processed-events.purge-max", 5_000));
-  // Retention of what grows with every Event (DESIGN.md 4a "Purges keep up"; README: Retention).
+  // Retention of what grows with every Event (docs/architecture.md, Retention).
   // The feed row and the analytics point are effects of a claim: kept as long as the claim, so a
   // claim never outlives its effect and one purge run takes both of the same days.
   public static final Setting<Duration> PROJECT_EVENTS_KEEP =
@@ -131,7 +131,7 @@ public final class Settings {
       register(duration("workflows.keep-ended", Duration.ofDays(30)));
   public static final Setting<Duration> ARCHIVE_EXPIRY =
       register(duration("archive.expiry", Duration.ofDays(365)));
-  // DESIGN.md section 2: the evidence bucket is a directory (default) or a NATS object store.
+  // The evidence bucket is a directory (default) or a NATS object store.
   public static final Setting<BucketStore> BUCKET_STORE =
       register(oneOf("bucket.store", BucketStore.DIRECTORY));
 
@@ -220,7 +220,7 @@ public final class Settings {
   public static final QueueRow QUEUE_DEAD_LETTER =
       queueRow(Queue.DEAD_LETTER, 5, 1, 5, Duration.ofSeconds(60));
 
-  // The Change lifecycle (DESIGN.md section 3). Not seed numbers: how often a failed Task runs
+  // The Change lifecycle. Not seed numbers: how often a failed Task runs
   // again before change.settle fails its Change, and how large a work graph may be.
   public static final Setting<Integer> TASK_ATTEMPTS =
       register(positiveInt("changes.task-attempts", 3));
@@ -289,7 +289,7 @@ public final class Settings {
   public static final Setting<Duration> WORKFLOW_RETRY_PAUSE =
       register(duration("workflows.retry-pause", Duration.ofSeconds(1)));
 
-  // Several cores on one PostgreSQL database (DESIGN.md 9): the node's id (empty: a fresh one per
+  // Several cores on one PostgreSQL database: the node's id (empty: a fresh one per
   // start), how often it writes its heartbeat and renews its leases, how long a lease and a
   // heartbeat count on the database's clock, and how often it looks for duties to take.
   public static final Setting<String> CLUSTER_NODE_ID =

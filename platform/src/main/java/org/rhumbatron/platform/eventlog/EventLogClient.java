@@ -87,10 +87,8 @@ public final class EventLogClient {
    *
    * <p>One pull subscription per consumer lives across fetches: records that reach it after a fetch
    * stopped waiting are the next fetch's first ones. jnats' one-shot {@code ConsumerContext.fetch}
-   * lost such a record: it counts a batch's messages on the connection's reader thread before it
-   * queues them, so a fetch could see its whole batch counted, find the last message not queued yet
-   * and close, and the server then redelivered that message only after the 5-minute ack wait (seen
-   * in bench router: a round of 20,000 events took 5 minutes, one message of a full batch pending).
+   * is not used: it can close with the last message of a full batch delivered but not handed over,
+   * which then waits out the ack wait.
    */
   public List<EventRecord> fetch(int streamIndex, Subscription subscription, int max) {
     int wanted = Math.min(max, fetchBatch);
