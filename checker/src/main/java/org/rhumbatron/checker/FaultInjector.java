@@ -169,7 +169,17 @@ final class FaultInjector {
     CheckCores cores = cluster.cores();
     takeovers.answers(cores.apiUrl(f.target()));
     String nodeId = cores.nodeId(f.target());
+    // A core started by the fault before may still be taking its share: wait for a steady start.
     java.util.Map<String, Long> before = takeovers.dutiesOf(nodeId, CheckRun.live(cores));
+    long settleUntil = clock.millis() + 30_000;
+    while (clock.millis() < settleUntil) {
+      Thread.sleep(3_000);
+      java.util.Map<String, Long> again = takeovers.dutiesOf(nodeId, CheckRun.live(cores));
+      if (again.equals(before)) {
+        break;
+      }
+      before = again;
+    }
     for (int i = 0; i < FaultPlan.STALLS_PER_FAULT; i++) {
       cores.pause(f.target());
       Thread.sleep(FaultPlan.STALL.toMillis());

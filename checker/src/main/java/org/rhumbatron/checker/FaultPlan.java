@@ -73,7 +73,7 @@ final class FaultPlan {
   static final int STALLS_PER_FAULT = 10;
 
   static final Duration STALL = Duration.ofSeconds(2);
-  static final Duration STALL_GAP = Duration.ofSeconds(1);
+  static final Duration STALL_GAP = Duration.ofSeconds(3);
   static final Duration GAP_MIN = Duration.ofSeconds(5);
   static final Duration GAP_MAX = Duration.ofSeconds(15);
 

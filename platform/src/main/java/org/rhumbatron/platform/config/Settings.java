@@ -295,7 +295,7 @@ public final class Settings {
   public static final Setting<String> CLUSTER_NODE_ID =
       register(Setting.optionalName("cluster.node-id"));
   public static final Setting<Duration> CLUSTER_HEARTBEAT =
-      register(duration("cluster.heartbeat", Duration.ofSeconds(2)));
+      register(duration("cluster.heartbeat", Duration.ofSeconds(1)));
   public static final Setting<Duration> CLUSTER_LEASE =
       register(duration("cluster.lease", Duration.ofSeconds(6)));
   public static final Setting<Duration> CLUSTER_POLL =
