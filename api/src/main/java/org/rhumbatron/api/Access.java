@@ -16,6 +16,7 @@ public enum Access {
   OPERATE;
 
   static final String REPORTS = "/api/agents/{agentId}/tasks/{taskId}/";
+  static final String TOKENS = "/api/tokens";
 
   /**
    * @param path the matched route's template, e.g. {@code /api/changes/{changeId}}
@@ -30,6 +31,9 @@ public enum Access {
     }
     if (path.equals("/metrics")) {
       return metricsClosed ? READ : PUBLIC;
+    }
+    if (path.startsWith(TOKENS)) {
+      return OPERATE; // even the list: who holds which role is the operator's to know
     }
     if (method == HandlerType.GET || method == HandlerType.HEAD || method == HandlerType.OPTIONS) {
       return READ;

@@ -29,6 +29,11 @@ final class RateLimits {
     return buckets.computeIfAbsent(key, k -> new Bucket(limit, now)).take(limit, now);
   }
 
+  /** How many keys have a bucket now. */
+  int keys() {
+    return buckets.size();
+  }
+
   private static final class Bucket {
     private double tokens;
     private long atMs;

@@ -45,7 +45,6 @@ final class CoreWiring {
   private final AtomicReference<Coordinator> onReconnect = new AtomicReference<>();
   private boolean mayWait;
   private String shownUrl;
-  private String shownHttp;
   private NatsStartWait.Connector connector;
   private Exception notYet;
   private DeferredEventLog eventLog;
@@ -249,8 +248,7 @@ final class CoreWiring {
     metrics.bindAuth(api.authFailures());
     http = HttpServer.start(listen, api, metrics);
     http.closeWith(new ChartSampler(metrics.registry, charts, clock).start());
-    apiBaseUrl.set(listen.publicUrl(http.port()));
-    shownHttp = listen.describe(http.port());
+    apiBaseUrl.set(http.publicUrl());
   }
 
   /** Waits for NATS in the background when it did not answer, or its start failed half way. */
@@ -267,7 +265,7 @@ final class CoreWiring {
       log.info(
           "core is up: nats {}, {}, database {}, {} streams resumed, node {}",
           shownUrl,
-          shownHttp,
+          http.describe(),
           database,
           waiting,
           ownership.nodeId());
@@ -275,7 +273,7 @@ final class CoreWiring {
       log.info(
           "core is up without NATS: {}, database {}, node {}; the queues and the"
               + " router start when NATS at {} answers",
-          shownHttp,
+          http.describe(),
           database,
           ownership.nodeId(),
           shownUrl);

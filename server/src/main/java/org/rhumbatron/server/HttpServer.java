@@ -27,13 +27,15 @@ final class HttpServer implements AutoCloseable {
   private final Javalin app;
   private final Api api;
   private final List<String> routes;
+  private final HttpListen listen;
   private final List<AutoCloseable> closedWithIt = new CopyOnWriteArrayList<>();
   private volatile boolean closed;
 
-  private HttpServer(Javalin app, Api api, List<String> routes) {
+  private HttpServer(Javalin app, Api api, List<String> routes, HttpListen listen) {
     this.app = app;
     this.api = api;
     this.routes = routes;
+    this.listen = listen;
   }
 
   static HttpServer start(HttpListen listen, Api api, CoreMetrics metrics) {
@@ -70,7 +72,7 @@ final class HttpServer implements AutoCloseable {
       CoreWiring.closeQuietly(tls);
       throw e;
     }
-    HttpServer server = new HttpServer(app, api, routes);
+    HttpServer server = new HttpServer(app, api, routes, listen);
     server.closeWith(tls);
     return server;
   }
@@ -93,6 +95,16 @@ final class HttpServer implements AutoCloseable {
 
   int port() {
     return app.port();
+  }
+
+  /** The base URL Agents and webhooks are told: {@code http.public-url}, or derived. */
+  String publicUrl() {
+    return listen.publicUrl(port());
+  }
+
+  /** Where and how it listens, for the line core logs when it is up. */
+  String describe() {
+    return listen.describe(port());
   }
 
   /** Every route, as {@code METHOD /path/{param}}. */

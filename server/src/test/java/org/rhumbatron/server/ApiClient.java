@@ -33,6 +33,10 @@ final class ApiClient {
     return new ApiClient("http://127.0.0.1:" + core.httpPort(), token);
   }
 
+  String base() {
+    return base;
+  }
+
   ApiClient withToken(String other) {
     return new ApiClient(base, other);
   }
