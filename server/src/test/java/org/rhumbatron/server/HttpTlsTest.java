@@ -10,12 +10,14 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.cert.X509Certificate;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLSocket;
 import org.junit.jupiter.api.Test;
@@ -73,6 +75,10 @@ class HttpTlsTest {
           assertThat(serial(s)).isEqualTo(certs.serverSerial());
         }
       }
+      // An independent client: openssl verifies the chain against the CA and negotiates 1.3.
+      String handshake = sClient(certs, core.httpPort());
+      System.out.println(handshake);
+      assertThat(handshake).contains("Verification: OK").contains("Protocol version: TLSv1.3");
       assertThatThrownBy(
               () -> get(trust, "http://127.0.0.1:" + core.httpPort() + "/api/streams", null))
           .isInstanceOf(IOException.class);
@@ -143,6 +149,28 @@ class HttpTlsTest {
                 + oldKey
                 + " is not the key of the first certificate in "
                 + certs.serverChain());
+  }
+
+  /** {@code openssl s_client -brief} against core, trusting the test's CA alone. */
+  static String sClient(TestCertificates certs, int port) throws Exception {
+    Process p =
+        new ProcessBuilder(
+                "openssl",
+                "s_client",
+                "-brief",
+                "-connect",
+                "127.0.0.1:" + port,
+                "-servername",
+                "localhost",
+                "-verify_return_error",
+                "-CAfile",
+                certs.caCert().toString())
+            .redirectErrorStream(true)
+            .start();
+    p.getOutputStream().close(); // no request: the handshake is all
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    p.waitFor(30, TimeUnit.SECONDS);
+    return out;
   }
 
   static HttpResponse<String> get(SSLContext trust, String url, String token) throws Exception {
