@@ -37,6 +37,10 @@ final class ApiClient {
     return base;
   }
 
+  String token() {
+    return token;
+  }
+
   ApiClient withToken(String other) {
     return new ApiClient(base, other);
   }
