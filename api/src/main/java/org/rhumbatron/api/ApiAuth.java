@@ -63,7 +63,7 @@ final class ApiAuth {
       throw new ApiException(
           403,
           null,
-          "a "
+          (who.role() == Role.AGENT ? "an " : "a ")
               + who.role().wireName()
               + " credential may not "
               + ctx.method()
@@ -92,7 +92,8 @@ final class ApiAuth {
         ctx,
         Reason.MISSING,
         (needs == Access.READ ? "a read" : "a write")
-            + " needs the header Authorization: Bearer <token> of a "
+            + " needs the header Authorization: Bearer <token> of "
+            + (needs == Access.READ ? "a " : "an ")
             + needs.leastRole()
             + " credential");
   }
