@@ -114,14 +114,13 @@ record HttpListen(
     return URI.create((tls() ? "https" : "http") + "://" + host + ":" + actualPort).toString();
   }
 
-  /** For the line core logs when it is up. */
+  /** For the line core logs when it is up; "http port N" stays first, as scripts read it. */
   String describe(int actualPort) {
-    return (tls() ? "https" : "http")
+    return "http port "
+        + actualPort
         + " on "
         + bind
-        + ":"
-        + actualPort
-        + (tls() ? " (TLS 1.2/1.3)" : "")
+        + (tls() ? " over TLS 1.2/1.3" : "")
         + ", reads "
         + (readsOpen() ? "open" : "need a credential")
         + (insecure && !loopback() ? ", insecure allowed" : "")

@@ -45,4 +45,12 @@ class HttpListenTest {
     assertThat(listen("0.0.0.0", true, ReadAccess.AUTO, "https://core.example:443").publicUrl(1))
         .isEqualTo("https://core.example:443");
   }
+
+  @Test
+  void theUpLineKeepsHttpPortFirstAndSaysHowReadsAreGuarded() {
+    assertThat(listen("0.0.0.0", true, ReadAccess.AUTO, "https://core.example:1").describe(8443))
+        .isEqualTo(
+            "http port 8443 on 0.0.0.0 over TLS 1.2/1.3, reads need a credential, public URL"
+                + " https://core.example:1");
+  }
 }
