@@ -8,6 +8,7 @@ import java.time.Clock;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
 import org.rhumbatron.api.Api;
+import org.rhumbatron.api.ApiAccess;
 import org.rhumbatron.api.ChartWindow;
 import org.rhumbatron.coordinator.Coordinator;
 import org.rhumbatron.coordinator.outbox.StreamNudges;
@@ -219,6 +220,7 @@ final class CoreWiring {
 
   void startHttp() {
     NatsSide side = natsSide;
+    HttpListen listen = HttpListen.of(config);
     ChartWindow charts = new ChartWindow(clock, ChartWindow.SPAN, ChartSampler.EVERY);
     CoreMetrics metrics =
         CoreMetrics.bind(
@@ -229,22 +231,27 @@ final class CoreWiring {
             queues,
             ownership,
             clock);
-    http =
-        HttpServer.start(
-            config.httpPort(),
-            new Api(
-                    lifecycle,
-                    queues.deadLetters(),
-                    database,
-                    side::connection,
-                    side::notReady,
-                    config.settings().get(Settings.API_TOKEN))
-                .withLags(() -> side.router() == null ? null : side.router().lags())
-                .withOwnership(ownership)
-                .withCharts(charts),
-            metrics);
+    Api api =
+        new Api(
+                lifecycle,
+                queues.deadLetters(),
+                database,
+                side::connection,
+                side::notReady,
+                new ApiAccess(
+                    config.settings().get(Settings.API_TOKEN),
+                    listen.readsOpen(),
+                    listen.metricsClosed(),
+                    config.settings().get(Settings.API_RATE_LIMIT),
+                    clock))
+            .withLags(() -> side.router() == null ? null : side.router().lags())
+            .withOwnership(ownership)
+            .withCharts(charts);
+    listen.refuseExposure(api.hasCredential());
+    metrics.bindAuth(api.authFailures());
+    http = HttpServer.start(listen, api, metrics);
     http.closeWith(new ChartSampler(metrics.registry, charts, clock).start());
-    apiBaseUrl.set("http://127.0.0.1:" + http.port());
+    apiBaseUrl.set(http.publicUrl());
   }
 
   /** Waits for NATS in the background when it did not answer, or its start failed half way. */
@@ -259,17 +266,17 @@ final class CoreWiring {
   void logUp() {
     if (natsWait == null) {
       log.info(
-          "core is up: nats {}, http port {}, database {}, {} streams resumed, node {}",
+          "core is up: nats {}, {}, database {}, {} streams resumed, node {}",
           shownUrl,
-          http.port(),
+          http.describe(),
           database,
           waiting,
           ownership.nodeId());
     } else {
       log.info(
-          "core is up without NATS: http port {}, database {}, node {}; the queues and the"
+          "core is up without NATS: {}, database {}, node {}; the queues and the"
               + " router start when NATS at {} answers",
-          http.port(),
+          http.describe(),
           database,
           ownership.nodeId(),
           shownUrl);

@@ -174,7 +174,7 @@ public final class DemoCommand implements Callable<Integer> {
         cleanUp.run();
         throw e;
       }
-      String dashboard = "http://127.0.0.1:" + core.httpPort() + "/";
+      String dashboard = core.publicUrl() + "/";
       announce(out, dir, temporary && !keepRunning, logFile, database);
       out.println("rhumbatron demo: dashboard " + dashboard);
       DemoSummary summary;

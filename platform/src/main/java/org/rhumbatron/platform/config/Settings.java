@@ -3,11 +3,13 @@ package org.rhumbatron.platform.config;
 import static org.rhumbatron.platform.config.Setting.bool;
 import static org.rhumbatron.platform.config.Setting.duration;
 import static org.rhumbatron.platform.config.Setting.environmentVariableName;
+import static org.rhumbatron.platform.config.Setting.host;
 import static org.rhumbatron.platform.config.Setting.httpUrl;
 import static org.rhumbatron.platform.config.Setting.intRange;
 import static org.rhumbatron.platform.config.Setting.natsUrls;
 import static org.rhumbatron.platform.config.Setting.nonNegativeDuration;
 import static org.rhumbatron.platform.config.Setting.oneOf;
+import static org.rhumbatron.platform.config.Setting.optionalFile;
 import static org.rhumbatron.platform.config.Setting.optionalHttpUrl;
 import static org.rhumbatron.platform.config.Setting.positiveInt;
 import static org.rhumbatron.platform.config.Setting.probability;
@@ -261,6 +263,29 @@ public final class Settings {
 
   // The HTTP API: the bearer token its writes need (empty: none, and every write is refused).
   public static final Setting<String> API_TOKEN = register(secret("api.token"));
+  // Whether reads need a credential: auto keeps them open on a loopback bind only.
+  public static final Setting<ReadAccess> API_READS = register(oneOf("api.reads", ReadAccess.AUTO));
+  // Requests per second one credential (or one address, for open reads) may make; a burst of
+  // one second's worth passes at once. A credential may carry its own.
+  public static final Setting<Integer> API_RATE_LIMIT =
+      register(positiveInt("api.rate-limit", 200));
+
+  // Where the HTTP server listens, and the base URL Agents and webhooks are told (empty: derived
+  // from the bind, the port and TLS). A bind other than loopback needs TLS and closed reads, or
+  // http.insecure=true for a private network.
+  public static final Setting<String> HTTP_BIND = register(host("http.bind", "127.0.0.1"));
+  public static final Setting<String> HTTP_PUBLIC_URL =
+      register(optionalHttpUrl("http.public-url"));
+  public static final Setting<Boolean> HTTP_INSECURE = register(bool("http.insecure", false));
+  // TLS: PEM files of the certificate (its chain may follow) and of its private key (PKCS#8 or
+  // PKCS#1 RSA), read again when they change, checked this often.
+  public static final Setting<String> HTTP_TLS_CERT = register(optionalFile("http.tls.cert"));
+  public static final Setting<String> HTTP_TLS_KEY = register(optionalFile("http.tls.key"));
+  public static final Setting<Duration> HTTP_TLS_CHECK_EVERY =
+      register(duration("http.tls.check-every", Duration.ofSeconds(10)));
+  // GET /metrics needs a reader credential too (else it stays open for the scraper).
+  public static final Setting<Boolean> HTTP_METRICS_AUTH =
+      register(bool("http.metrics-auth", false));
 
   // Traces (OpenTelemetry, W3C trace context): sent over OTLP/HTTP to this collector's base URL
   // (spans to <url>/v1/traces); empty: none are recorded or sent, the context still passes on.
