@@ -46,8 +46,10 @@ public final class CheckCommand implements Callable<Integer> {
       defaultValue = "3m",
       converter = PositiveDuration.class,
       description =
-          "How long faults are injected (30s, 5m, 30m): the whole fault phase; kinds that do"
-              + " not fit are dropped and named. Default: ${DEFAULT-VALUE}")
+          "How long faults are injected (30s, 5m, 30m): the whole fault phase. Each kind named"
+              + " in --faults runs at least once: a duration too short for them is refused with"
+              + " the shortest that fits; of the default kinds, those that do not fit are dropped"
+              + " and named. Default: ${DEFAULT-VALUE}")
   Duration duration;
 
   @Option(
@@ -123,16 +125,20 @@ public final class CheckCommand implements Callable<Integer> {
           "--cores " + cores + " needs PostgreSQL (--db postgres): SQLite is one node");
     }
     List<FaultPlan.Kind> kinds = kinds(faults, database, shape);
-    List<FaultPlan.Kind> dropped =
-        FaultPlan.plan(s, duration, kinds, CheckWorkload.streams(CheckRun.runId(s)), shape)
-            .dropped();
+    List<Integer> streams = CheckWorkload.streams(CheckRun.runId(s));
+    List<FaultPlan.Kind> dropped = FaultPlan.plan(s, duration, kinds, streams, shape).dropped();
+    boolean named = faults != null && !faults.isEmpty();
+    if (named && !dropped.isEmpty()) {
+      throw new IllegalArgumentException(
+          tooShort(dropped, duration, seed == null ? null : s, kinds, streams, shape));
+    }
     System.err.println(
         "rhumbatron check: seed "
             + s
             + ", "
             + duration
             + ", faults "
-            + String.join(",", kinds.stream().map(k -> k.wire).toList())
+            + FaultPlan.wires(kinds)
             + ", "
             + cores
             + " core(s), "
@@ -142,10 +148,12 @@ public final class CheckCommand implements Callable<Integer> {
     if (!dropped.isEmpty()) {
       System.err.println(
           "rhumbatron check: "
-              + String.join(",", dropped.stream().map(k -> k.wire).toList())
+              + FaultPlan.wires(dropped)
               + " do not fit in "
               + duration
-              + " and are dropped (a longer --duration fits them)");
+              + " and are dropped; --duration "
+              + seconds(FaultPlan.shortestFitting(s, kinds, streams, shape))
+              + " fits every kind with this seed");
     }
     CheckReport report =
         new CheckRun(dir, database, s, duration, kinds, poison, clock).shape(shape).run();
@@ -169,6 +177,34 @@ public final class CheckCommand implements Callable<Integer> {
             + " --nats-cluster "
             + natsCluster);
     return exitCode(report);
+  }
+
+  /**
+   * The refusal of kinds named that do not all fit: the shortest duration that fits them, for
+   * {@code seed} when the user gave one, else for any seed (a run without one draws a new seed).
+   */
+  static String tooShort(
+      List<FaultPlan.Kind> dropped,
+      Duration duration,
+      Long seed,
+      List<FaultPlan.Kind> kinds,
+      List<Integer> streams,
+      CheckShape shape) {
+    Duration fits =
+        seed != null
+            ? FaultPlan.shortestFitting(seed, kinds, streams, shape)
+            : FaultPlan.shortestFittingAnySeed(kinds, shape);
+    return "--faults "
+        + FaultPlan.wires(dropped)
+        + " do not fit in --duration "
+        + seconds(duration)
+        + "; the shortest --duration that fits every kind named is "
+        + seconds(fits)
+        + (seed != null ? " with --seed " + seed : " with any seed");
+  }
+
+  private static String seconds(Duration d) {
+    return d.toMillis() % 1000 == 0 ? d.toSeconds() + "s" : d.toMillis() + "ms";
   }
 
   /** 0 passed, 1 violations found, 3 the check failed itself. */
