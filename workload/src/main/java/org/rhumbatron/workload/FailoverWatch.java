@@ -19,15 +19,16 @@ import org.rhumbatron.platform.config.Settings;
  * by a live node again ({@code GET /api/cluster}), and when the dead node's in-flight work was
  * handled: every Change open at the kill made progress (a new state, Task or Event) or ended, and
  * every consumer of the streams acknowledged what it had delivered at the kill ({@code GET
- * /api/streams}: its ack floor reached the delivered sequence, or nothing is ack-pending). Until
- * both hold, or the failover allowance passed, nothing counts as stalled.
+ * /api/streams} just after the kill: its ack floor reached that delivered sequence, or nothing is
+ * ack-pending). Until both hold, or the failover allowance passed, nothing counts as stalled.
  */
 final class FailoverWatch {
   static final Duration POLL = Duration.ofMillis(500);
 
   /** How the summary says what "in-flight work handled" means. */
   static final String IN_FLIGHT_MEANS =
-      "each Change open at the kill moved or ended, each consumer acked what it had delivered";
+      "each Change open at the kill moved or ended, each consumer acked what it had delivered by"
+          + " the kill";
 
   /** A Change as the API lists it; {@code events} -1 when not read. */
   record ChangeMark(String changeId, String state, long tasksCompleted, long events) {
@@ -105,15 +106,19 @@ final class FailoverWatch {
         .plus(ackWait.compareTo(queues) > 0 ? ackWait : queues);
   }
 
-  /** Reads what is open and delivered just before the kill; the stall clock stops from now. */
-  void beforeKill() throws IOException, InterruptedException {
+  /**
+   * Reads, just after the kill, what the consumers have delivered (the dead node's fetches all
+   * happened before), then the Changes open: what moves from here moves by the live nodes.
+   */
+  private void afterKill() throws IOException, InterruptedException {
+    JsonNode streams = api.streams();
     Map<String, ChangeMark> open = new LinkedHashMap<>();
     for (ChangeMark m : changes()) {
       if (!m.ended()) {
         open.put(m.changeId(), withEvents(m));
       }
     }
-    atKill(open, api.streams());
+    atKill(open, streams);
   }
 
   /** The Changes open and what the consumers had delivered at the kill. */
@@ -136,9 +141,18 @@ final class FailoverWatch {
   Result await() throws InterruptedException {
     long deadline = killedAtMs + allowance.toMillis();
     try {
+      boolean baseline = false;
       while (true) {
         try {
-          observe(clock.millis(), api.cluster(), api.streams(), current());
+          if (!baseline) {
+            afterKill();
+            baseline = true;
+          }
+          // Stamped once read: the figures are when the API showed it, not when asked.
+          JsonNode cluster = api.cluster();
+          JsonNode streams = api.streams();
+          Map<String, ChangeMark> now = current();
+          observe(clock.millis(), cluster, streams, now);
         } catch (IOException e) {
           waiting = List.of("the API did not answer: " + e.getMessage());
         }
