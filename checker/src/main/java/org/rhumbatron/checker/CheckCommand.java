@@ -107,14 +107,6 @@ public final class CheckCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     Clock clock = Clock.systemUTC();
     long s = seed != null ? seed : clock.millis();
-    Path dir = data != null ? data : Files.createTempDirectory("rhumbatron-check-");
-    if (Files.isDirectory(dir)) {
-      try (var entries = Files.list(dir)) {
-        if (entries.findAny().isPresent()) {
-          throw new IllegalArgumentException("--data " + dir + " is not empty");
-        }
-      }
-    }
     if (poison < 0) {
       throw new IllegalArgumentException("--poison must be 0 or more, got " + poison);
     }
@@ -126,12 +118,22 @@ public final class CheckCommand implements Callable<Integer> {
     }
     List<FaultPlan.Kind> kinds = kinds(faults, database, shape);
     List<Integer> streams = CheckWorkload.streams(CheckRun.runId(s));
-    List<FaultPlan.Kind> dropped = FaultPlan.plan(s, duration, kinds, streams, shape).dropped();
-    boolean named = faults != null && !faults.isEmpty();
-    if (named && !dropped.isEmpty()) {
-      throw new IllegalArgumentException(
-          tooShort(dropped, duration, seed == null ? null : s, kinds, streams, shape));
+    if (faults != null && !faults.isEmpty()) {
+      String refusal = tooShort(kinds, duration, seed, streams, shape);
+      if (refusal != null) {
+        throw new IllegalArgumentException(refusal);
+      }
     }
+    // The options refused before anything is made on disk.
+    Path dir = data != null ? data : Files.createTempDirectory("rhumbatron-check-");
+    if (Files.isDirectory(dir)) {
+      try (var entries = Files.list(dir)) {
+        if (entries.findAny().isPresent()) {
+          throw new IllegalArgumentException("--data " + dir + " is not empty");
+        }
+      }
+    }
+    List<FaultPlan.Kind> dropped = FaultPlan.plan(s, duration, kinds, streams, shape).dropped();
     System.err.println(
         "rhumbatron check: seed "
             + s
@@ -180,27 +182,42 @@ public final class CheckCommand implements Callable<Integer> {
   }
 
   /**
-   * The refusal of kinds named that do not all fit: the shortest duration that fits them, for
-   * {@code seed} when the user gave one, else for any seed (a run without one draws a new seed).
+   * Why {@code kinds}, named by the user, do not all fit in {@code duration}, with the shortest
+   * duration that fits them; null when they fit. With a {@code seed} its plan decides; without one
+   * the run draws a seed, so the duration must fit any seed and the answer does not vary by run.
    */
   static String tooShort(
-      List<FaultPlan.Kind> dropped,
+      List<FaultPlan.Kind> kinds,
       Duration duration,
       Long seed,
-      List<FaultPlan.Kind> kinds,
       List<Integer> streams,
       CheckShape shape) {
-    Duration fits =
-        seed != null
-            ? FaultPlan.shortestFitting(seed, kinds, streams, shape)
-            : FaultPlan.shortestFittingAnySeed(kinds, shape);
+    if (seed != null) {
+      List<FaultPlan.Kind> dropped =
+          FaultPlan.plan(seed, duration, kinds, streams, shape).dropped();
+      if (dropped.isEmpty()) {
+        return null;
+      }
+      return "--faults "
+          + FaultPlan.wires(dropped)
+          + " do not fit in --duration "
+          + seconds(duration)
+          + " with --seed "
+          + seed
+          + "; the shortest --duration that fits every kind named is "
+          + seconds(FaultPlan.shortestFitting(seed, kinds, streams, shape));
+    }
+    Duration fits = FaultPlan.shortestFittingAnySeed(kinds, shape);
+    if (duration.compareTo(fits) >= 0) {
+      return null;
+    }
     return "--faults "
-        + FaultPlan.wires(dropped)
-        + " do not fit in --duration "
+        + FaultPlan.wires(kinds)
+        + " do not all fit in --duration "
         + seconds(duration)
-        + "; the shortest --duration that fits every kind named is "
+        + " with every seed; the shortest --duration that fits every kind named with any seed is "
         + seconds(fits)
-        + (seed != null ? " with --seed " + seed : " with any seed");
+        + " (a --seed may fit a shorter one)";
   }
 
   private static String seconds(Duration d) {

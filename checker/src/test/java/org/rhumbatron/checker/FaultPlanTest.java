@@ -178,6 +178,8 @@ class FaultPlanTest {
 
   @Test
   void namedKindsThatDoNotFitAreRefusedAtStartInOneLine(@TempDir Path dir) throws Exception {
+    // A --data in use: a check that missed the refusal stops there at once instead of running.
+    java.nio.file.Files.writeString(dir.resolve("earlier-run"), "");
     CheckCommand check = new CheckCommand();
     picocli.CommandLine.populateCommand(
         check,
@@ -202,22 +204,32 @@ class FaultPlanTest {
     assertThatThrownBy(check::call)
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageMatching(
-            "--faults [a-z,-]+ do not fit in --duration 180s; the shortest --duration that fits"
-                + " every kind named is "
+            "--faults [a-z,-]+ do not fit in --duration 180s with --seed 5; the shortest"
+                + " --duration that fits every kind named is "
                 + fits
-                + "s with --seed 5")
+                + "s")
         .hasMessageNotContaining("\n");
-    assertThat(dir).as("refused before anything started").isEmptyDirectory();
+    try (var files = java.nio.file.Files.list(dir)) {
+      assertThat(files.toList()).as("refused before anything started").hasSize(1);
+    }
   }
 
   @Test
   void withoutASeedTheRefusalGivesTheDurationForAnySeed() {
-    FaultPlan.Plan plan =
-        FaultPlan.plan(5, Duration.ofMinutes(3), NODE_KINDS, List.of(0), THREE_NODES);
     assertThat(
             CheckCommand.tooShort(
-                plan.dropped(), Duration.ofMinutes(3), null, NODE_KINDS, List.of(0), THREE_NODES))
-        .endsWith("the shortest --duration that fits every kind named is 228s with any seed");
+                NODE_KINDS, Duration.ofSeconds(227), null, List.of(0), THREE_NODES))
+        .isEqualTo(
+            "--faults node-kill,node-pause,nats-node-kill,link-cut,poison do not all fit in"
+                + " --duration 227s with every seed; the shortest --duration that fits every kind"
+                + " named with any seed is 228s (a --seed may fit a shorter one)");
+    assertThat(
+            CheckCommand.tooShort(
+                NODE_KINDS, Duration.ofSeconds(228), null, List.of(0), THREE_NODES))
+        .isNull();
+    List<Integer> streams = CheckWorkload.streams(CheckRun.runId(5));
+    Duration fits = FaultPlan.shortestFitting(5, NODE_KINDS, streams, THREE_NODES);
+    assertThat(CheckCommand.tooShort(NODE_KINDS, fits, 5L, streams, THREE_NODES)).isNull();
   }
 
   @Test
