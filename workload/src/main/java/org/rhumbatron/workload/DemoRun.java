@@ -25,7 +25,9 @@ import org.rhumbatron.server.CoreService;
  * LifecycleWorkload#twentyTasks} created while a few per Project are open (their Tasks share and
  * nest {@code path:} scopes, within a Change and across the Changes of a Project, so the causal
  * router's resource overlap wakes Agents), each Change that awaits approval approved through {@link
- * Lifecycle#approveChange} as an operator would, until every Change ended and core is quiet.
+ * Lifecycle#approveChange} as an operator would, until every Change ended and core is quiet. With
+ * other cores, one is killed half way and the failover watched ({@link FailoverWatch}); a run that
+ * stops moving fails with what each open Change waits for ({@link DemoStall}).
  */
 final class DemoRun {
   static final int PROJECTS = 4;
@@ -155,7 +157,7 @@ final class DemoRun {
         break;
       }
       if (stalled(now, movedAtMs, failover == null ? 0 : failover.settledAtMillis())) {
-        throw new IllegalStateException(stalled(created - counts.ended(), projects));
+        throw new IllegalStateException(stallReport(created - counts.ended(), projects));
       }
       Thread.sleep(POLL.toMillis());
     }
@@ -223,7 +225,7 @@ final class DemoRun {
   }
 
   /** The stall's message: what each open Change waits for, as the API tells it. */
-  private String stalled(long open, List<String> projects) throws InterruptedException {
+  private String stallReport(long open, List<String> projects) throws InterruptedException {
     StringBuilder b =
         new StringBuilder("demo stalled: nothing moved for ")
             .append(STALL_AFTER.toSeconds())
