@@ -12,8 +12,9 @@ import java.util.Random;
  * kind asked for at least once (shuffled), then kinds drawn at random until the run's time is used.
  * Lengths: a pause 10 to 60 s, a cut link for minutes; both shrink on short runs. Every fault ends
  * within the duration: a kind that does not fit is dropped and named, so {@code --duration} is the
- * whole fault phase, as its help says. A fault that hits one event stream hits one that the
- * workload's Projects use: an unused stream has nothing to lose.
+ * whole fault phase, as its help says; {@link #shortestFitting} tells how long a run must be to
+ * hold every kind. A fault that hits one event stream hits one that the workload's Projects use: an
+ * unused stream has nothing to lose.
  */
 final class FaultPlan {
   enum Kind {
@@ -76,6 +77,9 @@ final class FaultPlan {
   static final Duration STALL_GAP = Duration.ofSeconds(3);
   static final Duration GAP_MIN = Duration.ofSeconds(5);
   static final Duration GAP_MAX = Duration.ofSeconds(15);
+
+  /** Where the search for a duration that fits the kinds gives up. */
+  static final Duration LONGEST = Duration.ofDays(1);
 
   private FaultPlan() {}
 
@@ -146,27 +150,77 @@ final class FaultPlan {
    * down or paused past its lease, so that the others take its duties over.
    */
   private static long length(Kind kind, Random random, long total, long lease) {
-    if (kind == Kind.NODE_STALL) {
-      return STALLS_PER_FAULT * (STALL.toMillis() + STALL_GAP.toMillis());
+    long[] range = range(kind, lease);
+    if (range[1] == 0) {
+      return 0; // no draw: the schedules stay those of earlier versions
     }
-    if (kind == Kind.NODE_KILL || kind == Kind.NODE_PAUSE) {
-      return between(random, lease + 5_000, 2 * lease + 15_000);
+    long lasts = between(random, range[0], range[1]);
+    return capped(kind) ? Math.min(lasts, cap(total)) : lasts;
+  }
+
+  /** The shortest and (exclusive) longest length of {@code kind} before the cap, in ms. */
+  private static long[] range(Kind kind, long lease) {
+    return switch (kind) {
+      case NODE_KILL, NODE_PAUSE -> new long[] {lease + 5_000, 2 * lease + 15_000};
+      case NODE_STALL -> {
+        long burst = STALLS_PER_FAULT * (STALL.toMillis() + STALL_GAP.toMillis());
+        yield new long[] {burst, burst};
+      }
+      case NATS_PAUSE, LINK_STALL, LINK_SLOW -> new long[] {10_000, 60_000};
+      case LINK_CUT -> new long[] {60_000, 180_000};
+      case DB_RESTART, DISK_FULL -> new long[] {5_000, 20_000};
+      case CORE_KILL, CORE_KILL_AFTER_COMMIT, NATS_KILL, LOST_TAIL -> new long[] {1_000, 5_000};
+      case NATS_NODE_KILL -> new long[] {5_000, 30_000};
+      case POISON, NATS_DOWN_AT_START -> new long[] {0, 0};
+    };
+  }
+
+  /** A node fault must outlast the lease however short the run; the others shrink with it. */
+  private static boolean capped(Kind kind) {
+    return kind != Kind.NODE_KILL && kind != Kind.NODE_PAUSE && kind != Kind.NODE_STALL;
+  }
+
+  private static long cap(long total) {
+    return Math.max(10_000, total / 6);
+  }
+
+  /**
+   * The shortest whole-second duration whose plan for {@code seed} holds every kind of {@code
+   * kinds}, up to {@link #LONGEST}.
+   */
+  static Duration shortestFitting(
+      long seed, List<Kind> kinds, List<Integer> streams, CheckShape shape) {
+    for (long s = 1; s <= LONGEST.toSeconds(); s++) {
+      if (plan(seed, Duration.ofSeconds(s), kinds, streams, shape).dropped().isEmpty()) {
+        return Duration.ofSeconds(s);
+      }
     }
-    long cap = Math.max(10_000, total / 6);
-    long lasts =
-        switch (kind) {
-          case NATS_PAUSE -> between(random, 10_000, 60_000);
-          case LINK_CUT -> between(random, 60_000, 180_000);
-          case LINK_STALL, LINK_SLOW -> between(random, 10_000, 60_000);
-          case DB_RESTART, DISK_FULL -> between(random, 5_000, 20_000);
-          case CORE_KILL, CORE_KILL_AFTER_COMMIT, NATS_KILL, LOST_TAIL ->
-              between(random, 1_000, 5_000);
-          case NATS_NODE_KILL -> between(random, 5_000, 30_000);
-          case POISON, NATS_DOWN_AT_START -> 0;
-          case NODE_KILL, NODE_PAUSE, NODE_STALL ->
-              throw new IllegalStateException("measured by the lease");
-        };
-    return Math.min(lasts, cap);
+    throw new IllegalArgumentException("faults " + wires(kinds) + " do not fit in " + LONGEST);
+  }
+
+  /**
+   * The shortest whole-second duration that holds every kind of {@code kinds} whatever the seed:
+   * each fault at its longest, each gap at {@link #GAP_MAX}.
+   */
+  static Duration shortestFittingAnySeed(List<Kind> kinds, CheckShape shape) {
+    long lease = shape.lease().toMillis();
+    List<Kind> timed = kinds.stream().filter(k -> k != Kind.NATS_DOWN_AT_START).toList();
+    for (long s = 1; s <= LONGEST.toSeconds(); s++) {
+      long total = s * 1000;
+      long end = FIRST_AFTER.toMillis() + Math.max(0, timed.size() - 1) * GAP_MAX.toMillis();
+      for (Kind k : timed) {
+        long longest = range(k, lease)[1];
+        end += capped(k) ? Math.min(longest, cap(total)) : longest;
+      }
+      if (end <= total) {
+        return Duration.ofSeconds(s);
+      }
+    }
+    throw new IllegalArgumentException("faults " + wires(kinds) + " do not fit in " + LONGEST);
+  }
+
+  static String wires(List<Kind> kinds) {
+    return String.join(",", kinds.stream().map(k -> k.wire).toList());
   }
 
   private static long between(Random random, long min, long max) {
