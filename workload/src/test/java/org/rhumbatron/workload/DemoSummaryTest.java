@@ -59,7 +59,7 @@ class DemoSummaryTest {
         .contains("  duties moved        3.2 s after the kill: every duty held by a live node\n")
         .contains(
             "  in-flight handled   11.5 s after the kill: each Change open at the kill moved or"
-                + " ended, each consumer acked what it had delivered by the kill\n")
+                + " ended, each queue consumer acked what it had delivered by the kill\n")
         .contains("  every Change ended  yes\n")
         .doesNotContain("still waiting");
 

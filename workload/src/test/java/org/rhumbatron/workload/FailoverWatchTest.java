@@ -40,19 +40,34 @@ class FailoverWatchTest {
   }
 
   @Test
-  void inFlightIsWhatAConsumerHadDeliveredAtTheKillAndHasNotAcked() throws IOException {
+  void inFlightIsWhatAQueueConsumerHadDeliveredAtTheKillAndHasNotAcked() throws IOException {
     Map<String, FailoverWatch.Consumer> atKill =
         FailoverWatch.byKey(FailoverWatch.consumers(json("streams-at-kill.json")));
 
     assertThat(FailoverWatch.unacked(atKill, FailoverWatch.consumers(json("streams-stalled.json"))))
-        .as("q-release and q-dead-letter have an ack floor below but nothing ack-pending")
+        .as(
+            "the event streams' consumers are not asked (their new holder applies the dead"
+                + " node's deliveries from the stream), q-release and q-dead-letter have an ack"
+                + " floor below but nothing ack-pending")
+        .isEmpty();
+
+    FailoverWatch.Consumer wakeupsAtKill =
+        new FailoverWatch.Consumer("COMMANDS", "q-agent-wakeups", 4, 900, 910);
+    Map<String, FailoverWatch.Consumer> withQueue = new java.util.LinkedHashMap<>(atKill);
+    withQueue.put(wakeupsAtKill.key(), wakeupsAtKill);
+    assertThat(
+            FailoverWatch.unacked(
+                withQueue,
+                List.of(new FailoverWatch.Consumer("COMMANDS", "q-agent-wakeups", 2, 905, 930))))
         .containsExactly(
-            "causal-router on EVENTS_00: ack floor 1294 below 1394 delivered at the kill,"
-                + " 100 ack-pending",
-            "causal-router on EVENTS_01: ack floor 1210 below 1296 delivered at the kill,"
-                + " 86 ack-pending",
-            "analytics-projector on EVENTS_03: ack floor 1061 below 1161 delivered at the kill,"
-                + " 100 ack-pending");
+            "q-agent-wakeups on COMMANDS: ack floor 905 below 910 delivered at the kill,"
+                + " 2 ack-pending");
+    assertThat(
+            FailoverWatch.unacked(
+                withQueue,
+                List.of(new FailoverWatch.Consumer("COMMANDS", "q-agent-wakeups", 2, 912, 930))))
+        .as("its ack floor passed what it had delivered at the kill")
+        .isEmpty();
   }
 
   @Test
