@@ -125,8 +125,8 @@ class FailoverWatchTest {
 
   @Test
   void theAllowanceLetsTheLeasesExpireAndTheLongestAckWaitRedeliver() {
-    // 3 x 15 s of lease, then router.ack-wait's 5 min (longer than queues.ack-wait's 60 s).
-    assertThat(FailoverWatch.allowance(Settings.defaults())).isEqualTo(Duration.ofSeconds(345));
+    // 3 x 6 s of lease, then router.ack-wait's 5 min (longer than queues.ack-wait's 6 s).
+    assertThat(FailoverWatch.allowance(Settings.defaults())).isEqualTo(Duration.ofSeconds(318));
   }
 
   @Test
