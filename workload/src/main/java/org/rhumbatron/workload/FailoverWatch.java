@@ -148,12 +148,14 @@ final class FailoverWatch {
       boolean baseline = false;
       while (true) {
         try {
+          // Stamped once read: the figures are when the API showed it, not when asked. The
+          // cluster first: the reads of every Change take seconds under load.
+          JsonNode cluster = api.cluster();
+          observeDuties(clock.millis(), cluster);
           if (!baseline) {
             afterKill();
             baseline = true;
           }
-          // Stamped once read: the figures are when the API showed it, not when asked.
-          JsonNode cluster = api.cluster();
           JsonNode streams = api.streams();
           Map<String, ChangeMark> now = current();
           observe(clock.millis(), cluster, streams, now);
@@ -205,9 +207,7 @@ final class FailoverWatch {
 
   /** One poll's reading of the cluster, the streams and the Changes open at the kill. */
   void observe(long nowMs, JsonNode cluster, JsonNode streams, Map<String, ChangeMark> now) {
-    if (dutiesMovedMs < 0 && dutiesHeldByLiveNodes(cluster, killed)) {
-      dutiesMovedMs = nowMs - killedAtMs;
-    }
+    observeDuties(nowMs, cluster);
     List<String> still = new ArrayList<>(unacked(deliveredAtKill, consumers(streams)));
     still.addAll(unmoved(openAtKill, now));
     if (handledMs < 0 && still.isEmpty()) {
@@ -217,6 +217,13 @@ final class FailoverWatch {
       still.add(0, "duties held by " + ownersNotLive(cluster, killed));
     }
     waiting = still;
+  }
+
+  /** Records when every duty was first seen held by a live node. */
+  void observeDuties(long nowMs, JsonNode cluster) {
+    if (dutiesMovedMs < 0 && dutiesHeldByLiveNodes(cluster, killed)) {
+      dutiesMovedMs = nowMs - killedAtMs;
+    }
   }
 
   /** Every duty has an owner, and each owner is a live node other than {@code killed}. */
