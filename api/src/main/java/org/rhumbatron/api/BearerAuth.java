@@ -5,11 +5,13 @@ import io.javalin.http.HandlerType;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.util.Set;
+import org.rhumbatron.lifecycle.TaskTokens;
 
 /**
  * Writes (every method but GET, HEAD and OPTIONS) need {@code Authorization: Bearer <api.token>}.
  * Without a token configured every write is refused with 403; a missing or wrong token is 401.
- * Reads stay open. The comparison takes the same time wherever the tokens differ.
+ * Reads stay open. The comparison takes the same time wherever the tokens differ. A task token
+ * ({@code rtk_...}) passes on an Agent's report routes only, which check it themselves.
  */
 final class BearerAuth {
   private static final Set<HandlerType> READS =
@@ -31,6 +33,9 @@ final class BearerAuth {
     if (READS.contains(ctx.method())) {
       return;
     }
+    if (taskToken(ctx) != null && AgentRoutes.REPORT_PATH.matcher(ctx.path()).matches()) {
+      return; // the report route checks the task token itself
+    }
     if (token == null) {
       throw new ApiException(403, null, NO_TOKEN);
     }
@@ -44,5 +49,15 @@ final class BearerAuth {
       ctx.header("WWW-Authenticate", "Bearer error=\"invalid_token\"");
       throw new ApiException(401, null, "the bearer token is not the configured api.token");
     }
+  }
+
+  /** The bearer value when it is a task token ({@code rtk_...}), else null. */
+  static String taskToken(Context ctx) {
+    String header = ctx.header("Authorization");
+    if (header == null || !header.regionMatches(true, 0, "Bearer ", 0, 7)) {
+      return null;
+    }
+    String value = header.substring(7).trim();
+    return value.startsWith(TaskTokens.PREFIX) ? value : null;
   }
 }

@@ -238,7 +238,9 @@ final class CoreWiring {
                     config.settings().get(Settings.API_TOKEN))
                 .withLags(() -> side.router() == null ? null : side.router().lags())
                 .withOwnership(ownership)
-                .withCharts(charts),
+                .withCharts(charts)
+                .withWebhookSecrets(
+                    clock, config.settings().get(Settings.AGENT_WEBHOOK_SECRET_OVERLAP)),
             metrics);
     http.closeWith(new ChartSampler(metrics.registry, charts, clock).start());
     apiBaseUrl.set("http://127.0.0.1:" + http.port());

@@ -255,6 +255,15 @@ public final class Settings {
       register(optionalHttpUrl("agents.webhook.url"));
   public static final Setting<Duration> AGENT_WEBHOOK_TIMEOUT =
       register(duration("agents.webhook.timeout", Duration.ofSeconds(10)));
+  // When a new webhook secret is made, how long the one before it still signs (both do meanwhile).
+  public static final Setting<Duration> AGENT_WEBHOOK_SECRET_OVERLAP =
+      register(duration("agents.webhook.secret-overlap", Duration.ofHours(24)));
+  // A task token lives until its attempt ends, at most this long (a later wake brings a new one);
+  // its signing key is replaced after key-rotation and checks for one max-age more.
+  public static final Setting<Duration> TASK_TOKEN_MAX_AGE =
+      register(duration("agents.task-token.max-age", Duration.ofHours(24)));
+  public static final Setting<Duration> TASK_TOKEN_KEY_ROTATION =
+      register(duration("agents.task-token.key-rotation", Duration.ofDays(7)));
 
   // The HTTP API: the bearer token its writes need (empty: none, and every write is refused).
   public static final Setting<String> API_TOKEN = register(secret("api.token"));
