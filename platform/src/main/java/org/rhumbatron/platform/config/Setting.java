@@ -185,6 +185,21 @@ public record Setting<T>(
         false);
   }
 
+  /** A text such as a user name, empty by default: none given. */
+  static Setting<String> optionalText(String key) {
+    return new Setting<>(key, "", raw -> raw, v -> true, "a non-empty text");
+  }
+
+  /** The path of a readable file (a CA, a creds file), empty by default: none given. */
+  static Setting<String> optionalFile(String key) {
+    return new Setting<>(
+        key,
+        "",
+        raw -> raw,
+        v -> v.isEmpty() || java.nio.file.Files.isReadable(java.nio.file.Path.of(v)),
+        "the path of a readable file");
+  }
+
   /** An http or https URL like {@link #httpUrl}, empty by default: none configured. */
   static Setting<String> optionalHttpUrl(String key) {
     Setting<String> url = httpUrl(key, "");

@@ -72,7 +72,10 @@ public final class Database implements AutoCloseable {
           target.dialect() instanceof SqliteDialect
               ? new SqliteConnections(target, options.busyTimeout(), options.sqliteReaders())
               : new PostgresConnections(
-                  target, options.postgresPoolSize(), options.idleInTransactionTimeout());
+                  target,
+                  options.postgresPoolSize(),
+                  options.idleInTransactionTimeout(),
+                  options.password());
     } catch (SQLException e) {
       throw new DatabaseException("cannot open " + shown + ": " + SqlErrors.describe(e), e);
     } catch (RuntimeException e) {

@@ -10,9 +10,13 @@ final class PostgresConnections implements ConnectionSource {
 
   private final HikariDataSource pool;
 
-  PostgresConnections(DatabaseUrl url, int poolSize, java.time.Duration idleInTransaction) {
+  PostgresConnections(
+      DatabaseUrl url, int poolSize, java.time.Duration idleInTransaction, String password) {
     HikariConfig config = new HikariConfig();
     config.setJdbcUrl(url.jdbcUrl());
+    if (password != null) {
+      config.setPassword(password); // the URL's user, this password
+    }
     config.setMaximumPoolSize(poolSize);
     config.setPoolName("rhumbatron-db");
     config.setAutoCommit(true);
