@@ -190,14 +190,18 @@ public record Setting<T>(
     return new Setting<>(key, "", raw -> raw, v -> true, "a non-empty text");
   }
 
-  /** The path of a readable file (a CA, a creds file), empty by default: none given. */
+  /**
+   * The path of a readable file (a CA, a creds file, a password file), empty by default: none
+   * given. A bad value is not quoted: it may be the secret itself, written where its path belongs.
+   */
   static Setting<String> optionalFile(String key) {
     return new Setting<>(
         key,
         "",
         raw -> raw,
         v -> v.isEmpty() || java.nio.file.Files.isReadable(java.nio.file.Path.of(v)),
-        "the path of a readable file");
+        "the path of a readable file",
+        false);
   }
 
   /** An http or https URL like {@link #httpUrl}, empty by default: none configured. */
