@@ -38,7 +38,8 @@ class NatsCredentialsTest {
 
   @BeforeEach
   void startSecuredNats() throws Exception {
-    certs = TestCertificates.make(dir.resolve("tls"), "DNS:localhost", "IP:127.0.0.1");
+    Files.createDirectories(dir.resolve("tls"));
+    certs = TestCertificates.create(dir.resolve("tls"), "DNS:localhost", "IP:127.0.0.1");
     port = NatsServer.freePort();
     Path conf = dir.resolve("nats.conf");
     Files.writeString(
@@ -47,7 +48,11 @@ class NatsCredentialsTest {
             "\n",
             "listen: 127.0.0.1:" + port,
             "jetstream { store_dir: \"" + dir.resolve("js") + "\" }",
-            "tls { cert_file: \"" + certs.cert() + "\", key_file: \"" + certs.key() + "\" }",
+            "tls { cert_file: \""
+                + certs.serverChain()
+                + "\", key_file: \""
+                + certs.serverKey()
+                + "\" }",
             "authorization { user: core, password: \"" + PASSWORD + "\" }",
             ""));
     server =
@@ -68,8 +73,10 @@ class NatsCredentialsTest {
 
   @AfterEach
   void stopNats() throws Exception {
-    server.destroy();
-    server.waitFor();
+    if (server != null) {
+      server.destroy();
+      server.waitFor();
+    }
   }
 
   private CoreConfig core(Map<String, String> nats) {
@@ -85,7 +92,12 @@ class NatsCredentialsTest {
   void coreWorksThroughTlsAndAUser() throws Exception {
     Map<String, String> nats =
         Map.of(
-            "nats.user", "core", "nats.password", PASSWORD, "nats.tls.ca", certs.ca().toString());
+            "nats.user",
+            "core",
+            "nats.password",
+            PASSWORD,
+            "nats.tls.ca",
+            certs.caCert().toString());
     try (CoreService core = CoreService.start(core(nats))) {
       ApiClient api = ApiClient.of(core, TOKEN);
       assertThat(
@@ -103,7 +115,8 @@ class NatsCredentialsTest {
   void aWrongPasswordOrAMissingCaStopsTheStartWithoutShowingThePassword() {
     String wrong = PASSWORD + "-wrong";
     Map<String, String> badPassword =
-        Map.of("nats.user", "core", "nats.password", wrong, "nats.tls.ca", certs.ca().toString());
+        Map.of(
+            "nats.user", "core", "nats.password", wrong, "nats.tls.ca", certs.caCert().toString());
     assertThatThrownBy(() -> CoreService.start(core(badPassword)).close())
         .satisfies(e -> assertThat(messages(e)).doesNotContain(wrong).doesNotContain("Zq81xK"));
     Map<String, String> noCa = Map.of("nats.user", "core", "nats.password", PASSWORD);

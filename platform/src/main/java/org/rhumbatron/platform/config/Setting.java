@@ -185,25 +185,6 @@ public record Setting<T>(
         false);
   }
 
-  /** A text such as a user name, empty by default: none given. */
-  static Setting<String> optionalText(String key) {
-    return new Setting<>(key, "", raw -> raw, v -> true, "a non-empty text");
-  }
-
-  /**
-   * The path of a readable file (a CA, a creds file, a password file), empty by default: none
-   * given. A bad value is not quoted: it may be the secret itself, written where its path belongs.
-   */
-  static Setting<String> optionalFile(String key) {
-    return new Setting<>(
-        key,
-        "",
-        raw -> raw,
-        v -> v.isEmpty() || java.nio.file.Files.isReadable(java.nio.file.Path.of(v)),
-        "the path of a readable file",
-        false);
-  }
-
   /** An http or https URL like {@link #httpUrl}, empty by default: none configured. */
   static Setting<String> optionalHttpUrl(String key) {
     Setting<String> url = httpUrl(key, "");
@@ -229,6 +210,25 @@ public record Setting<T>(
         v -> true,
         "NATS URLs like nats://10.0.0.1:4222,nats://10.0.0.2:4222",
         false); // a URL may carry a user's password: not in the settings dump
+  }
+
+  /** A text such as a user name, empty by default: none given. */
+  static Setting<String> optionalText(String key) {
+    return new Setting<>(key, "", raw -> raw, v -> true, "a non-empty text");
+  }
+
+  /**
+   * The path of a readable file (a CA, a creds file, a password file), empty by default: none
+   * given. A bad value is not quoted: it may be the secret itself, written where its path belongs.
+   */
+  static Setting<String> readableFile(String key) {
+    return new Setting<>(
+        key,
+        "",
+        raw -> raw,
+        v -> v.isEmpty() || java.nio.file.Files.isReadable(java.nio.file.Path.of(v)),
+        "the path of a readable file",
+        false);
   }
 
   /** The forms {@link #parseDuration} accepts, as its errors name them. */

@@ -45,15 +45,15 @@ public final class Settings {
   public static final Setting<String> NATS_USER = register(Setting.optionalText("nats.user"));
   public static final Setting<String> NATS_PASSWORD = register(secret("nats.password"));
   public static final Setting<String> NATS_TOKEN = register(secret("nats.token"));
-  public static final Setting<String> NATS_CREDS = register(Setting.optionalFile("nats.creds"));
-  public static final Setting<String> NATS_TLS_CA = register(Setting.optionalFile("nats.tls.ca"));
+  public static final Setting<String> NATS_CREDS = register(Setting.readableFile("nats.creds"));
+  public static final Setting<String> NATS_TLS_CA = register(Setting.readableFile("nats.tls.ca"));
 
   // The PostgreSQL password, kept out of the JDBC URL: given here (or
   // RHUMBATRON_DATABASE_PASSWORD),
   // or read from a file (a mounted secret), not both.
   public static final Setting<String> DATABASE_PASSWORD = register(secret("database.password"));
   public static final Setting<String> DATABASE_PASSWORD_FILE =
-      register(Setting.optionalFile("database.password-file"));
+      register(Setting.readableFile("database.password-file"));
 
   // Event log topology ("Transactional outbox to the event log").
   public static final Setting<Duration> EVENT_STREAM_MAX_AGE =
