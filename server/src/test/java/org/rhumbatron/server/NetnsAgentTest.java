@@ -258,7 +258,8 @@ class NetnsAgentTest {
             .until(
                 () -> {
                   String state = api.get("/api/changes/" + changeId).body().path("state").asText();
-                  return !state.equals("open") && !state.equals("verifying");
+                  return List.of("completed", "failed", "cancelled", "declined", "not_selected")
+                      .contains(state);
                 });
         List<String> lines = Files.readAllLines(agentLog);
         String state = api.get("/api/changes/" + changeId).body().path("state").asText();

@@ -227,7 +227,8 @@ class TaskTokenAgentTest {
             .until(
                 () -> {
                   String state = api.get("/api/changes/" + changeId).body().path("state").asText();
-                  return !state.equals("open") && !state.equals("verifying");
+                  return List.of("completed", "failed", "cancelled", "declined", "not_selected")
+                      .contains(state);
                 });
         JsonNode change = api.get("/api/changes/" + changeId).body();
         assertThat(agent.problems).isEmpty();
