@@ -22,7 +22,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.rhumbatron.platform.config.Settings;
-import org.rhumbatron.server.ApiClient.Answer;
 import org.rhumbatron.testkit.db.DatabaseExtension;
 import org.rhumbatron.testkit.nats.NatsServer;
 import org.rhumbatron.testkit.nats.NatsServerExtension;
@@ -227,42 +226,22 @@ class NetnsAgentTest {
                     HttpResponse.BodyHandlers.ofString());
         assertThat(unsigned.statusCode()).isEqualTo(401);
 
-        assertThat(
-                api.post(
-                        "/api/projects", Map.of("projectId", "p-net", "tenantId", "t", "name", "N"))
-                    .status())
-            .isEqualTo(202);
-        await()
-            .atMost(Duration.ofSeconds(30))
-            .until(() -> api.get("/api/projects/p-net").status() == 200);
-        Answer created =
-            api.post(
-                "/api/projects/p-net/changes",
-                Map.of(
-                    "clientRequestId",
-                    "req-net",
-                    "tasks",
-                    List.of(
-                        Map.of("key", "a", "resourceScopes", List.of("path:src/a/")),
-                        Map.of(
-                            "key",
-                            "b",
-                            "dependsOn",
-                            List.of("a"),
-                            "resourceScopes",
-                            List.of("path:src/b/", "path:docs/")))));
-        assertThat(created.status()).as(created.text()).isEqualTo(201);
-        String changeId = created.body().path("changeId").asText();
-        await()
-            .atMost(Duration.ofSeconds(60))
-            .until(
-                () -> {
-                  String state = api.get("/api/changes/" + changeId).body().path("state").asText();
-                  return List.of("completed", "failed", "cancelled", "declined", "not_selected")
-                      .contains(state);
-                });
+        AgentChanges.provision(api, "p-net");
+        String changeId =
+            AgentChanges.create(
+                api,
+                "p-net",
+                List.of(
+                    Map.of("key", "a", "resourceScopes", List.of("path:src/a/")),
+                    Map.of(
+                        "key",
+                        "b",
+                        "dependsOn",
+                        List.of("a"),
+                        "resourceScopes",
+                        List.of("path:src/b/", "path:docs/"))));
+        String state = AgentChanges.awaitEnd(api, changeId).path("state").asText();
         List<String> lines = Files.readAllLines(agentLog);
-        String state = api.get("/api/changes/" + changeId).body().path("state").asText();
         assertThat(state).as(String.join("\n", lines)).isEqualTo("completed");
         long starts = lines.stream().filter(l -> l.startsWith("wake start ")).count();
         long refused = lines.stream().filter(l -> l.startsWith("wake refused")).count();

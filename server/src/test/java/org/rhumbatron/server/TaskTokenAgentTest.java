@@ -1,7 +1,6 @@
 package org.rhumbatron.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.sun.net.httpserver.HttpExchange;
@@ -9,7 +8,6 @@ import com.sun.net.httpserver.HttpServer;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -194,43 +192,22 @@ class TaskTokenAgentTest {
             .contains(secret.body().path("keyId").asText())
             .doesNotContain(agent.secret.substring(6));
 
-        assertThat(
-                api.post(
-                        "/api/projects",
-                        Map.of("projectId", "p-tok", "tenantId", "t1", "name", "Tokens"))
-                    .status())
-            .isEqualTo(202);
-        await()
-            .atMost(Duration.ofSeconds(30))
-            .until(() -> api.get("/api/projects/p-tok").status() == 200);
-        Answer created =
-            api.post(
-                "/api/projects/p-tok/changes",
-                Map.of(
-                    "clientRequestId",
-                    "req-tok",
-                    "tasks",
-                    List.of(
-                        Map.of("key", "a", "resourceScopes", List.of("path:src/a/")),
-                        Map.of("key", "b", "resourceScopes", List.of("path:src/b/")),
-                        Map.of(
-                            "key",
-                            "c",
-                            "dependsOn",
-                            List.of("a", "b"),
-                            "resourceScopes",
-                            List.of("path:src/c/")))));
-        assertThat(created.status()).as(created.text()).isEqualTo(201);
-        String changeId = created.body().path("changeId").asText();
-        await()
-            .atMost(Duration.ofSeconds(60))
-            .until(
-                () -> {
-                  String state = api.get("/api/changes/" + changeId).body().path("state").asText();
-                  return List.of("completed", "failed", "cancelled", "declined", "not_selected")
-                      .contains(state);
-                });
-        JsonNode change = api.get("/api/changes/" + changeId).body();
+        AgentChanges.provision(api, "p-tok");
+        String changeId =
+            AgentChanges.create(
+                api,
+                "p-tok",
+                List.of(
+                    Map.of("key", "a", "resourceScopes", List.of("path:src/a/")),
+                    Map.of("key", "b", "resourceScopes", List.of("path:src/b/")),
+                    Map.of(
+                        "key",
+                        "c",
+                        "dependsOn",
+                        List.of("a", "b"),
+                        "resourceScopes",
+                        List.of("path:src/c/"))));
+        JsonNode change = AgentChanges.awaitEnd(api, changeId);
         assertThat(agent.problems).isEmpty();
         assertThat(change.path("state").asText()).as(change.toString()).isEqualTo("completed");
         change
