@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Base64;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BiConsumer;
 import java.util.stream.Collectors;
 import javax.crypto.Mac;
@@ -14,6 +15,8 @@ import javax.crypto.spec.SecretKeySpec;
 import org.rhumbatron.platform.secrets.SigningKeys;
 import org.rhumbatron.platform.secrets.SigningKeys.Key;
 import org.rhumbatron.platform.secrets.SigningKeys.Purpose;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Signs webhook POSTs as the Standard Webhooks specification says: {@code webhook-id}, {@code
@@ -21,7 +24,7 @@ import org.rhumbatron.platform.secrets.SigningKeys.Purpose;
  * v1,<base64 HMAC-SHA256 of id.timestamp.body>}, one per unexpired secret, so a receiver that holds
  * either secret of a rotation accepts the call. The secrets are the webhook keys of {@link
  * SigningKeys}, read again at most every {@link #RELOAD_EVERY} (a rotation on another core is seen
- * that soon). Without any secret nothing is signed.
+ * that soon). Without any secret nothing is signed, and core says so once (WARN).
  */
 public final class WebhookSignatures {
   public static final String ID = "webhook-id";
@@ -29,8 +32,11 @@ public final class WebhookSignatures {
   public static final String SIGNATURE = "webhook-signature";
   static final Duration RELOAD_EVERY = Duration.ofSeconds(2);
 
+  private static final Logger log = LoggerFactory.getLogger(WebhookSignatures.class);
+
   private final SigningKeys keys;
   private final Clock clock;
+  private final AtomicBoolean warned = new AtomicBoolean();
   private List<Key> secrets = List.of();
   private Instant loadedAt = Instant.MIN;
 
@@ -47,6 +53,11 @@ public final class WebhookSignatures {
     Instant now = clock.instant();
     List<Key> current = current(now);
     if (current.isEmpty()) {
+      if (warned.compareAndSet(false, true)) {
+        log.warn(
+            "webhooks go unsigned: no webhook secret exists; make one with POST"
+                + " /api/webhooks/secrets and give it to the Agents' side");
+      }
       return false;
     }
     String timestamp = Long.toString(now.getEpochSecond());
