@@ -10,13 +10,12 @@ import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
 import org.rhumbatron.platform.db.Database;
 import org.rhumbatron.platform.secrets.SigningKeys;
 import org.rhumbatron.platform.secrets.SigningKeys.Purpose;
 import org.rhumbatron.testkit.SettableClock;
-import org.rhumbatron.testkit.db.DatabaseExtension;
+import org.rhumbatron.testkit.db.DatabaseTest;
+import org.rhumbatron.testkit.db.TestDatabase;
 import org.rhumbatron.testkit.webhooks.StandardWebhooks;
 import org.rhumbatron.testkit.webhooks.StandardWebhooks.Message;
 import org.slf4j.Logger;
@@ -34,7 +33,7 @@ class WebhookSignaturesTest {
   static final String BODY = "{\"kind\":\"start\",\"taskId\":\"chg_1:api\",\"title\":\"é ü\"}";
   static final String FOREIGN = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
 
-  @RegisterExtension final DatabaseExtension db = DatabaseExtension.sqlite();
+  TestDatabase testDatabase; // set per run: SQLite, then PostgreSQL
   final SettableClock clock = new SettableClock(Instant.now());
   Database database;
   SigningKeys keys;
@@ -42,7 +41,7 @@ class WebhookSignaturesTest {
 
   @BeforeEach
   void open() {
-    database = Database.open(db.database().url());
+    database = Database.open(testDatabase.url());
     keys = new SigningKeys(database, clock);
     signatures = new WebhookSignatures(keys, clock);
   }
@@ -63,14 +62,14 @@ class WebhookSignaturesTest {
         body);
   }
 
-  @Test
+  @DatabaseTest
   void withoutASecretNothingIsSigned() {
     Map<String, String> headers = new HashMap<>();
     assertThat(signatures.sign("msg_1", BODY, headers::put)).isFalse();
     assertThat(headers).isEmpty();
   }
 
-  @Test
+  @DatabaseTest
   void bothSecretsOfARotationVerifyAndOnlyTheNewOneAfterIt() throws Exception {
     String first = keys.rotate(Purpose.WEBHOOK, OVERLAP).webhookSecret();
     Message one = signed("chg_1:api_a1_start", BODY);
@@ -113,7 +112,7 @@ class WebhookSignaturesTest {
     assertThat(StandardWebhooks.verifyFromSpec(second, after, clock.instant())).isTrue();
   }
 
-  @Test
+  @DatabaseTest
   void aRevokedSecretStopsSigningAtOnce() {
     String first = keys.rotate(Purpose.WEBHOOK, OVERLAP).webhookSecret();
     SigningKeys.Key second = keys.rotate(Purpose.WEBHOOK, OVERLAP);

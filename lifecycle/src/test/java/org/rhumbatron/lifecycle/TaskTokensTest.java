@@ -8,24 +8,23 @@ import java.time.Instant;
 import java.util.Base64;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
 import org.rhumbatron.platform.db.Database;
 import org.rhumbatron.platform.secrets.SigningKeys;
 import org.rhumbatron.testkit.SettableClock;
-import org.rhumbatron.testkit.db.DatabaseExtension;
+import org.rhumbatron.testkit.db.DatabaseTest;
+import org.rhumbatron.testkit.db.TestDatabase;
 
 /**
- * Task tokens on a real database: two cores (two {@link TaskTokens} over one table, each with its
- * own memory) check each other's tokens; a token is its Task attempt's only, ends at its expiry,
- * survives a key rotation for the overlap and not after, and any changed byte refuses it.
+ * Task tokens on each real database: two cores (two {@link TaskTokens} over one table, each with
+ * its own memory) check each other's tokens; a token is its Task attempt's only, ends at its
+ * expiry, survives a key rotation for the overlap and not after, and any changed byte refuses it.
  */
 class TaskTokensTest {
   static final Duration MAX_AGE = Duration.ofHours(1);
   static final Duration ROTATION = Duration.ofHours(6);
   static final TaskRef REF = new TaskRef("p-1", "chg_1", "chg_1:api", "agt_1", 2);
 
-  @RegisterExtension final DatabaseExtension db = DatabaseExtension.sqlite();
+  TestDatabase testDatabase; // set per run: SQLite, then PostgreSQL
   final SettableClock clock = new SettableClock(Instant.parse("2026-01-01T00:00:00Z"));
   Database database;
   TaskTokens core1;
@@ -33,7 +32,7 @@ class TaskTokensTest {
 
   @BeforeEach
   void open() {
-    database = Database.open(db.database().url());
+    database = Database.open(testDatabase.url());
     core1 = new TaskTokens(new SigningKeys(database, clock), clock, MAX_AGE, ROTATION);
     core2 = new TaskTokens(new SigningKeys(database, clock), clock, MAX_AGE, ROTATION);
   }
@@ -43,7 +42,7 @@ class TaskTokensTest {
     database.close();
   }
 
-  @Test
+  @DatabaseTest
   void aTokenOfOneCoreIsCheckedByAnotherAndNamesItsAttempt() {
     String token = core1.issue(REF);
     assertThat(token).startsWith("rtk_");
@@ -55,7 +54,7 @@ class TaskTokensTest {
     assertThat(granted.expiresAt()).isEqualTo(clock.instant().plus(MAX_AGE));
   }
 
-  @Test
+  @DatabaseTest
   void aTokenEndsAtItsExpiry() {
     String token = core1.issue(REF);
     clock.advance(MAX_AGE.minusMillis(1));
@@ -64,7 +63,7 @@ class TaskTokensTest {
     assertThat(core2.verify(token)).isEmpty();
   }
 
-  @Test
+  @DatabaseTest
   void anyChangedPartIsRefused() {
     String token = core1.issue(REF);
     int dot = token.indexOf('.');
@@ -87,7 +86,7 @@ class TaskTokensTest {
     assertThat(core2.verify(token.substring(4))).isEmpty();
   }
 
-  @Test
+  @DatabaseTest
   void aRotatedKeyChecksForTheOverlapAndNoLonger() {
     String old = core1.issue(REF);
     clock.advance(ROTATION); // the key is due: the next token is signed with a new key
@@ -104,7 +103,7 @@ class TaskTokensTest {
     assertThat(keys).isEqualTo(2);
   }
 
-  @Test
+  @DatabaseTest
   void aTokenSignedJustBeforeARotationChecksUntilItsOwnExpiry() {
     core1.issue(REF); // the first key is made now
     clock.advance(ROTATION.minusSeconds(1));
