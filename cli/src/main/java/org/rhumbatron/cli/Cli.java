@@ -31,7 +31,8 @@ public final class Cli {
   }
 
   /**
-   * Adds {@code projects}, {@code changes}, {@code dead-letters}, {@code outbox}, {@code streams}.
+   * Adds {@code projects}, {@code changes}, {@code dead-letters}, {@code outbox}, {@code streams},
+   * {@code webhooks}.
    */
   public static void addTo(CommandLine root, Map<String, String> env) {
     Cli cli = new Cli(env, root);
@@ -40,6 +41,7 @@ public final class Cli {
     root.addSubcommand(new CommandLine(new DeadLetterCommands(cli)));
     root.addSubcommand(new CommandLine(new OutboxCommands(cli)));
     root.addSubcommand(new CommandLine(new StreamCommands(cli)));
+    root.addSubcommand(new CommandLine(new WebhookCommands(cli)));
   }
 
   /** The options every API subcommand takes. */
