@@ -19,7 +19,7 @@ import org.rhumbatron.testkit.nats.NatsServerExtension;
 
 /**
  * A simulated Agent whose Change ends is told to stop and ends its work at once, not at its next
- * step (issue 29): its step delay here is an hour, so only the stop can end it within the test.
+ * step: its step delay here is an hour, so only the stop can end it within the test.
  */
 class SimulatedAgentStopTest {
   @RegisterExtension final NatsServerExtension nats = NatsServerExtension.perTest();

@@ -65,7 +65,7 @@ final class AgentRoutes {
    * lifecycle's own checks (409).
    */
   private void authorize(Context ctx, TaskInfo task, TaskRef ref) {
-    String token = BearerAuth.taskToken(ctx);
+    String token = Principal.of(ctx).map(Principal::taskToken).orElse(null);
     if (token == null) {
       return;
     }

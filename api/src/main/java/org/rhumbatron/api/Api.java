@@ -29,7 +29,9 @@ public final class Api {
   private final Database database;
   private final Supplier<Connection> nats;
   private final NatsGate natsGate;
-  private final BearerAuth auth;
+  private final Credentials credentials;
+  private final AuthFailures authFailures;
+  private final ApiAuth auth;
   private final StopGate stopGate = new StopGate();
   private Supplier<ConsumerLags> lags = () -> null;
   private Supplier<DutyOwnership> ownership = OwnsEverything::single;
@@ -40,7 +42,7 @@ public final class Api {
   /**
    * @param nats the NATS connection, null before core first connected
    * @param natsGate whether NATS can be used now (core may start before NATS answers)
-   * @param token the bearer token of writes; empty or null: none, and every write is refused
+   * @param access the operator token, whether reads need a credential, the rate per credential
    */
   public Api(
       Lifecycle lifecycle,
@@ -48,13 +50,15 @@ public final class Api {
       Database database,
       Supplier<Connection> nats,
       NatsGate natsGate,
-      String token) {
+      ApiAccess access) {
     this.lifecycle = lifecycle;
     this.deadLetters = deadLetters;
     this.database = database;
     this.nats = nats;
     this.natsGate = natsGate;
-    this.auth = new BearerAuth(token);
+    this.credentials = new Credentials(database, access.clock());
+    this.authFailures = new AuthFailures(access.clock());
+    this.auth = new ApiAuth(access, credentials, authFailures);
   }
 
   /**
@@ -88,6 +92,16 @@ public final class Api {
     return this;
   }
 
+  /** The refused requests by reason, for {@code /metrics}. */
+  public AuthFailures authFailures() {
+    return authFailures;
+  }
+
+  /** Whether any credential can pass: {@code api.token}, or a live credential in the database. */
+  public boolean hasCredential() {
+    return auth.configured() || credentials.anyLive();
+  }
+
   /** The server's own limits: a body above {@link JsonBody#MAX_BYTES} is refused with 413. */
   public static void configure(JavalinConfig config) {
     config.http.maxRequestSize = JsonBody.MAX_BYTES;
@@ -96,13 +110,14 @@ public final class Api {
   }
 
   public void mount(Javalin app) {
-    if (!auth.configured()) {
-      log.warn(BearerAuth.NO_TOKEN);
+    if (!hasCredential()) {
+      log.warn(ApiAuth.NO_TOKEN);
     }
     ApiErrors.register(app);
     ServerSpans.mount(app); // first: the span covers the gate and the token check
     stopGate.mount(app); // before the token check: a stopping node answers 503 to every request
-    app.before(auth::check);
+    // On matched routes only: the route's template decides what it needs (Access).
+    app.beforeMatched(auth::check);
     byte[] openapi = openapi();
     app.get(
         "/openapi.json", ctx -> ctx.status(200).contentType("application/json").result(openapi));
@@ -121,6 +136,7 @@ public final class Api {
     new ClusterRoutes(ownership).mount(app);
     new ChartRoutes(charts).mount(app);
     new DashboardRoutes().mount(app);
+    new TokenRoutes(credentials).mount(app);
   }
 
   /**

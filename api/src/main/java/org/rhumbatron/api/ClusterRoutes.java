@@ -10,7 +10,7 @@ import org.rhumbatron.platform.cluster.DutyOwnership;
 
 /**
  * {@code GET /api/cluster}: the nodes that share this database (id, HTTP address, last heartbeat on
- * the database's clock, state) and who holds which duty at which epoch (DESIGN.md 9).
+ * the database's clock, state) and who holds which duty at which epoch.
  */
 final class ClusterRoutes {
   private final Supplier<DutyOwnership> ownership;

@@ -134,6 +134,12 @@ final class JsonBody {
     return v.asInt();
   }
 
+  /** A whole number of at least 1, or null when absent or null. */
+  Integer optionalPositiveInt(String name) {
+    JsonNode v = node.get(name);
+    return v == null || v.isNull() ? null : positiveInt(name);
+  }
+
   /** A list of strings, empty when absent. */
   List<String> textList(String name) {
     JsonNode v = node.get(name);

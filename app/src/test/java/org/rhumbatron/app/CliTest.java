@@ -268,4 +268,36 @@ class CliTest {
     assertThat(r.err()).contains("--project");
     assertThat(cli("projects", "frobnicate").code()).isEqualTo(2);
   }
+
+  @Test
+  void aReaderTokenIsCreatedShownOnceListedAndRevoked() throws Exception {
+    Run created = cli("tokens", "create", "--role", "reader", "--name", "grafana");
+    assertThat(created.code()).as(created.err()).isZero();
+    String token = created.out().strip();
+    assertThat(token).startsWith("rbt_").doesNotContain("\n");
+    assertThat(created.err()).contains("shown this once");
+    Map<String, String> asReader =
+        Map.of("RHUMBATRON_URL", env.get("RHUMBATRON_URL"), "RHUMBATRON_API_TOKEN", token);
+    assertThat(cli(asReader, "streams").code()).isZero();
+    Run write = cli(asReader, "tokens", "list");
+    assertThat(write.code()).isEqualTo(1);
+    assertThat(write.err()).contains("HTTP 403: a reader credential may not GET /api/tokens");
+
+    Run listed = cli("tokens", "list", "--json");
+    String id = null;
+    for (JsonNode t : listed.json().path("tokens")) {
+      assertThat(t.has("token")).isFalse();
+      if (t.path("name").asText().equals("grafana")) {
+        id = t.path("id").asText();
+      }
+    }
+    assertThat(id).isNotNull();
+    assertThat(cli("tokens", "list").out()).contains(id).contains("reader").doesNotContain(token);
+    assertThat(cli("tokens", "revoke", id).code()).isZero();
+    Run refused = cli(asReader, "streams");
+    assertThat(refused.code()).isEqualTo(1);
+    assertThat(refused.err()).contains("HTTP 401: the bearer token is unknown or revoked");
+    Run badRole = cli("tokens", "create", "--role", "admin", "--name", "x");
+    assertThat(badRole.err()).contains("field role: one of operator, reader, agent; got 'admin'");
+  }
 }

@@ -16,8 +16,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * bin/rhumbatron on a copy of the project's layout, with mvn, java and bin/setup stand-ins that
- * record their calls: it rebuilds only when a module's src/main or a pom is newer than the jar, and
- * a build says one line, or on failure Maven's output without escape sequences.
+ * record their calls: it runs setup only when a tool the command needs is missing, rebuilds only
+ * when a module's src/main or a pom is newer than the jar, and a build says one line, or on failure
+ * Maven's output without escape sequences.
  */
 class LauncherTest {
   @TempDir Path tree;
@@ -37,7 +38,7 @@ class LauncherTest {
     calls = tree.resolve("calls");
     Files.createDirectories(tree.resolve("bin"));
     Files.copy(repoRoot().resolve("bin/rhumbatron"), tree.resolve("bin/rhumbatron"));
-    script(tree.resolve("bin/setup"), "exit 0");
+    script(tree.resolve("bin/setup"), "echo \"setup $*\" >> \"" + calls + "\"");
     Files.writeString(
         tree.resolve("pom.xml"), "<modules>\n  <module>lib</module>\n  <module>app</module>\n");
     for (String module : List.of("lib", "app")) {
@@ -111,6 +112,13 @@ class LauncherTest {
     assertThat(mavenCalls()).isEmpty();
     assertThat(r.err()).isEmpty();
     assertThat(Files.readString(calls)).contains("java -jar " + jar + " streams");
+  }
+
+  @Test
+  void aClientCommandWithJavaAndMavenThereRunsNoSetup() throws Exception {
+    Run r = launch();
+    assertThat(r.code()).as(r.err()).isZero();
+    assertThat(Files.readString(calls)).doesNotContain("setup");
   }
 
   @Test

@@ -28,7 +28,7 @@ import org.rhumbatron.testkit.nats.NatsServer;
 
 /**
  * Core started with {@code --nats} while no server answers there: it serves and commits at once,
- * and starts its queues and router when the server comes (issue 19); or, with the flag, exits.
+ * and starts its queues and router when the server comes; or, with the flag, exits.
  */
 class CoreNatsDownAtStartTest {
   private static final String TOKEN = "t0ken";

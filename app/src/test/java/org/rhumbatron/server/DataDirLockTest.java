@@ -17,9 +17,9 @@ import org.junit.jupiter.api.io.TempDir;
 import org.rhumbatron.app.Main;
 
 /**
- * One core per data directory (issue 30): a second lock of a held directory is refused with one
- * line naming the directory and the holder's pid; once the holder let go, or was killed, the next
- * one takes the directory.
+ * One core per data directory: a second lock of a held directory is refused with one line naming
+ * the directory and the holder's pid; once the holder let go, or was killed, the next one takes the
+ * directory.
  */
 class DataDirLockTest {
   @TempDir Path dir;
@@ -74,9 +74,9 @@ class DataDirLockTest {
   }
 
   /**
-   * Issue 31: SQLite is one node. A second core on the same SQLite file, from another data
-   * directory, is refused in one line naming the file and the running core (pid, node id), and
-   * writes nothing: no database file, no NATS store.
+   * SQLite is one node. A second core on the same SQLite file, from another data directory, is
+   * refused in one line naming the file and the running core (pid, node id), and writes nothing: no
+   * database file, no NATS store.
    */
   @Test
   @org.junit.jupiter.api.Timeout(60) // a core that is not refused runs until stopped

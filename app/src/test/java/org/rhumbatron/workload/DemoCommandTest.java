@@ -360,7 +360,9 @@ class DemoCommandTest {
     assertThat(out)
         .contains("6 created of 6: 6 completed")
         .containsPattern("cores +3; demo-core-\\d-\\w+ SIGKILLed half way")
-        .containsPattern("takeover +\\d+\\.\\d s until the other cores held all its duties")
+        .containsPattern("duties moved +\\d+\\.\\d s after the kill")
+        // A run of six Changes may end before the killed core's batches come back.
+        .containsPattern("in-flight handled +(\\d+\\.\\d s after the kill|NOT by the run's end)")
         .containsPattern("every Change ended +yes");
     assertThat(dir.resolve("core-2.log")).exists();
     assertThat(dir.resolve("core-3.log")).exists();

@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.util.concurrent.Callable;
 import org.rhumbatron.bench.BenchOptions.Common;
 import org.rhumbatron.bench.BenchOptions.Latency;
+import org.rhumbatron.bench.BenchOptions.OwnServer;
 import org.rhumbatron.bench.BenchOptions.Rounds;
 import org.rhumbatron.bench.BenchOptions.ScopesConverter;
 import org.rhumbatron.bench.BenchOptions.Warmup;
@@ -64,7 +65,7 @@ public final class BenchCommand implements Runnable {
         defaultValue = "nats",
         description =
             "nats (default), or in-process: every send acknowledged at once without NATS, to"
-                + " measure the outbox path alone (a diagnostic, not the issue's figure).")
+                + " measure the outbox path alone (a diagnostic: its ratio is not the outbox's figure).")
     String acks;
 
     @Override
@@ -236,7 +237,8 @@ public final class BenchCommand implements Runnable {
               + " purged tables, and reports the bytes each Event leaves and the size after the"
               + " horizon. Runs its own nats-server: it shortens the event streams' max age.")
   static final class Soak implements Callable<Integer> {
-    @Mixin Common common = new Common();
+    // No --nats: the bench shortens the event streams' max age, which a shared server must keep.
+    @Mixin OwnServer common = new OwnServer();
 
     @Option(names = "--rate", defaultValue = "200", description = "Events per second.")
     int rate;
@@ -258,7 +260,6 @@ public final class BenchCommand implements Runnable {
 
     @Override
     public Integer call() throws Exception {
-      require(this, common.ownServer(), "--nats: bench soak runs its own nats-server");
       require(this, rate >= 1, "--rate must be at least 1, was " + rate);
       require(this, projects >= 1, "--projects must be at least 1, was " + projects);
       require(this, keepSeconds >= 2, "--keep-seconds must be at least 2, was " + keepSeconds);

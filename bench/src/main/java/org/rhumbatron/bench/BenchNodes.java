@@ -13,8 +13,8 @@ import org.rhumbatron.server.CoreService;
 
 /**
  * The core nodes of a benchmark, in this process: one on a data directory, or several on one
- * PostgreSQL database and one NATS server (issue 31), each with a data directory {@code node-<i>}
- * of its own and node id {@code bench-<i>}, sharing the duties and the queues.
+ * PostgreSQL database and one NATS server, each with a data directory {@code node-<i>} of its own
+ * and node id {@code bench-<i>}, sharing the duties and the queues.
  */
 final class BenchNodes implements AutoCloseable {
   private final List<CoreService> cores;

@@ -62,6 +62,22 @@ final class BenchOptions {
     }
   }
 
+  /** The options of a benchmark that always runs its own nats-server: no {@code --nats}. */
+  static final class OwnServer {
+    @Option(names = "--data", defaultValue = "data/bench", description = "Data directory.")
+    Path data;
+
+    @Option(names = "--db", description = "Database URL (default: a fresh SQLite file in --data).")
+    String db;
+
+    int run(String name, Common.Bench bench) throws Exception {
+      Common common = new Common();
+      common.data = data;
+      common.db = db;
+      return common.run(name, bench);
+    }
+  }
+
   /** Measured rounds whose medians are the figures. */
   static final class Rounds {
     @Option(

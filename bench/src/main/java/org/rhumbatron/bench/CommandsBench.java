@@ -41,8 +41,8 @@ import org.rhumbatron.protocol.Queue;
 import org.rhumbatron.server.QueueConsumers;
 
 /**
- * The queue benchmark of issue 5: commands per second through runQueueConsumer with a no-op handler
- * (decode, handler, ack, ack extension armed), for one queue (agent-wakeups, with its row of {@link
+ * The queue benchmark: commands per second through runQueueConsumer with a no-op handler (decode,
+ * handler, ack, ack extension armed), for one queue (agent-wakeups, with its row of {@link
  * QueueConsumers}) and for all six queues at once, beside raw fetch + ack of a bare pull consumer
  * on a bare work-queue stream in the same run, with the same fetch batch and payload. Each phase
  * preloads its messages and times the first handled message to the last.

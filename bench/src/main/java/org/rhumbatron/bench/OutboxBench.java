@@ -39,9 +39,9 @@ import org.rhumbatron.protocol.StableIds;
 import org.rhumbatron.workload.LatencyStats;
 
 /**
- * The outbox benchmark of issue 3: state changes committed per second (each one transaction with
- * one Event) with their Events published, beside raw JetStream async publish of the same payload
- * size in the same run, and commit-to-PubAck latency at half the measured maximum rate.
+ * The outbox benchmark: state changes committed per second (each one transaction with one Event)
+ * with their Events published, beside raw JetStream async publish of the same payload size in the
+ * same run, and commit-to-PubAck latency at half the measured maximum rate.
  */
 final class OutboxBench {
   private static final int RAW_WINDOW = 100;

@@ -36,7 +36,7 @@ import org.rhumbatron.router.run.BatchOutcome;
 import org.rhumbatron.router.run.SubscriptionHandler;
 
 /**
- * The router benchmark of issue 4: events per second from the stream to the applied projection
+ * The router benchmark: events per second from the stream to the applied projection
  * (project-view-projector, then causal-router, driven by nudges) on one stream and on 8, beside the
  * raw fetch + ack rate of a bare pull consumer on the same messages in the same run, and the
  * publish-to-applied latency on the nudge path. It purges the 8 event streams and deletes their

@@ -29,10 +29,10 @@ import org.rhumbatron.server.CoreConfig;
 import org.rhumbatron.server.CoreService;
 
 /**
- * The retention soak (issue 29): a core of its own with every retention shortened to {@code keep}
- * and the purges run every minute, fed Events at a constant rate, its database size sampled
- * throughout. Before the horizon the size grows by the bytes each Event leaves; once the first rows
- * pass it, each purge deletes what the last minute added and the size stays flat.
+ * The retention soak: a core of its own with every retention shortened to {@code keep} and the
+ * purges run every minute, fed Events at a constant rate, its database size sampled throughout.
+ * Before the horizon the size grows by the bytes each Event leaves; once the first rows pass it,
+ * each purge deletes what the last minute added and the size stays flat.
  */
 final class SoakBench {
   private static final ObjectMapper JSON = new ObjectMapper();

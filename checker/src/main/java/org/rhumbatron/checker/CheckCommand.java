@@ -46,8 +46,10 @@ public final class CheckCommand implements Callable<Integer> {
       defaultValue = "3m",
       converter = PositiveDuration.class,
       description =
-          "How long faults are injected (30s, 5m, 30m): the whole fault phase; kinds that do"
-              + " not fit are dropped and named. Default: ${DEFAULT-VALUE}")
+          "How long faults are injected (30s, 5m, 30m): the whole fault phase. Each kind named"
+              + " in --faults runs at least once: a duration too short for them is refused with"
+              + " the shortest that fits; of the default kinds, those that do not fit are dropped"
+              + " and named. Default: ${DEFAULT-VALUE}")
   Duration duration;
 
   @Option(
@@ -57,8 +59,9 @@ public final class CheckCommand implements Callable<Integer> {
           "Fault kinds, comma separated. Default: every kind the database supports: "
               + "core-kill, core-kill-after-commit, nats-kill, nats-pause, lost-tail, link-cut,"
               + " link-stall, link-slow, nats-down-at-start, poison, and db-restart"
-              + " (PostgreSQL) or disk-full (SQLite); node-kill and node-pause with --cores 2"
-              + " or more; nats-node-kill (and no lost-tail) with --nats-cluster 3 or 5.")
+              + " (PostgreSQL) or disk-full (SQLite); node-kill, node-pause and node-stall (10"
+              + " SIGSTOPs of 2 s, none of which may cost the core a duty) with --cores 2 or"
+              + " more; nats-node-kill (and no lost-tail) with --nats-cluster 3 or 5.")
   List<String> faults;
 
   @Option(
@@ -86,7 +89,8 @@ public final class CheckCommand implements Callable<Integer> {
       defaultValue = "1",
       description =
           "Cores (nodes) sharing the database, each a process of its own; more than 1 needs"
-              + " PostgreSQL and adds the faults node-kill and node-pause. Default: ${DEFAULT-VALUE}")
+              + " PostgreSQL and adds the faults node-kill, node-pause and node-stall. Default:"
+              + " ${DEFAULT-VALUE}")
   int cores;
 
   @Option(
@@ -105,14 +109,6 @@ public final class CheckCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     Clock clock = Clock.systemUTC();
     long s = seed != null ? seed : clock.millis();
-    Path dir = data != null ? data : Files.createTempDirectory("rhumbatron-check-");
-    if (Files.isDirectory(dir)) {
-      try (var entries = Files.list(dir)) {
-        if (entries.findAny().isPresent()) {
-          throw new IllegalArgumentException("--data " + dir + " is not empty");
-        }
-      }
-    }
     if (poison < 0) {
       throw new IllegalArgumentException("--poison must be 0 or more, got " + poison);
     }
@@ -123,16 +119,30 @@ public final class CheckCommand implements Callable<Integer> {
           "--cores " + cores + " needs PostgreSQL (--db postgres): SQLite is one node");
     }
     List<FaultPlan.Kind> kinds = kinds(faults, database, shape);
-    List<FaultPlan.Kind> dropped =
-        FaultPlan.plan(s, duration, kinds, CheckWorkload.streams(CheckRun.runId(s)), shape)
-            .dropped();
+    List<Integer> streams = CheckWorkload.streams(CheckRun.runId(s));
+    if (faults != null && !faults.isEmpty()) {
+      String refusal = tooShort(kinds, duration, seed, streams, shape);
+      if (refusal != null) {
+        throw new IllegalArgumentException(refusal);
+      }
+    }
+    // The options refused before anything is made on disk.
+    Path dir = data != null ? data : Files.createTempDirectory("rhumbatron-check-");
+    if (Files.isDirectory(dir)) {
+      try (var entries = Files.list(dir)) {
+        if (entries.findAny().isPresent()) {
+          throw new IllegalArgumentException("--data " + dir + " is not empty");
+        }
+      }
+    }
+    List<FaultPlan.Kind> dropped = FaultPlan.plan(s, duration, kinds, streams, shape).dropped();
     System.err.println(
         "rhumbatron check: seed "
             + s
             + ", "
             + duration
             + ", faults "
-            + String.join(",", kinds.stream().map(k -> k.wire).toList())
+            + FaultPlan.wires(kinds)
             + ", "
             + cores
             + " core(s), "
@@ -142,10 +152,12 @@ public final class CheckCommand implements Callable<Integer> {
     if (!dropped.isEmpty()) {
       System.err.println(
           "rhumbatron check: "
-              + String.join(",", dropped.stream().map(k -> k.wire).toList())
+              + FaultPlan.wires(dropped)
               + " do not fit in "
               + duration
-              + " and are dropped (a longer --duration fits them)");
+              + " and are dropped; --duration "
+              + seconds(FaultPlan.shortestFitting(s, kinds, streams, shape))
+              + " fits every kind with this seed");
     }
     CheckReport report =
         new CheckRun(dir, database, s, duration, kinds, poison, clock).shape(shape).run();
@@ -169,6 +181,49 @@ public final class CheckCommand implements Callable<Integer> {
             + " --nats-cluster "
             + natsCluster);
     return exitCode(report);
+  }
+
+  /**
+   * Why {@code kinds}, named by the user, do not all fit in {@code duration}, with the shortest
+   * duration that fits them; null when they fit. With a {@code seed} its plan decides; without one
+   * the run draws a seed, so the duration must fit any seed and the answer does not vary by run.
+   */
+  static String tooShort(
+      List<FaultPlan.Kind> kinds,
+      Duration duration,
+      Long seed,
+      List<Integer> streams,
+      CheckShape shape) {
+    if (seed != null) {
+      List<FaultPlan.Kind> dropped =
+          FaultPlan.plan(seed, duration, kinds, streams, shape).dropped();
+      if (dropped.isEmpty()) {
+        return null;
+      }
+      return "--faults "
+          + FaultPlan.wires(dropped)
+          + " do not fit in --duration "
+          + seconds(duration)
+          + " with --seed "
+          + seed
+          + "; the shortest --duration that fits every kind named is "
+          + seconds(FaultPlan.shortestFitting(seed, kinds, streams, shape));
+    }
+    Duration fits = FaultPlan.shortestFittingAnySeed(kinds, shape);
+    if (duration.compareTo(fits) >= 0) {
+      return null;
+    }
+    return "--faults "
+        + FaultPlan.wires(kinds)
+        + " do not all fit in --duration "
+        + seconds(duration)
+        + " with every seed; the shortest --duration that fits every kind named with any seed is "
+        + seconds(fits)
+        + " (a --seed may fit a shorter one)";
+  }
+
+  private static String seconds(Duration d) {
+    return d.toMillis() % 1000 == 0 ? d.toSeconds() + "s" : d.toMillis() + "ms";
   }
 
   /** 0 passed, 1 violations found, 3 the check failed itself. */

@@ -52,7 +52,7 @@ abstract class CheckDatabase implements AutoCloseable {
 
   abstract String describe();
 
-  /** Whether the database takes one core only (SQLite, DESIGN.md 9). */
+  /** Whether the database takes one core only (SQLite). */
   boolean oneNodeOnly() {
     return false;
   }

@@ -1,13 +1,17 @@
 package org.rhumbatron.checker;
 
 import java.time.Duration;
+import org.rhumbatron.platform.config.Settings;
 
 /**
  * How many cores and {@code nats-server}s a check runs, and the cores' {@code cluster.lease}: which
  * fault kinds apply follows from it. Several cores need PostgreSQL (SQLite is one node).
  */
 record CheckShape(int cores, int natsServers, Duration lease) {
-  static final Duration DEFAULT_LEASE = Duration.ofSeconds(15);
+  // The cores' own defaults: a check measures the failover a user gets.
+  static final Duration DEFAULT_LEASE = Settings.defaults().get(Settings.CLUSTER_LEASE);
+  private static final Duration DEFAULT_HEARTBEAT =
+      Settings.defaults().get(Settings.CLUSTER_HEARTBEAT);
   static final CheckShape SINGLE = new CheckShape(1, 1, DEFAULT_LEASE);
   static final int MAX_CORES = 9;
 
@@ -28,7 +32,7 @@ record CheckShape(int cores, int natsServers, Duration lease) {
   /** Whether {@code kind} has something to break in this shape. */
   boolean supports(FaultPlan.Kind kind) {
     return switch (kind) {
-      case NODE_KILL, NODE_PAUSE -> cores > 1;
+      case NODE_KILL, NODE_PAUSE, NODE_STALL -> cores > 1;
       case NATS_NODE_KILL -> natsServers > 1;
       // One server's cut store is healed from the other replicas in a cluster.
       case LOST_TAIL -> natsServers == 1;
@@ -51,7 +55,8 @@ record CheckShape(int cores, int natsServers, Duration lease) {
       // Any core may archive an Event: the archive lives where all of them reach it.
       out.append("bucket.store=nats\n");
       out.append("cluster.lease=").append(lease.toMillis()).append("ms\n");
-      out.append("cluster.heartbeat=").append(lease.dividedBy(5).toMillis()).append("ms\n");
+      Duration heartbeat = lease.equals(DEFAULT_LEASE) ? DEFAULT_HEARTBEAT : lease.dividedBy(3);
+      out.append("cluster.heartbeat=").append(heartbeat.toMillis()).append("ms\n");
     }
     return out.toString();
   }

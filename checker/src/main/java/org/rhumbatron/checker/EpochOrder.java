@@ -7,9 +7,9 @@ import org.rhumbatron.platform.db.Database;
 
 /**
  * No outbox row was recorded published under an epoch older than one its stream's duty had already
- * used (DESIGN.md 9): along each stream, in the order the server stored the Events, the epochs the
- * publishers wrote never go down. A row behind a lower epoch was marked by an owner that had lost
- * the duty, which the fence must refuse.
+ * used: along each stream, in the order the server stored the Events, the epochs the publishers
+ * wrote never go down. A row behind a lower epoch was marked by an owner that had lost the duty,
+ * which the fence must refuse.
  */
 final class EpochOrder {
   static final String EPOCH_WENT_BACK = "published_under_an_older_epoch";

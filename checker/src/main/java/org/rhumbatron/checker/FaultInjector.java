@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
@@ -86,6 +87,7 @@ final class FaultInjector {
       }
       case NODE_KILL -> nodeDown(f, false);
       case NODE_PAUSE -> nodeDown(f, true);
+      case NODE_STALL -> stalls(f);
       case LOST_TAIL -> loseTail(f);
       case LINK_CUT -> link(f, TcpProxy::cut);
       case LINK_STALL -> link(f, TcpProxy::stall);
@@ -127,19 +129,65 @@ final class FaultInjector {
     CheckCores cores = cluster.cores();
     takeovers.answers(cores.apiUrl(f.target()));
     String nodeId = cores.nodeId(f.target());
-    long at = clock.millis();
-    if (paused) {
-      cores.pause(f.target());
-    } else {
-      cores.kill(f.target());
+    try (Connection watch = JetStreamConnections.connect(cluster.nats().url(), "check-inflight")) {
+      InFlightWork inFlight = paused ? null : takeovers.inFlight(cluster.dbUrl());
+      // What every consumer has delivered and not settled just before the kill.
+      InFlightWork.Snapshot inHand = inFlight == null ? null : inFlight.take(watch);
+      long at = clock.millis();
+      if (paused) {
+        cores.pause(f.target());
+      } else {
+        cores.kill(f.target());
+      }
+      CompletableFuture<Void> handled =
+          inHand == null
+              ? CompletableFuture.completedFuture(null)
+              : CompletableFuture.runAsync(
+                  () -> {
+                    try {
+                      inFlight.await(inHand, at, Duration.ofMillis(f.lastsMillis()), watch, nodeId);
+                    } catch (Exception e) {
+                      throw new IllegalStateException("timing the in-flight work failed", e);
+                    }
+                  });
+      takeovers.await(nodeId, paused, at, Duration.ofMillis(f.lastsMillis()), CheckRun.live(cores));
+      Thread.sleep(Math.max(0, at + f.lastsMillis() - clock.millis()));
+      handled.join();
     }
-    takeovers.await(nodeId, paused, at, Duration.ofMillis(f.lastsMillis()), CheckRun.live(cores));
-    Thread.sleep(Math.max(0, at + f.lastsMillis() - clock.millis()));
     if (paused) {
       cores.resume(f.target());
     } else {
       cores.start(f.target());
     }
+  }
+
+  /**
+   * Short SIGSTOPs of one core, as a long GC pause or a starved CPU would stop it: none may cost it
+   * a duty. Its duties and their epochs are read before and after the burst.
+   */
+  private void stalls(FaultPlan.Fault f) throws Exception {
+    CheckCores cores = cluster.cores();
+    takeovers.answers(cores.apiUrl(f.target()));
+    String nodeId = cores.nodeId(f.target());
+    // A core started by the fault before may still be taking its share: wait for a steady start.
+    java.util.Map<String, Long> before = takeovers.dutiesOf(nodeId, CheckRun.live(cores));
+    long settleUntil = clock.millis() + 30_000;
+    while (clock.millis() < settleUntil) {
+      Thread.sleep(3_000);
+      java.util.Map<String, Long> again = takeovers.dutiesOf(nodeId, CheckRun.live(cores));
+      if (again.equals(before)) {
+        break;
+      }
+      before = again;
+    }
+    for (int i = 0; i < FaultPlan.STALLS_PER_FAULT; i++) {
+      cores.pause(f.target());
+      Thread.sleep(FaultPlan.STALL.toMillis());
+      cores.resume(f.target());
+      Thread.sleep(FaultPlan.STALL_GAP.toMillis());
+    }
+    java.util.Map<String, Long> after = takeovers.dutiesOf(nodeId, CheckRun.live(cores));
+    takeovers.stalled(nodeId, FaultPlan.STALLS_PER_FAULT, before, after);
   }
 
   private void loseTail(FaultPlan.Fault f) throws Exception {

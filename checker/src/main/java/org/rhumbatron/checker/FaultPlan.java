@@ -10,10 +10,11 @@ import java.util.Random;
 /**
  * A seeded schedule of faults over a run: one fault at a time, each healed before the next, every
  * kind asked for at least once (shuffled), then kinds drawn at random until the run's time is used.
- * Lengths follow the issue (a pause 10 to 60 s, a cut link for minutes) and shrink on short runs.
- * Every fault ends within the duration: a kind that does not fit is dropped and named, so {@code
- * --duration} is the whole fault phase, as its help says. A fault that hits one event stream hits
- * one that the workload's Projects use: an unused stream has nothing to lose.
+ * Lengths: a pause 10 to 60 s, a cut link for minutes; both shrink on short runs. Every fault ends
+ * within the duration: a kind that does not fit is dropped and named, so {@code --duration} is the
+ * whole fault phase, as its help says; {@link #shortestFitting} tells how long a run must be to
+ * hold every kind. A fault that hits one event stream hits one that the workload's Projects use: an
+ * unused stream has nothing to lose.
  */
 final class FaultPlan {
   enum Kind {
@@ -31,6 +32,7 @@ final class FaultPlan {
     POISON("poison"),
     NODE_KILL("node-kill"),
     NODE_PAUSE("node-pause"),
+    NODE_STALL("node-stall"),
     NATS_NODE_KILL("nats-node-kill");
 
     final String wire;
@@ -67,8 +69,17 @@ final class FaultPlan {
   record Plan(List<Fault> faults, List<Kind> dropped) {}
 
   static final Duration FIRST_AFTER = Duration.ofSeconds(10);
+
+  /** A node-stall fault: this many SIGSTOPs of one core, each this long, this far apart. */
+  static final int STALLS_PER_FAULT = 10;
+
+  static final Duration STALL = Duration.ofSeconds(2);
+  static final Duration STALL_GAP = Duration.ofSeconds(3);
   static final Duration GAP_MIN = Duration.ofSeconds(5);
   static final Duration GAP_MAX = Duration.ofSeconds(15);
+
+  /** Where the search for a duration that fits the kinds gives up. */
+  static final Duration LONGEST = Duration.ofDays(1);
 
   private FaultPlan() {}
 
@@ -127,7 +138,7 @@ final class FaultPlan {
     // Drawn only for the node kinds, so the schedules of the other kinds stay as they were.
     int target =
         switch (kind) {
-          case NODE_KILL, NODE_PAUSE -> random.nextInt(shape.cores());
+          case NODE_KILL, NODE_PAUSE, NODE_STALL -> random.nextInt(shape.cores());
           case NATS_NODE_KILL -> random.nextInt(shape.natsServers());
           default -> -1;
         };
@@ -135,27 +146,81 @@ final class FaultPlan {
   }
 
   /**
-   * How long a fault of {@code kind} lasts: the issue's ranges, at most a sixth of the run. A core
-   * stays down or paused past its lease, so that the others take its duties over.
+   * How long a fault of {@code kind} lasts: its range, at most a sixth of the run. A core stays
+   * down or paused past its lease, so that the others take its duties over.
    */
   private static long length(Kind kind, Random random, long total, long lease) {
-    if (kind == Kind.NODE_KILL || kind == Kind.NODE_PAUSE) {
-      return between(random, lease + 5_000, 2 * lease + 15_000);
+    long[] range = range(kind, lease);
+    if (range[1] == 0) {
+      return 0; // no draw: the schedules stay those of earlier versions
     }
-    long cap = Math.max(10_000, total / 6);
-    long lasts =
-        switch (kind) {
-          case NATS_PAUSE -> between(random, 10_000, 60_000);
-          case LINK_CUT -> between(random, 60_000, 180_000);
-          case LINK_STALL, LINK_SLOW -> between(random, 10_000, 60_000);
-          case DB_RESTART, DISK_FULL -> between(random, 5_000, 20_000);
-          case CORE_KILL, CORE_KILL_AFTER_COMMIT, NATS_KILL, LOST_TAIL ->
-              between(random, 1_000, 5_000);
-          case NATS_NODE_KILL -> between(random, 5_000, 30_000);
-          case POISON, NATS_DOWN_AT_START -> 0;
-          case NODE_KILL, NODE_PAUSE -> throw new IllegalStateException("measured by the lease");
-        };
-    return Math.min(lasts, cap);
+    long lasts = between(random, range[0], range[1]);
+    return capped(kind) ? Math.min(lasts, cap(total)) : lasts;
+  }
+
+  /** The shortest and (exclusive) longest length of {@code kind} before the cap, in ms. */
+  private static long[] range(Kind kind, long lease) {
+    return switch (kind) {
+      case NODE_KILL, NODE_PAUSE -> new long[] {lease + 5_000, 2 * lease + 15_000};
+      case NODE_STALL -> {
+        long burst = STALLS_PER_FAULT * (STALL.toMillis() + STALL_GAP.toMillis());
+        yield new long[] {burst, burst};
+      }
+      case NATS_PAUSE, LINK_STALL, LINK_SLOW -> new long[] {10_000, 60_000};
+      case LINK_CUT -> new long[] {60_000, 180_000};
+      case DB_RESTART, DISK_FULL -> new long[] {5_000, 20_000};
+      case CORE_KILL, CORE_KILL_AFTER_COMMIT, NATS_KILL, LOST_TAIL -> new long[] {1_000, 5_000};
+      case NATS_NODE_KILL -> new long[] {5_000, 30_000};
+      case POISON, NATS_DOWN_AT_START -> new long[] {0, 0};
+    };
+  }
+
+  /** A node fault must outlast the lease however short the run; the others shrink with it. */
+  private static boolean capped(Kind kind) {
+    return kind != Kind.NODE_KILL && kind != Kind.NODE_PAUSE && kind != Kind.NODE_STALL;
+  }
+
+  private static long cap(long total) {
+    return Math.max(10_000, total / 6);
+  }
+
+  /**
+   * The shortest whole-second duration whose plan for {@code seed} holds every kind of {@code
+   * kinds}, up to {@link #LONGEST}.
+   */
+  static Duration shortestFitting(
+      long seed, List<Kind> kinds, List<Integer> streams, CheckShape shape) {
+    for (long s = 1; s <= LONGEST.toSeconds(); s++) {
+      if (plan(seed, Duration.ofSeconds(s), kinds, streams, shape).dropped().isEmpty()) {
+        return Duration.ofSeconds(s);
+      }
+    }
+    throw new IllegalArgumentException("faults " + wires(kinds) + " do not fit in " + LONGEST);
+  }
+
+  /**
+   * The shortest whole-second duration that holds every kind of {@code kinds} whatever the seed:
+   * each fault at its longest, each gap at {@link #GAP_MAX}.
+   */
+  static Duration shortestFittingAnySeed(List<Kind> kinds, CheckShape shape) {
+    long lease = shape.lease().toMillis();
+    List<Kind> timed = kinds.stream().filter(k -> k != Kind.NATS_DOWN_AT_START).toList();
+    for (long s = 1; s <= LONGEST.toSeconds(); s++) {
+      long total = s * 1000;
+      long end = FIRST_AFTER.toMillis() + Math.max(0, timed.size() - 1) * GAP_MAX.toMillis();
+      for (Kind k : timed) {
+        long longest = range(k, lease)[1];
+        end += capped(k) ? Math.min(longest, cap(total)) : longest;
+      }
+      if (end <= total) {
+        return Duration.ofSeconds(s);
+      }
+    }
+    throw new IllegalArgumentException("faults " + wires(kinds) + " do not fit in " + LONGEST);
+  }
+
+  static String wires(List<Kind> kinds) {
+    return String.join(",", kinds.stream().map(k -> k.wire).toList());
   }
 
   private static long between(Random random, long min, long max) {

@@ -40,9 +40,9 @@ public final class HistoryChecker {
           Subscription.ANALYTICS_PROJECTOR);
 
   /**
-   * Consumers no nudge runs: core reads them on the sweep and whenever they are behind (DESIGN.md
-   * 4a), so the settle waits for them apart, and after it an Event they have not applied is a
-   * violation like any other.
+   * Consumers no nudge runs: core reads them on the sweep and whenever they are behind, so the
+   * settle waits for them apart, and after it an Event they have not applied is a violation like
+   * any other.
    */
   static final Set<Subscription> CAUGHT_UP =
       Set.of(Subscription.ANALYTICS_PROJECTOR, Subscription.AUDIT_ARCHIVER);

@@ -17,14 +17,14 @@ import java.util.regex.Pattern;
 
 /**
  * Scrapes core's {@code /metrics} through a run and keeps, per consumer, the largest age of the
- * oldest unread Event of any stream: the issue's figure for the archiver and the analytics. A
- * scrape that fails (core killed, NATS away) is skipped; with several cores, each is scraped.
+ * oldest unread Event of any stream: the lag figure of the archiver and the analytics. A scrape
+ * that fails (core killed, NATS away) is skipped; with several cores, each is scraped.
  */
 final class LagWatch implements AutoCloseable {
   static final String METRIC = "rhumbatron_consumer_oldest_unread_age_seconds";
   static final String TOTAL = "max_oldest_unread_age_s.";
 
-  /** Often enough to see a lag of the 2-minute bound; a scrape is one local request. */
+  /** Often enough to see a lag of the 2-minute bound; a scrape is one local request. */
   static final Duration EVERY = Duration.ofSeconds(5);
 
   private static final Pattern LINE =

@@ -31,6 +31,10 @@ final class Takeovers {
   private final List<Long> killed = new ArrayList<>();
   private final List<Long> paused = new ArrayList<>();
   private final List<String> missed = new ArrayList<>();
+  private InFlightWork inFlight;
+  private int stalls;
+  private final List<String> falseTakeovers = new ArrayList<>();
+  static final String FALSE_TAKEOVER = "duty_moved_after_short_stall";
 
   Takeovers(Clock clock) {
     this.clock = clock;
@@ -101,8 +105,73 @@ final class Takeovers {
     }
   }
 
+  /**
+   * The duties {@code nodeId} holds with their epochs, as the first core of {@code live} other than
+   * it answers (empty when none answers).
+   */
+  java.util.Map<String, Long> dutiesOf(String nodeId, Supplier<List<String>> live) {
+    java.util.Map<String, Long> out = new java.util.TreeMap<>();
+    for (String url : live.get()) {
+      JsonNode cluster = cluster(url);
+      if (cluster == null || nodeId.equals(cluster.path("nodeId").asText())) {
+        continue;
+      }
+      for (JsonNode duty : cluster.path("duties")) {
+        if (nodeId.equals(duty.path("owner").asText())) {
+          out.put(duty.path("duty").asText(), duty.path("epoch").asLong());
+        }
+      }
+      return out;
+    }
+    return out;
+  }
+
+  /** A burst of {@code count} short stalls of {@code nodeId}: a duty lost or re-taken is false. */
+  synchronized void stalled(
+      String nodeId,
+      int count,
+      java.util.Map<String, Long> before,
+      java.util.Map<String, Long> after) {
+    stalls += count;
+    before.forEach(
+        (duty, epoch) -> {
+          if (!epoch.equals(after.get(duty))) {
+            falseTakeovers.add(
+                nodeId
+                    + " lost "
+                    + duty
+                    + " (epoch "
+                    + epoch
+                    + ", now "
+                    + (after.containsKey(duty) ? "epoch " + after.get(duty) : "elsewhere")
+                    + ") in a burst of "
+                    + count
+                    + " stalls of "
+                    + FaultPlan.STALL.toSeconds()
+                    + " s");
+          }
+        });
+  }
+
+  /** What a killed core had in hand, timed until handled; on the check's database. */
+  synchronized InFlightWork inFlight(String dbUrl) {
+    if (inFlight == null) {
+      inFlight = new InFlightWork(clock, dbUrl);
+    }
+    return inFlight;
+  }
+
   /** The takeover times, p50 and max per fault kind, and each miss as a violation. */
   void report(CheckReport report) {
+    if (inFlight != null) {
+      inFlight.report(report);
+    }
+    if (stalls > 0) {
+      report.expect(FALSE_TAKEOVER);
+      report.total("node_stalls", stalls);
+      report.total("false_takeovers_after_node_stall", falseTakeovers.size());
+      falseTakeovers.forEach(m -> report.violation(FALSE_TAKEOVER, m));
+    }
     report.expect(NOT_TAKEN_OVER);
     put(report, "takeover_after_node_kill_ms", killed);
     put(report, "takeover_after_node_pause_ms", paused);

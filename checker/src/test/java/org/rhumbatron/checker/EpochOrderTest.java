@@ -8,9 +8,9 @@ import org.junit.jupiter.api.io.TempDir;
 import org.rhumbatron.platform.db.Database;
 
 /**
- * The issue's epoch-order check: along a stream, no row was recorded published under an epoch older
- * than one already used. A row behind a later epoch is named; epochs on other streams and a stream
- * that only goes up are not.
+ * The epoch-order check: along a stream, no row was recorded published under an epoch older than
+ * one already used. A row behind a later epoch is named; epochs on other streams and a stream that
+ * only goes up are not.
  */
 class EpochOrderTest {
   @TempDir Path dir;

@@ -19,7 +19,9 @@ import org.rhumbatron.protocol.EventStreams;
  * still ends with a report that says so, with its seed.
  */
 class FaultPlanTest {
-  /** The seed of the issue's crash: its lost-tail hit EVENTS_05, which no Project used. */
+  /**
+   * A seed whose plan once crashed the check: its lost-tail hit EVENTS_05, which no Project used.
+   */
   static final long ISSUE_SEED = 1796566019734L;
 
   private static final List<FaultPlan.Kind> SQLITE_KINDS =
@@ -129,6 +131,107 @@ class FaultPlanTest {
     }
     assertThat(nodeFaults).isGreaterThan(10);
     assertThat(cores).as("every core is hit some time").containsExactlyInAnyOrder(0, 1, 2);
+  }
+
+  /** The kinds of a shipped 3-node check that dropped node-kill and nats-node-kill in 3m. */
+  private static final List<FaultPlan.Kind> NODE_KINDS =
+      List.of(
+          FaultPlan.Kind.NODE_KILL,
+          FaultPlan.Kind.NODE_PAUSE,
+          FaultPlan.Kind.NATS_NODE_KILL,
+          FaultPlan.Kind.LINK_CUT,
+          FaultPlan.Kind.POISON);
+
+  private static final CheckShape THREE_NODES = new CheckShape(3, 3, Duration.ofSeconds(15));
+
+  @Test
+  void theShortestFittingDurationHoldsEveryKindAndASecondLessDoesNot() {
+    List<Integer> streams = List.of(0);
+    for (long seed = 1; seed <= 30; seed++) {
+      Duration fits = FaultPlan.shortestFitting(seed, NODE_KINDS, streams, THREE_NODES);
+      FaultPlan.Plan plan = FaultPlan.plan(seed, fits, NODE_KINDS, streams, THREE_NODES);
+      assertThat(plan.dropped()).as("seed %d at %s", seed, fits).isEmpty();
+      assertThat(plan.faults().stream().map(FaultPlan.Fault::kind))
+          .as("seed %d: every kind runs", seed)
+          .containsAll(NODE_KINDS);
+      assertThat(
+              FaultPlan.plan(seed, fits.minusSeconds(1), NODE_KINDS, streams, THREE_NODES)
+                  .dropped())
+          .as("seed %d: a second less drops a kind", seed)
+          .isNotEmpty();
+    }
+  }
+
+  @Test
+  void theDurationForAnySeedHoldsTheLongestFaultsAndGaps() {
+    // By hand: 10 s before the first fault, 4 gaps of at most 15 s, node-kill and node-pause up
+    // to 2 * 15 + 15 s each, nats-node-kill up to 30 s, link-cut capped at a sixth of the run,
+    // poison none: 190 + d / 6 <= d from d = 228 s.
+    assertThat(FaultPlan.shortestFittingAnySeed(NODE_KINDS, THREE_NODES))
+        .isEqualTo(Duration.ofSeconds(228));
+    for (long seed = 0; seed < 200; seed++) {
+      assertThat(
+              FaultPlan.plan(seed, Duration.ofSeconds(228), NODE_KINDS, List.of(0), THREE_NODES)
+                  .dropped())
+          .as("seed %d", seed)
+          .isEmpty();
+    }
+  }
+
+  @Test
+  void namedKindsThatDoNotFitAreRefusedAtStartInOneLine(@TempDir Path dir) throws Exception {
+    // A --data in use: a check that missed the refusal stops there at once instead of running.
+    java.nio.file.Files.writeString(dir.resolve("earlier-run"), "");
+    CheckCommand check = new CheckCommand();
+    picocli.CommandLine.populateCommand(
+        check,
+        "--db",
+        "postgres",
+        "--cores",
+        "3",
+        "--nats-cluster",
+        "3",
+        "--duration",
+        "3m",
+        "--seed",
+        "5",
+        "--faults",
+        "node-kill,node-pause,nats-node-kill,link-cut,poison",
+        "--data",
+        dir.toString());
+    List<Integer> streams = CheckWorkload.streams(CheckRun.runId(5));
+    long fits = FaultPlan.shortestFitting(5, NODE_KINDS, streams, THREE_NODES).toSeconds();
+    assertThat(fits).as("the shipped check's 3m is too short").isGreaterThan(180);
+
+    assertThatThrownBy(check::call)
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageMatching(
+            "--faults [a-z,-]+ do not fit in --duration 180s with --seed 5; the shortest"
+                + " --duration that fits every kind named is "
+                + fits
+                + "s")
+        .hasMessageNotContaining("\n");
+    try (var files = java.nio.file.Files.list(dir)) {
+      assertThat(files.toList()).as("refused before anything started").hasSize(1);
+    }
+  }
+
+  @Test
+  void withoutASeedTheRefusalGivesTheDurationForAnySeed() {
+    assertThat(
+            CheckCommand.tooShort(
+                NODE_KINDS, Duration.ofSeconds(227), null, List.of(0), THREE_NODES))
+        .isEqualTo(
+            "--faults node-kill,node-pause,nats-node-kill,link-cut,poison do not all fit in"
+                + " --duration 227s with every seed; the shortest --duration that fits every kind"
+                + " named with any seed is 228s (a --seed may fit a shorter one)");
+    assertThat(
+            CheckCommand.tooShort(
+                NODE_KINDS, Duration.ofSeconds(228), null, List.of(0), THREE_NODES))
+        .isNull();
+    List<Integer> streams = CheckWorkload.streams(CheckRun.runId(5));
+    Duration fits = FaultPlan.shortestFitting(5, NODE_KINDS, streams, THREE_NODES);
+    assertThat(CheckCommand.tooShort(NODE_KINDS, fits, 5L, streams, THREE_NODES)).isNull();
   }
 
   @Test

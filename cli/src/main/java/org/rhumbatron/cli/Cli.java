@@ -20,6 +20,7 @@ import picocli.CommandLine.Option;
 public final class Cli {
   static final String URL_ENV = "RHUMBATRON_URL";
   static final String TOKEN_ENV = "RHUMBATRON_API_TOKEN";
+  static final String CACERT_ENV = "RHUMBATRON_CACERT";
   static final String DEFAULT_URL = "http://127.0.0.1:8080";
 
   private final Map<String, String> env;
@@ -32,7 +33,7 @@ public final class Cli {
 
   /**
    * Adds {@code projects}, {@code changes}, {@code dead-letters}, {@code outbox}, {@code streams},
-   * {@code webhooks}.
+   * {@code tokens}, {@code webhooks}.
    */
   public static void addTo(CommandLine root, Map<String, String> env) {
     Cli cli = new Cli(env, root);
@@ -41,6 +42,7 @@ public final class Cli {
     root.addSubcommand(new CommandLine(new DeadLetterCommands(cli)));
     root.addSubcommand(new CommandLine(new OutboxCommands(cli)));
     root.addSubcommand(new CommandLine(new StreamCommands(cli)));
+    root.addSubcommand(new CommandLine(new TokenCommands(cli)));
     root.addSubcommand(new CommandLine(new WebhookCommands(cli)));
   }
 
@@ -56,13 +58,32 @@ public final class Cli {
         description = "File holding the API token (default: $RHUMBATRON_API_TOKEN).")
     Path tokenFile;
 
+    @Option(
+        names = "--cacert",
+        description =
+            "PEM file of the CA that signed core's TLS certificate (default: $RHUMBATRON_CACERT,"
+                + " else the system's trusted CAs).")
+    Path cacert;
+
     @Option(names = "--json", description = "Print the API's JSON answer as is.")
     boolean json;
   }
 
   CoreClient client(Target target) {
     String url = target.url != null ? target.url : env.getOrDefault(URL_ENV, DEFAULT_URL);
-    return new CoreClient(url, token(target));
+    Path cacert = target.cacert;
+    if (cacert == null && env.get(CACERT_ENV) != null && !env.get(CACERT_ENV).isBlank()) {
+      cacert = Path.of(env.get(CACERT_ENV).strip());
+    }
+    return new CoreClient(url, token(target), cacert == null ? null : TrustedCa.context(cacert));
+  }
+
+  PrintWriter out() {
+    return root.getOut();
+  }
+
+  PrintWriter err() {
+    return root.getErr();
   }
 
   private String token(Target target) {

@@ -8,6 +8,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import javax.net.ssl.SSLContext;
 
 /** Calls one core's HTTP API and turns each kind of failure into its exit code. */
 final class CoreClient {
@@ -18,12 +19,16 @@ final class CoreClient {
 
   private final String base;
   private final String token;
-  private final HttpClient http =
-      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+  private final HttpClient http;
 
-  CoreClient(String base, String token) {
+  /**
+   * @param tls the TLS context that trusts core's CA, or null: the system's trusted CAs
+   */
+  CoreClient(String base, String token, SSLContext tls) {
     this.base = base.endsWith("/") ? base.substring(0, base.length() - 1) : base;
     this.token = token;
+    HttpClient.Builder http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5));
+    this.http = (tls == null ? http : http.sslContext(tls)).build();
   }
 
   /** A 2xx answer: its JSON, and its text as the core sent it (what {@code --json} prints). */
@@ -58,7 +63,8 @@ final class CoreClient {
       throw new IllegalStateException(e);
     }
     request.method(method, publisher).header("Content-Type", "application/json");
-    if (token != null && !method.equals("GET")) {
+    // Reads too: a core that listens beyond loopback wants a credential for them.
+    if (token != null) {
       request.header("Authorization", "Bearer " + token);
     }
     HttpResponse<String> response;
@@ -101,6 +107,9 @@ final class CoreClient {
 
   private CliException unreachable(Exception e) {
     String why = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+    if (e instanceof javax.net.ssl.SSLException) {
+      why += " (TLS: pass --cacert with the PEM file of the CA that signed core's certificate)";
+    }
     return new CliException(CliException.UNREACHABLE, "core unreachable at " + base + ": " + why);
   }
 

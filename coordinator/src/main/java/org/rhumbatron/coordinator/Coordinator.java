@@ -87,9 +87,8 @@ public final class Coordinator implements AutoCloseable {
   }
 
   /**
-   * {@code ownership}: which stream duties this node holds (several cores, DESIGN.md 9). The
-   * publisher, the lost-tail repair, the alarms and the outbox purge work under it and pass its
-   * fence.
+   * {@code ownership}: which stream duties this node holds (several cores). The publisher, the
+   * lost-tail repair, the alarms and the outbox purge work under it and pass its fence.
    */
   public Coordinator(
       Database database,
@@ -195,8 +194,8 @@ public final class Coordinator implements AutoCloseable {
   }
 
   /**
-   * At start and after a reconnect: puts a lost stream tail back to pending (DESIGN.md 5), then
-   * kicks every stream with waiting rows. Returns how many streams were kicked.
+   * At start and after a reconnect: puts a lost stream tail back to pending, then kicks every
+   * stream with waiting rows. Returns how many streams were kicked.
    */
   public int recover() {
     long epoch = transport.connectionEpoch(); // before the check: a later drop needs another

@@ -306,7 +306,7 @@ public final class IntegrationConsumer implements QueueHandler<Command> {
     steps.await(CompletableFuture.allOf(sends.toArray(CompletableFuture[]::new)));
   }
 
-  // Helpers --------------------------------------------------------------------------------------
+  // Small parts ----------------------------------------------------------------------------
 
   /** A text field of the payload that the handler needs. */
   private static String text(Command c, String field) {

@@ -1,8 +1,8 @@
 package org.rhumbatron.integration;
 
 /**
- * What the verification Workflow runs on a Candidate (DESIGN.md section 3): its checks pass or
- * fail. Core ships {@link SimulatedVerifier}; a real one runs a build and its tests.
+ * What the verification Workflow runs on a Candidate: its checks pass or fail. Core ships {@link
+ * SimulatedVerifier}; a real one runs a build and its tests.
  */
 public interface Verifier {
 

@@ -17,9 +17,9 @@ import org.rhumbatron.testkit.db.TestDatabase;
 import org.rhumbatron.testkit.nats.NatsServerExtension;
 
 /**
- * An ended Change leaves nothing running (issue 29): its Tasks that had not ended are cancelled
- * with the reason in the transaction of its end, the Agents that held them are told to stop, their
- * claims are released, and a late report of a stopped Agent changes nothing. SQLite and PostgreSQL.
+ * An ended Change leaves nothing running: its Tasks that had not ended are cancelled with the
+ * reason in the transaction of its end, the Agents that held them are told to stop, their claims
+ * are released, and a late report of a stopped Agent changes nothing. SQLite and PostgreSQL.
  */
 class ChangeEndTest {
   @RegisterExtension final NatsServerExtension nats = NatsServerExtension.perTest();

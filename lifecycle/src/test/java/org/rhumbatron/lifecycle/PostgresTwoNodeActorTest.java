@@ -26,10 +26,10 @@ import org.rhumbatron.testkit.db.DatabaseExtension;
 import org.rhumbatron.testkit.nats.NatsServerExtension;
 
 /**
- * Two cores on one PostgreSQL database (issue 31): two lifecycles, each with its own coordinator,
- * actor lanes and connection pool, call the same actors at once, as two nodes that both serve the
- * API and consume the queues would. Each race runs on many actors at the same time, so that the two
- * nodes' transactions of one actor overlap in every order.
+ * Two cores on one PostgreSQL database: two lifecycles, each with its own coordinator, actor lanes
+ * and connection pool, call the same actors at once, as two nodes that both serve the API and
+ * consume the queues would. Each race runs on many actors at the same time, so that the two nodes'
+ * transactions of one actor overlap in every order.
  */
 class PostgresTwoNodeActorTest {
   private static final Duration PAUSED_SESSION_ENDS_AFTER = Duration.ofSeconds(5);

@@ -16,10 +16,10 @@ import org.rhumbatron.testkit.db.TestDatabase;
 import org.rhumbatron.testkit.nats.NatsServerExtension;
 
 /**
- * A deleted or archived Project keeps nothing going (issue 30): its open Changes end {@code
- * cancelled} with {@code project_deleted} / {@code project_archived} through the Change's end (its
- * Tasks cancelled, its Agents stopped, its claims released), an approval is refused and its
- * canonical generation never advances. SQLite and PostgreSQL.
+ * A deleted or archived Project keeps nothing going: its open Changes end {@code cancelled} with
+ * {@code project_deleted} / {@code project_archived} through the Change's end (its Tasks cancelled,
+ * its Agents stopped, its claims released), an approval is refused and its canonical generation
+ * never advances. SQLite and PostgreSQL.
  */
 class ProjectEndTest {
   @RegisterExtension final NatsServerExtension nats = NatsServerExtension.perTest();

@@ -10,16 +10,16 @@ import java.util.stream.Collectors;
 /**
  * The closed list of Event types ({@code EVENT_TYPES} of the seed's {@code event.ts}).
  *
- * <p>It holds every type the seed names, the lifecycle types of the Change lifecycle (DESIGN.md
- * section 3: project, Change, Task, Candidate and release states) and two informational types that
- * feed analytics ({@code agent.woken} for {@code agent_wakeup}, {@code model.routed} for {@code
- * model_route}). A type that is not here cannot be encoded or decoded.
+ * <p>It holds every type the seed names, the lifecycle types of the Change lifecycle (project,
+ * Change, Task, Candidate and release states) and two informational types that feed analytics
+ * ({@code agent.woken} for {@code agent_wakeup}, {@code model.routed} for {@code model_route}). A
+ * type that is not here cannot be encoded or decoded.
  *
  * <p>Each type says how the causal router treats it ({@link Kind}) and which actor's outbox writes
  * it ({@link Writer}).
  */
 public enum EventType {
-  // Project (DESIGN.md section 3: the ProjectRootActor keeps these flags)
+  // Project (the ProjectRootActor keeps these flags)
   PROJECT_CREATED("project.created", Kind.INFORMATIONAL, Writer.ROOT),
   PROJECT_ARCHIVED("project.archived", Kind.INFORMATIONAL, Writer.SHARD),
   PROJECT_DELETED("project.deleted", Kind.INFORMATIONAL, Writer.SHARD),

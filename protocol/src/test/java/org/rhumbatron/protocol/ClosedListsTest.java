@@ -35,7 +35,7 @@ class ClosedListsTest {
           "candidate.rejected",
           "release.completed");
 
-  /** The lifecycle types of DESIGN.md section 3. */
+  /** The lifecycle types. */
   private static final List<String> LIFECYCLE_EVENT_TYPES =
       List.of(
           "change.created",

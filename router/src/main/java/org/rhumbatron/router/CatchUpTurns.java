@@ -19,8 +19,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The router's catch-up (DESIGN.md 4a): samples each stream's consumers and gives a stream whose
- * archiver or analytics is behind turns on its lane, yielding to the stream's queued nudges.
+ * The router's catch-up: samples each stream's consumers and gives a stream whose archiver or
+ * analytics is behind turns on its lane, yielding to the stream's queued nudges.
  */
 final class CatchUpTurns {
   private static final Logger log = LoggerFactory.getLogger(CatchUpTurns.class);

@@ -41,13 +41,13 @@ import org.slf4j.LoggerFactory;
  * the start of each minute ({@link #sweepTick}) sweeps one stream with the same two, plus one
  * audit-archiver batch, plus one analytics-projector batch when the tick runs neither maintenance
  * nor the release sweep. The daily tick also deletes archive objects past their expiry. Each stream
- * has one lane, so runs of a stream never overlap; nudges coalesce (DESIGN.md 4a): at most one run
- * in flight and one more pending per stream.
+ * has one lane, so runs of a stream never overlap; nudges coalesce: at most one run in flight and
+ * one more pending per stream.
  *
- * <p>Beyond the seed (DESIGN.md 4a, "The archiver and analytics keep up"): every {@code
- * router.catch-up-check-every} core samples each stream's consumers ({@link ConsumerLags}), and a
- * stream whose archiver or analytics is behind gets catch-up turns on its lane: a few more batches
- * of each, yielding to any nudge queued meanwhile, until a fetch comes back short.
+ * <p>Beyond the seed: every {@code router.catch-up-check-every} core samples each stream's
+ * consumers ({@link ConsumerLags}), and a stream whose archiver or analytics is behind gets
+ * catch-up turns on its lane: a few more batches of each, yielding to any nudge queued meanwhile,
+ * until a fetch comes back short.
  */
 public final class EventRouter implements StreamNudges, AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(EventRouter.class);
@@ -116,7 +116,7 @@ public final class EventRouter implements StreamNudges, AutoCloseable {
           @Override
           public void gained(Duty duty, long epoch) {
             if (duty.isStream()) {
-              nudge(duty.streamIndex()); // what the previous holder left unread
+              takeOver(duty.streamIndex());
             }
           }
         });
@@ -143,6 +143,41 @@ public final class EventRouter implements StreamNudges, AutoCloseable {
     } catch (RejectedExecutionException stopping) {
       // Core is stopping: the next start catches up.
     }
+  }
+
+  /**
+   * After this node took {@code streamIndex} over, on its lane and before any fetch: what the
+   * previous holder had in hand and never acked, in the seed's order of the subscriptions, then a
+   * nudge for what it left unread.
+   */
+  private void takeOver(int streamIndex) {
+    if (closed) {
+      return;
+    }
+    try {
+      lanes[streamIndex].execute(
+          () -> {
+            SubscriptionRun run = parts.run();
+            int batch = settings.get(Settings.ROUTER_FETCH_BATCH);
+            for (SubscriptionHandler h :
+                List.of(
+                    parts.projector().forRun(),
+                    parts.causalRouter(),
+                    parts.auditArchiver(),
+                    parts.analyticsProjector())) {
+              runGuarded(
+                  streamIndex, "takeover", () -> run.applyUnacknowledged(streamIndex, h, batch));
+            }
+          });
+    } catch (RejectedExecutionException stopping) {
+      return;
+    }
+    nudge(streamIndex);
+  }
+
+  /** Records applied ahead of their redelivery after takeovers (for the tests and /metrics). */
+  public long takenOverApplied() {
+    return parts.run().takenOverApplied();
   }
 
   /**

@@ -36,9 +36,8 @@ import org.rhumbatron.testkit.db.TestDatabase;
 import org.rhumbatron.testkit.nats.NatsServerExtension;
 
 /**
- * The archiver and analytics keep up (issue 29, DESIGN.md 4a): beyond the sweep's one batch per
- * tick, core reads further batches of a stream that is behind, after the nudges. No test here runs
- * a sweep tick.
+ * The archiver and analytics keep up: beyond the sweep's one batch per tick, core reads further
+ * batches of a stream that is behind, after the nudges. No test here runs a sweep tick.
  */
 class CatchUpTest {
   private static final ObjectMapper JSON = new ObjectMapper();

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -13,8 +14,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.rhumbatron.platform.cluster.Duty;
+import org.rhumbatron.platform.cluster.FreezableClock;
 import org.rhumbatron.platform.cluster.LeasedOwnership;
 import org.rhumbatron.platform.cluster.TestNodes;
+import org.rhumbatron.platform.config.Settings;
+import org.rhumbatron.platform.eventlog.Subscription;
 import org.rhumbatron.protocol.Event;
 import org.rhumbatron.protocol.EventStreams;
 import org.rhumbatron.protocol.EventType;
@@ -39,6 +43,11 @@ class TwoNodeRouterTest {
   final Fixtures<RouterFixture> nodes = new Fixtures<>();
 
   private RouterFixture node(String id) throws Exception {
+    return node(id, Clock.systemUTC());
+  }
+
+  /** A node whose leases run on {@code leaseClock}: a {@link FreezableClock} makes a zombie. */
+  private RouterFixture node(String id, Clock leaseClock) throws Exception {
     RouterFixture f =
         new RouterFixture(
             nats.url(),
@@ -46,17 +55,20 @@ class TwoNodeRouterTest {
             dataDir.resolve(id),
             Map.of(),
             archiver -> archiver,
-            db -> TestNodes.ownership(db, id));
+            db -> TestNodes.ownership(db, id, leaseClock));
     return nodes.add(f);
   }
 
   @Test
   void onlyTheHolderOfTheSweepDutyRunsMaintenanceAndAZombiesPurgeIsFenced() throws Exception {
-    RouterFixture a = node("node-a");
-    RouterFixture b = node("node-b");
+    FreezableClock aTime = new FreezableClock();
+    FreezableClock bTime = new FreezableClock();
+    RouterFixture a = node("node-a", aTime);
+    RouterFixture b = node("node-b", bTime);
     TestNodes.startSharing(a.ownership, b.ownership);
     RouterFixture holder = a.ownership.owns(Duty.SWEEP) ? a : b;
     RouterFixture other = holder == a ? b : a;
+    FreezableClock holderTime = holder == a ? aTime : bTime;
     Instant daily = Instant.parse("2026-12-03T04:17:10Z");
 
     assertThat(other.router.sweepTick(daily).maintenance()).isEmpty();
@@ -68,6 +80,7 @@ class TwoNodeRouterTest {
     assertThat(holder.ownership.fencedWrites()).isZero();
 
     ((LeasedOwnership) holder.ownership).suspend(); // paused past its lease
+    holderTime.freeze(); // its work went on past its last look at the lease
     await().atMost(LEASE.plusSeconds(5)).until(() -> other.ownership.owns(Duty.SWEEP));
     assertThat(holder.ownership.owns(Duty.SWEEP)).isTrue();
     holder.router.sweepTick(daily.plus(Duration.ofDays(1)));
@@ -115,7 +128,8 @@ class TwoNodeRouterTest {
 
   @Test
   void aZombieRouterCommitsNothingAndTheNewHolderAppliesEachEventOnce() throws Exception {
-    RouterFixture a = node("node-a");
+    FreezableClock aTime = new FreezableClock();
+    RouterFixture a = node("node-a", aTime);
     RouterFixture b = node("node-b");
     // The claims' times tell which node wrote them.
     b.clock.advance(Duration.ofHours(1));
@@ -124,6 +138,7 @@ class TwoNodeRouterTest {
     int stream = EventStreams.streamIndex(p);
     Duty duty = Duty.stream(stream);
     ((LeasedOwnership) a.ownership).suspend(); // paused past its lease
+    aTime.freeze(); // its work went on past its last look at the lease
     await().atMost(LEASE.plusSeconds(5)).until(() -> b.ownership.owns(duty));
     b.router.drained(stream).join(); // the run its takeover queued found nothing yet
 
@@ -160,5 +175,42 @@ class TwoNodeRouterTest {
                 "SELECT COUNT(*) FROM processed_events WHERE processed_at_ms <> ?",
                 b.clock.millis()))
         .isZero();
+  }
+
+  /**
+   * A node that dies with a fetched batch in hand: its successor applies that batch at once, read
+   * from the stream, instead of waiting out the seed's 5-minute ack wait; the redelivery that
+   * follows is a repeat.
+   */
+  @Test
+  void aTakeoverAppliesWhatTheDeadHolderHadInHandWithoutItsRedelivery() throws Exception {
+    RouterFixture a = node("node-a");
+    RouterFixture b = node("node-b");
+    TestNodes.startSharing(a.ownership, b.ownership);
+    String p = TestNodes.projectHeldBy(a.ownership, "p-inhand");
+    int stream = EventStreams.streamIndex(p);
+    List<Event> events = RouterEvents.changeWithTasks(p, "c-inhand", 3);
+    a.publish(events);
+    // a takes the projector's batch and dies before it applies or acks any of it.
+    assertThat(a.eventLog.fetch(stream, Subscription.PROJECT_VIEW_PROJECTOR, 100))
+        .hasSize(events.size());
+    ((LeasedOwnership) a.ownership).suspend();
+    try (java.sql.Connection c = database.database().connect()) {
+      c.createStatement()
+          .execute(
+              "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = '"
+                  + LeasedOwnership.applicationName("node-a")
+                  + "'");
+    }
+    assertThat(b.settings.get(Settings.ROUTER_ACK_WAIT)).isEqualTo(Duration.ofMinutes(5));
+
+    await().atMost(Duration.ofSeconds(15)).until(() -> b.ownership.owns(Duty.stream(stream)));
+    await()
+        .atMost(Duration.ofSeconds(15))
+        .until(
+            () ->
+                b.count("SELECT COUNT(*) FROM project_events WHERE project_id = ?", p)
+                    == events.size());
+    assertThat(b.router.takenOverApplied()).isGreaterThanOrEqualTo(events.size());
   }
 }

@@ -19,6 +19,7 @@ import java.util.Map;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import java.util.function.ToDoubleFunction;
+import org.rhumbatron.api.AuthFailures;
 import org.rhumbatron.coordinator.outbox.OutboxPublisher;
 import org.rhumbatron.platform.cluster.DutyOwnership;
 import org.rhumbatron.platform.db.Database;
@@ -173,6 +174,18 @@ final class CoreMetrics implements AutoCloseable {
         .description("1 while core's NATS connection is up")
         .register(r);
     return m;
+  }
+
+  /** Counts the API's refused requests by reason. */
+  void bindAuth(AuthFailures failures) {
+    for (AuthFailures.Reason reason : AuthFailures.Reason.values()) {
+      FunctionCounter.builder("rhumbatron.api.refused", failures, f -> f.count(reason))
+          .description(
+              "API requests refused since start: no or a bad credential (failed"
+                  + " authentications), a role that may not, or over the rate limit")
+          .tag("reason", reason.wireName())
+          .register(registry);
+    }
   }
 
   /** Adds {@code GET /metrics}; the metrics close with the server. */

@@ -144,6 +144,11 @@ public final class CoreService implements AutoCloseable {
     return http.port();
   }
 
+  /** The API's base URL as Agents and webhooks are told it ({@code http.public-url}). */
+  public String publicUrl() {
+    return http.publicUrl();
+  }
+
   /** Every HTTP route, as {@code METHOD /path/{param}}. */
   java.util.List<String> httpRoutes() {
     return http.routes();

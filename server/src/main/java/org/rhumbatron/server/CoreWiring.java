@@ -8,12 +8,14 @@ import java.time.Clock;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
 import org.rhumbatron.api.Api;
+import org.rhumbatron.api.ApiAccess;
 import org.rhumbatron.api.ChartWindow;
 import org.rhumbatron.coordinator.Coordinator;
 import org.rhumbatron.coordinator.outbox.StreamNudges;
 import org.rhumbatron.lifecycle.Lifecycle;
 import org.rhumbatron.platform.cluster.Cluster;
 import org.rhumbatron.platform.cluster.DutyOwnership;
+import org.rhumbatron.platform.cluster.LeasedOwnership;
 import org.rhumbatron.platform.config.Settings;
 import org.rhumbatron.platform.config.SettingsException;
 import org.rhumbatron.platform.db.Database;
@@ -146,6 +148,8 @@ final class CoreWiring {
                 // on elsewhere.
                 .idleInTransactionTimeout(config.settings().get(Settings.CLUSTER_LEASE))
                 .password(databasePassword(config.settings()))
+                // A node that takes this one's duties over ends its sessions by this name.
+                .applicationName(LeasedOwnership.applicationName(nodeId))
                 .build());
     // Heartbeats and leases run in real time, also when a test moves core's clock.
     ownership =
@@ -239,6 +243,7 @@ final class CoreWiring {
 
   void startHttp() {
     NatsSide side = natsSide;
+    HttpListen listen = HttpListen.of(config);
     ChartWindow charts = new ChartWindow(clock, ChartWindow.SPAN, ChartSampler.EVERY);
     CoreMetrics metrics =
         CoreMetrics.bind(
@@ -249,24 +254,29 @@ final class CoreWiring {
             queues,
             ownership,
             clock);
-    http =
-        HttpServer.start(
-            config.httpPort(),
-            new Api(
-                    lifecycle,
-                    queues.deadLetters(),
-                    database,
-                    side::connection,
-                    side::notReady,
-                    config.settings().get(Settings.API_TOKEN))
-                .withLags(() -> side.router() == null ? null : side.router().lags())
-                .withOwnership(ownership)
-                .withCharts(charts)
-                .withWebhookSecrets(
-                    clock, config.settings().get(Settings.AGENT_WEBHOOK_SECRET_OVERLAP)),
-            metrics);
+    Api api =
+        new Api(
+                lifecycle,
+                queues.deadLetters(),
+                database,
+                side::connection,
+                side::notReady,
+                new ApiAccess(
+                    config.settings().get(Settings.API_TOKEN),
+                    listen.readsOpen(),
+                    listen.metricsClosed(),
+                    config.settings().get(Settings.API_RATE_LIMIT),
+                    clock))
+            .withLags(() -> side.router() == null ? null : side.router().lags())
+            .withOwnership(ownership)
+            .withCharts(charts)
+            .withWebhookSecrets(
+                clock, config.settings().get(Settings.AGENT_WEBHOOK_SECRET_OVERLAP));
+    listen.refuseExposure(api.hasCredential());
+    metrics.bindAuth(api.authFailures());
+    http = HttpServer.start(listen, api, metrics);
     http.closeWith(new ChartSampler(metrics.registry, charts, clock).start());
-    apiBaseUrl.set("http://127.0.0.1:" + http.port());
+    apiBaseUrl.set(http.publicUrl());
   }
 
   /** Waits for NATS in the background when it did not answer, or its start failed half way. */
@@ -281,17 +291,17 @@ final class CoreWiring {
   void logUp() {
     if (natsWait == null) {
       log.info(
-          "core is up: nats {}, http port {}, database {}, {} streams resumed, node {}",
+          "core is up: nats {}, {}, database {}, {} streams resumed, node {}",
           shownUrl,
-          http.port(),
+          http.describe(),
           database,
           waiting,
           ownership.nodeId());
     } else {
       log.info(
-          "core is up without NATS: http port {}, database {}, node {}; the queues and the"
+          "core is up without NATS: {}, database {}, node {}; the queues and the"
               + " router start when NATS at {} answers",
-          http.port(),
+          http.describe(),
           database,
           ownership.nodeId(),
           shownUrl);

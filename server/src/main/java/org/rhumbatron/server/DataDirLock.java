@@ -62,7 +62,7 @@ public final class DataDirLock implements AutoCloseable {
 
   /**
    * Locks the SQLite file {@code database} for this core, named {@code nodeId}: SQLite is one node
-   * (DESIGN.md 9), wherever its file lies. The lock is {@code <file>.core.lock} beside it.
+   * , wherever its file lies. The lock is {@code <file>.core.lock} beside it.
    *
    * @throws InUseException when a running core holds it
    */

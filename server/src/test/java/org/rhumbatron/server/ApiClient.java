@@ -33,6 +33,14 @@ final class ApiClient {
     return new ApiClient("http://127.0.0.1:" + core.httpPort(), token);
   }
 
+  String base() {
+    return base;
+  }
+
+  String token() {
+    return token;
+  }
+
   ApiClient withToken(String other) {
     return new ApiClient(base, other);
   }

@@ -8,6 +8,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
@@ -17,6 +18,8 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -96,6 +99,11 @@ class ApiMethodsTest {
         if (documented.contains(method)) {
           assertThat(r.statusCode()).as(what).isNotEqualTo(405);
           assertThat(r.body()).as(what).doesNotContain("no route");
+          JsonNode responses =
+              entry.getValue().path(method.toLowerCase(Locale.ROOT)).path("responses");
+          assertThat(responses.has(Integer.toString(r.statusCode())))
+              .as(what + ": a status openapi.json does not list for it")
+              .isTrue();
         } else {
           assertThat(r.statusCode()).as(what).isEqualTo(405);
           String allow = r.headers().firstValue("Allow").orElse("");
@@ -111,6 +119,27 @@ class ApiMethodsTest {
         }
       }
     }
+  }
+
+  @Test
+  void everyErrorStatusOfTheOpenApiFileIsExplainedInDocsApiMd() throws Exception {
+    JsonNode paths = JSON.readTree(send("GET", "/openapi.json").body()).path("paths");
+    Set<String> listed = new TreeSet<>();
+    paths.forEach(
+        path ->
+            path.forEach(
+                operation ->
+                    operation.path("responses").fieldNames().forEachRemaining(listed::add)));
+    listed.removeIf(status -> status.startsWith("2"));
+    // docs/api.md's table of statuses: rows "| 401 / 403 | ...".
+    Set<String> explained = new TreeSet<>();
+    for (String line : Files.readAllLines(Path.of("..", "docs", "api.md"))) {
+      Matcher row = Pattern.compile("^\\| ([0-9 /]+) \\|").matcher(line);
+      if (row.find()) {
+        explained.addAll(Arrays.asList(row.group(1).split("\\s*/\\s*")));
+      }
+    }
+    assertThat(explained).as("statuses explained in docs/api.md").containsAll(listed);
   }
 
   @Test

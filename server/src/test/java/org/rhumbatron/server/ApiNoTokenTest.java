@@ -15,8 +15,8 @@ import org.rhumbatron.testkit.db.DatabaseExtension;
 import org.rhumbatron.testkit.nats.NatsServerExtension;
 
 /**
- * Core without api.token refuses every write with 403 and says why; reads stay open. And {@code
- * /readyz} names NATS when it is down.
+ * Core without api.token refuses every write with 403 and says why; reads stay open on loopback (a
+ * wrong token sent with one is still refused). And {@code /readyz} names NATS when it is down.
  */
 class ApiNoTokenTest {
   @RegisterExtension final NatsServerExtension nats = NatsServerExtension.perTest();
@@ -36,8 +36,10 @@ class ApiNoTokenTest {
       assertThat(api.withToken(null).delete("/api/projects/p-nt").status()).isEqualTo(403);
       assertThat(api.post("/api/dead-letters/1/dismiss", "").status()).isEqualTo(403);
       assertThat(api.post("/api/agents/a/tasks/t/running", "{}").status()).isEqualTo(403);
-      assertThat(api.get("/api/streams").status()).isEqualTo(200);
-      assertThat(api.get("/api/dead-letters").status()).isEqualTo(200);
+      ApiClient anyone = api.withToken(null);
+      assertThat(anyone.get("/api/streams").status()).isEqualTo(200);
+      assertThat(anyone.get("/api/dead-letters").status()).isEqualTo(200);
+      assertThat(api.get("/api/streams").status()).as("a token sent is checked").isEqualTo(401);
       assertThat(core.lifecycle().project("p-nt")).isEmpty();
     }
   }

@@ -176,7 +176,7 @@ class ApiTest {
   }
 
   /**
-   * Issue 30: a Change awaiting approval and a running 20-Task one, then the Project is deleted (or
+   * A Change awaiting approval and a running 20-Task one, then the Project is deleted (or
    * archived): both end cancelled with the reason, the approval is refused and the canonical
    * generation stays at 0.
    */
@@ -337,7 +337,7 @@ class ApiTest {
     assertThat(none.error()).contains("Authorization: Bearer");
     Answer wrong = api.withToken("test-token-2").post("/api/projects", body);
     assertThat(wrong.status()).isEqualTo(401);
-    assertThat(wrong.error()).contains("not the configured api.token");
+    assertThat(wrong.error()).isEqualTo("the bearer token is unknown or revoked");
     assertThat(wrong.body().has("field")).isTrue();
     assertThat(api.withToken(null).get("/api/streams").status()).isEqualTo(200); // reads are open
     // A provision sent after them is done: one of them that got through would be done too.

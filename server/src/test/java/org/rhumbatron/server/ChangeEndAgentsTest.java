@@ -25,11 +25,11 @@ import org.rhumbatron.testkit.db.TestDatabase;
 import org.rhumbatron.testkit.nats.NatsServerExtension;
 
 /**
- * An ended Change leaves nothing running (issue 29), with an Agent outside core on the webhook: the
- * Agent runs a Task and holds claims; the Change ends (cancelled by the API, or failed because
- * another of its Tasks failed on its last attempt). The Agent gets a webhook of kind {@code stop},
- * the Tasks that had not ended are {@code cancelled} with the reason, the claims are released, the
- * project view shows no active Agent of the Change, and the Agent's late report is refused.
+ * An ended Change leaves nothing running, with an Agent outside core on the webhook: the Agent runs
+ * a Task and holds claims; the Change ends (cancelled by the API, or failed because another of its
+ * Tasks failed on its last attempt). The Agent gets a webhook of kind {@code stop}, the Tasks that
+ * had not ended are {@code cancelled} with the reason, the claims are released, the project view
+ * shows no active Agent of the Change, and the Agent's late report is refused.
  */
 class ChangeEndAgentsTest {
   static final String TOKEN = "change-end-token";

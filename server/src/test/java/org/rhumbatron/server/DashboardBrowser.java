@@ -47,8 +47,10 @@ final class DashboardBrowser implements AutoCloseable {
 
   /** Starts the browser; chromedriver logs to {@code logDir}. */
   static DashboardBrowser start(Path logDir) throws IOException {
-    assertThat(CHROMIUM).as("Debian's chromium (bin/setup installs it)").isExecutable();
-    assertThat(CHROMEDRIVER).as("Debian's chromedriver (bin/setup installs it)").isExecutable();
+    assertThat(CHROMIUM).as("Debian's chromium (bin/setup test installs it)").isExecutable();
+    assertThat(CHROMEDRIVER)
+        .as("Debian's chromedriver (bin/setup test installs it)")
+        .isExecutable();
     // A fresh profile each run: no cache, no token or project left in localStorage.
     Path profile = Files.createTempDirectory("rhumbatron-chromium-");
     ChromeOptions options = new ChromeOptions();

@@ -269,6 +269,38 @@ class DashboardTest {
     }
   }
 
+  @Test
+  void aCoreWhoseReadsNeedACredentialAsksForOneAndReadsWithIt(@TempDir Path otherData)
+      throws Exception {
+    // A core of its own: another port is another origin, so no token is stored for it yet.
+    try (NatsServer otherNats = NatsServer.start();
+        CoreService other =
+            CoreService.start(
+                new CoreConfig(
+                    otherNats.url(),
+                    otherData,
+                    null,
+                    0,
+                    Settings.defaults()
+                        .with(Map.of("api.token", TOKEN, "api.reads", "credential"))))) {
+      driver.get("http://127.0.0.1:" + other.httpPort() + "/");
+      waitUntil(
+          "the page asks for a credential",
+          d -> "wanted".equals(body().getAttribute("data-credential")));
+      assertThat(driver.findElement(By.id("message")).getText())
+          .isEqualTo(
+              "a read needs the header Authorization: Bearer <token> of a reader credential:"
+                  + " enter a reader or operator token at the top");
+      assertThat(body().getAttribute("data-nats")).as("not blamed on NATS").isEqualTo("up");
+      driver.findElement(By.id("token")).sendKeys(TOKEN);
+      waitUntil(
+          "the page reads with the credential",
+          d -> "given".equals(body().getAttribute("data-credential")));
+      waitUntil("the flow table filled", d -> totalBacklog() == 0);
+      assertThat(driver.findElement(By.id("message")).isDisplayed()).isFalse();
+    }
+  }
+
   // ---- the page ----
 
   private static WebElement body() {

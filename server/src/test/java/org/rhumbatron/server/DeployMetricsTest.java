@@ -320,7 +320,8 @@ class DeployMetricsTest {
         return f.getPath();
       }
     }
-    return fail("promtool is missing: run bin/setup (it installs the Debian package prometheus)");
+    return fail(
+        "promtool is missing: run bin/setup test (it installs the Debian package prometheus)");
   }
 
   private static Path repositoryRoot() {

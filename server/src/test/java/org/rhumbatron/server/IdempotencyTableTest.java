@@ -460,7 +460,7 @@ class IdempotencyTableTest {
         .isEqualTo(1);
   }
 
-  // Helpers --------------------------------------------------------------------------------------
+  // Small parts ----------------------------------------------------------------------------
 
   private static TaskSpec task(String key, String... dependsOn) {
     return new TaskSpec(key, null, List.of(dependsOn), List.of("path:src/" + key + "/"));

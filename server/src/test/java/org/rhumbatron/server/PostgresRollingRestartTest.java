@@ -31,9 +31,9 @@ import org.rhumbatron.testkit.db.DatabaseExtension;
 import org.rhumbatron.testkit.nats.NatsServerExtension;
 
 /**
- * A rolling restart of three nodes under load (issue 31, point 4): on one PostgreSQL database and
- * one nats-server, clients create Changes and read them through the nodes' APIs round-robin while,
- * three times, a new node starts and then an old one stops.
+ * A rolling restart of three nodes under load: on one PostgreSQL database and one nats-server,
+ * clients create Changes and read them through the nodes' APIs round-robin while, three times, a
+ * new node starts and then an old one stops.
  *
  * <p>What a client sees: from the moment a node's stop begins it answers every request 503 with
  * {@code Retry-After} and a JSON error naming why, and finishes the requests it took; its port

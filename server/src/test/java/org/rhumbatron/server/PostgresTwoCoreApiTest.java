@@ -18,9 +18,9 @@ import org.rhumbatron.testkit.db.DatabaseExtension;
 import org.rhumbatron.testkit.nats.NatsServerExtension;
 
 /**
- * Two cores on one PostgreSQL database and one nats-server (issue 31): each serves the whole API
- * and consumes the queues, and each answers as the other does, also when two approvals on one base
- * arrive at the two cores at once.
+ * Two cores on one PostgreSQL database and one nats-server: each serves the whole API and consumes
+ * the queues, and each answers as the other does, also when two approvals on one base arrive at the
+ * two cores at once.
  */
 class PostgresTwoCoreApiTest {
   private static final String TOKEN = "two-core-token";

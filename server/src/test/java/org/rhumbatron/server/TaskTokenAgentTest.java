@@ -32,7 +32,7 @@ import org.rhumbatron.testkit.webhooks.StandardWebhooks.Message;
  * and with the npm {@code standardwebhooks} package) and reports with the task token its wake
  * carried, until the Change completes. The last Task's Agent first tries what a token must not do:
  * another Task's token (403), a token of an ended attempt (403), its own token for another attempt
- * or Agent (403), a changed token (401), a token on an operator route (401); none of them changes
+ * or Agent (403), a changed token (401), a token on an operator route (403); none of them changes
  * anything.
  */
 class TaskTokenAgentTest {
@@ -144,7 +144,7 @@ class TaskTokenAgentTest {
       String changed =
           token.substring(0, at) + (token.charAt(at) == 'A' ? 'B' : 'A') + token.substring(at + 1);
       expect("a changed token", 401, own.withToken(changed).post(base + "running", a));
-      expect("an operator route", 401, own.post("/api/changes/" + changeId + "/cancel", Map.of()));
+      expect("an operator route", 403, own.post("/api/changes/" + changeId + "/cancel", Map.of()));
     }
 
     private void expect(String what, int status, Answer answer) {

@@ -99,8 +99,9 @@ public final class DemoCommand implements Callable<Integer> {
       description =
           "Cores (nodes) on the one database, needs --db postgres with more than 1: this process"
               + " runs one, the others are child processes; one of them is SIGKILLed when half"
-              + " the Changes ended, and the summary says how long the takeover took and whether"
-              + " every Change ended. Default: ${DEFAULT-VALUE}")
+              + " the Changes ended, and the summary says how long until its duties moved and its"
+              + " in-flight work was handled, and whether every Change ended. Default:"
+              + " ${DEFAULT-VALUE}")
   int cores;
 
   @Option(names = "--json", description = "Print the summary as one JSON object on stdout.")
@@ -174,18 +175,19 @@ public final class DemoCommand implements Callable<Integer> {
         cleanUp.run();
         throw e;
       }
-      String dashboard = "http://127.0.0.1:" + core.httpPort() + "/";
+      String dashboard = core.publicUrl() + "/";
       announce(out, dir, temporary && !keepRunning, logFile, database);
       out.println("rhumbatron demo: dashboard " + dashboard);
       DemoSummary summary;
       DemoCores others = null;
       try {
+        DemoApi api = new DemoApi("http://127.0.0.1:" + core.httpPort(), token);
         DemoRun run =
             new DemoRun(
-                core, settings, dir, clock, changes, duration, DemoProgress.onStderr(clock));
+                core, settings, dir, clock, changes, duration, DemoProgress.onStderr(clock), api);
         if (cores > 1) {
           others = startOthers(core, settings, dir, databaseUrl, clock, out);
-          run.halfway(killOneHalfway(core, others, settings), clusterOf(cores));
+          run.killHalfway(others);
         }
         // Without --keep-running core stops right after the summary: no link to a dead page.
         summary = run.run(keepRunning ? dashboard : null);
@@ -251,7 +253,7 @@ public final class DemoCommand implements Callable<Integer> {
     }
   }
 
-  /** More than one core needs PostgreSQL: SQLite is one node (DESIGN.md 9). */
+  /** More than one core needs PostgreSQL: SQLite is one node. */
   static void checkCores(int cores, String spec) {
     if (cores < 1) {
       throw new IllegalArgumentException("--cores must be 1 or more, got " + cores);
@@ -289,43 +291,6 @@ public final class DemoCommand implements Callable<Integer> {
             + dir
             + "/core-K.log; one is SIGKILLed when half the Changes ended");
     return others;
-  }
-
-  private final AtomicReference<Thread> killer = new AtomicReference<>();
-  private final AtomicReference<DemoCores.Takeover> takeover = new AtomicReference<>();
-
-  /** Kills one of {@code others} and waits for the takeover beside the run, not in its loop. */
-  private Runnable killOneHalfway(CoreService core, DemoCores others, Settings settings) {
-    Duration within = settings.get(Settings.CLUSTER_LEASE).multipliedBy(3);
-    return () -> {
-      Thread t =
-          new Thread(
-              () -> {
-                try {
-                  takeover.set(others.killOneAndAwaitTakeover(core.ownership(), within));
-                } catch (InterruptedException e) {
-                  Thread.currentThread().interrupt();
-                }
-              },
-              "rhumbatron-demo-kill");
-      t.setDaemon(true);
-      killer.set(t);
-      t.start();
-    };
-  }
-
-  private java.util.function.Supplier<DemoSummary.Cluster> clusterOf(int count) {
-    return () -> {
-      Thread t = killer.get();
-      if (t != null) {
-        try {
-          t.join();
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-        }
-      }
-      return new DemoSummary.Cluster(count, takeover.get());
-    };
   }
 
   static String newToken() {

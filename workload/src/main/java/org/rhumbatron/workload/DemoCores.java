@@ -4,28 +4,23 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.rhumbatron.platform.cluster.ClusterView;
-import org.rhumbatron.platform.cluster.DutyOwnership;
 import org.rhumbatron.platform.config.Settings;
 import org.rhumbatron.server.CoreChild;
 
 /**
  * The demo's other cores for {@code --cores N}: N-1 child processes of this same jar on the demo's
  * database and NATS, each with a data directory and a log of its own ({@code core-K/}, {@code
- * core-K.log}), and the one SIGKILL half way through. The demo's own core (in this process) reads
- * the duties' owners, so it sees when the killed core's duties are held by the others.
+ * core-K.log}), and the one SIGKILL half way through, of the core that holds the most duties.
  */
 final class DemoCores implements AutoCloseable {
-  static final Duration POLL = Duration.ofMillis(100);
-
-  /** What the kill showed: which core, and how long until no duty was its own. */
-  record Takeover(String killedNode, int dutiesHeld, long millis, boolean complete) {}
+  /** The core killed and how many duties it held. */
+  record Killed(String node, int dutiesHeld) {}
 
   private final Path dir;
   private final Clock clock;
@@ -91,33 +86,22 @@ final class DemoCores implements AutoCloseable {
   }
 
   /**
-   * SIGKILLs the child that holds the most duties now (the first when none holds any), then waits
-   * up to {@code within} until {@code ownership}'s view names none of its duties.
+   * SIGKILLs the child that holds the most duties in {@code view} (the first when none holds any)
+   * and waits until it is gone.
    */
-  Takeover killOneAndAwaitTakeover(DutyOwnership ownership, Duration within)
-      throws InterruptedException {
-    ClusterView before = ownership.view();
+  Killed killBusiest(ClusterView view) throws InterruptedException {
     int victim = 0;
     int most = -1;
     for (int i = 0; i < nodeIds.size(); i++) {
-      int held = held(before, nodeIds.get(i));
+      int held = held(view, nodeIds.get(i));
       if (held > most && children.get(i).isAlive()) {
         most = held;
         victim = i;
       }
     }
-    String node = nodeIds.get(victim);
-    long at = clock.millis();
     children.get(victim).destroyForcibly();
     children.get(victim).waitFor(30, TimeUnit.SECONDS);
-    long deadline = at + within.toMillis();
-    while (clock.millis() < deadline) {
-      if (held(ownership.view(), node) == 0) {
-        return new Takeover(node, most, clock.millis() - at, true);
-      }
-      Thread.sleep(POLL.toMillis());
-    }
-    return new Takeover(node, most, clock.millis() - at, false);
+    return new Killed(nodeIds.get(victim), most);
   }
 
   private static int held(ClusterView view, String node) {

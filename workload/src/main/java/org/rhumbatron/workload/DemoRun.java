@@ -25,7 +25,9 @@ import org.rhumbatron.server.CoreService;
  * LifecycleWorkload#twentyTasks} created while a few per Project are open (their Tasks share and
  * nest {@code path:} scopes, within a Change and across the Changes of a Project, so the causal
  * router's resource overlap wakes Agents), each Change that awaits approval approved through {@link
- * Lifecycle#approveChange} as an operator would, until every Change ended and core is quiet.
+ * Lifecycle#approveChange} as an operator would, until every Change ended and core is quiet. With
+ * other cores, one is killed half way and the failover watched ({@link FailoverWatch}); a run that
+ * stops moving fails with what each open Change waits for ({@link DemoStall}).
  */
 final class DemoRun {
   static final int PROJECTS = 4;
@@ -55,9 +57,11 @@ final class DemoRun {
   private final int changes;
   private final Duration creating;
   private final DemoProgress progress;
+  private final DemoApi api;
   private final DemoSummary.Approvals approvals = new DemoSummary.Approvals();
-  private Runnable halfway;
-  private java.util.function.Supplier<DemoSummary.Cluster> cluster = () -> null;
+  private DemoCores others;
+  private FailoverWatch failover;
+  private Thread killer;
 
   DemoRun(
       CoreService core,
@@ -66,7 +70,8 @@ final class DemoRun {
       Clock clock,
       int changes,
       Duration creating,
-      DemoProgress progress) {
+      DemoProgress progress,
+      DemoApi api) {
     this.core = core;
     this.settings = settings;
     this.dataDir = dataDir;
@@ -74,15 +79,15 @@ final class DemoRun {
     this.changes = changes;
     this.creating = creating;
     this.progress = progress;
+    this.api = api;
   }
 
   /**
-   * {@code action} runs once, when half the Changes asked for ended (the demo's core kill with
-   * several cores); {@code cluster} gives the summary's cores lines at the end.
+   * When half the Changes asked for ended, one of {@code others} is SIGKILLed and the failover
+   * watched beside the run; the summary's cores lines say what it showed.
    */
-  DemoRun halfway(Runnable action, java.util.function.Supplier<DemoSummary.Cluster> cluster) {
-    this.halfway = action;
-    this.cluster = cluster;
+  DemoRun killHalfway(DemoCores others) {
+    this.others = others;
     return this;
   }
 
@@ -145,21 +150,14 @@ final class DemoRun {
       }
       counts = next;
       progress.update(counts);
-      if (halfway != null && counts.ended() * 2 >= changes) {
-        halfway.run();
-        halfway = null;
+      if (others != null && failover == null && counts.ended() * 2 >= changes) {
+        killOne(projects);
       }
       if (!creatingMore && counts.ended() >= created) {
         break;
       }
-      if (now - movedAtMs > STALL_AFTER.toMillis()) {
-        throw new IllegalStateException(
-            "demo stalled: nothing moved for "
-                + STALL_AFTER
-                + " with "
-                + (created - counts.ended())
-                + " Changes open; see "
-                + dataDir.resolve("core.log"));
+      if (stalled(now, movedAtMs, failover == null ? 0 : failover.settledAtMillis())) {
+        throw new IllegalStateException(stallReport(created - counts.ended(), projects));
       }
       Thread.sleep(POLL.toMillis());
     }
@@ -179,7 +177,74 @@ final class DemoRun {
             quiet,
             dashboard,
             dataDir,
-            cluster.get()));
+            cluster()));
+  }
+
+  /**
+   * Whether nothing moved for {@link #STALL_AFTER}: counted from the last move, or from the
+   * failover's end ({@link Long#MAX_VALUE} while it runs) when that is later.
+   */
+  static boolean stalled(long nowMs, long movedAtMs, long failoverEndedAtMs) {
+    return nowMs - Math.max(movedAtMs, failoverEndedAtMs) > STALL_AFTER.toMillis();
+  }
+
+  /** SIGKILLs the busiest other core and watches the failover on a thread of its own. */
+  private void killOne(List<String> projects) {
+    FailoverWatch watch =
+        new FailoverWatch(api, projects, clock, FailoverWatch.allowance(settings));
+    failover = watch;
+    killer =
+        new Thread(
+            () -> {
+              try {
+                DemoCores.Killed k = others.killBusiest(core.ownership().view());
+                watch.killed(k.node(), k.dutiesHeld());
+                watch.await();
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+              } finally {
+                watch.end();
+              }
+            },
+            "rhumbatron-demo-kill");
+    killer.setDaemon(true);
+    killer.start();
+  }
+
+  /** The cores lines of the summary: null with one core, no failover when none was killed. */
+  private DemoSummary.Cluster cluster() throws InterruptedException {
+    if (others == null) {
+      return null;
+    }
+    if (killer == null) {
+      return new DemoSummary.Cluster(others.count() + 1, null);
+    }
+    failover.stop();
+    killer.join();
+    return new DemoSummary.Cluster(others.count() + 1, failover.result());
+  }
+
+  /** The stall's message: what each open Change waits for, as the API tells it. */
+  private String stallReport(long open, List<String> projects) throws InterruptedException {
+    StringBuilder b =
+        new StringBuilder("demo stalled: nothing moved for ")
+            .append(STALL_AFTER.toSeconds())
+            .append(" s");
+    if (failover != null) {
+      b.append(" after the failover ended");
+    }
+    b.append(" with ")
+        .append(open)
+        .append(" Changes open; see ")
+        .append(dataDir.resolve("core.log"));
+    try {
+      for (String line : DemoStall.describe(api, projects)) {
+        b.append("\n  ").append(line);
+      }
+    } catch (java.io.IOException e) {
+      b.append("\n  (the API did not say what they wait for: ").append(e.getMessage()).append(')');
+    }
+    return b.toString();
   }
 
   /** Approves each Change awaiting approval; one that moved on meanwhile comes again or not. */

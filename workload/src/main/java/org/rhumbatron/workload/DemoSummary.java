@@ -47,8 +47,10 @@ record DemoSummary(
   static final String AUTO_APPROVE = "changes.auto-approve";
   private static final ObjectMapper JSON = new ObjectMapper();
 
-  /** With {@code --cores N}: the cores, the one killed half way (null: none) and its takeover. */
-  record Cluster(int cores, DemoCores.Takeover takeover) {}
+  /**
+   * With {@code --cores N}: the cores, and the failover of the one killed half way (null: none).
+   */
+  record Cluster(int cores, FailoverWatch.Result failover) {}
 
   /** The run's own figures, beside what the database holds. */
   record Run(
@@ -217,12 +219,18 @@ record DemoSummary(
       ObjectNode c = out.putObject("cores");
       c.put("count", cluster.cores());
       c.put("every_change_ended", everyChangeEnded());
-      DemoCores.Takeover t = cluster.takeover();
-      if (t != null) {
-        c.put("killed_node", t.killedNode());
-        c.put("killed_held_duties", t.dutiesHeld());
-        c.put("takeover_ms", t.millis());
-        c.put("takeover_complete", t.complete());
+      FailoverWatch.Result f = cluster.failover();
+      if (f != null) {
+        c.put("killed_node", f.killedNode());
+        c.put("killed_held_duties", f.dutiesHeld());
+        c.put("duties_moved_ms", f.dutiesMovedMillis() < 0 ? null : f.dutiesMovedMillis());
+        c.put(
+            "in_flight_handled_ms",
+            f.inFlightHandledMillis() < 0 ? null : f.inFlightHandledMillis());
+        c.put("in_flight_handled_means", FailoverWatch.IN_FLIGHT_MEANS);
+        c.put("failover_watched_ms", f.watchedMillis());
+        c.put("failover_cut_short_by_the_run_end", f.cutShort());
+        f.waiting().forEach(c.putArray("failover_waiting")::add);
       }
     }
     out.put("dashboard", run.dashboard());
@@ -293,28 +301,43 @@ record DemoSummary(
   }
 
   private void clusterLines(StringBuilder b, Cluster cluster) {
-    DemoCores.Takeover t = cluster.takeover();
+    FailoverWatch.Result f = cluster.failover();
     line(
         b,
         "cores",
         cluster.cores()
-            + (t == null
+            + (f == null
                 ? " (none killed: the run ended before half its Changes did)"
                 : "; "
-                    + t.killedNode()
+                    + f.killedNode()
                     + " SIGKILLed half way, holding "
-                    + t.dutiesHeld()
+                    + f.dutiesHeld()
                     + " duties"));
-    if (t != null) {
+    if (f != null) {
       line(
           b,
-          "takeover",
-          t.complete()
-              ? String.format(
-                  "%.1f s until the other cores held all its duties", t.millis() / 1000.0)
-              : String.format("NOT complete after %.1f s", t.millis() / 1000.0));
+          "duties moved",
+          afterKill(f, f.dutiesMovedMillis()) + ": every duty held by a live node");
+      line(
+          b,
+          "in-flight handled",
+          afterKill(f, f.inFlightHandledMillis()) + ": " + FailoverWatch.IN_FLIGHT_MEANS);
+      if (!f.waiting().isEmpty()) {
+        line(b, "still waiting", String.join("; ", f.waiting()));
+      }
     }
     line(b, "every Change ended", everyChangeEnded() ? "yes" : "NO");
+  }
+
+  private static String afterKill(FailoverWatch.Result f, long millis) {
+    if (millis >= 0) {
+      return String.format("%.1f s after the kill", millis / 1000.0);
+    }
+    return String.format(
+        f.cutShort()
+            ? "NOT by the run's end, %.1f s after the kill"
+            : "NOT within %.1f s of the kill (the failover allowance)",
+        f.watchedMillis() / 1000.0);
   }
 
   private static void line(StringBuilder b, String name, String value) {

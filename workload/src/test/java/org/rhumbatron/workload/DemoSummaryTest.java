@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.stream.LongStream;
@@ -49,6 +50,42 @@ class DemoSummaryTest {
     assertThat(none.path("max").asLong()).isZero();
   }
 
+  @Test
+  void theFailoverLinesSayWhenTheDutiesMovedAndTheInFlightWorkWasHandled() throws Exception {
+    FailoverWatch.Result handled =
+        new FailoverWatch.Result("demo-core-3-x", 5, 3_214, 11_502, 11_502, List.of(), false);
+    assertThat(summary(new long[] {1}, new DemoSummary.Cluster(3, handled)).toText())
+        .contains("  cores               3; demo-core-3-x SIGKILLed half way, holding 5 duties\n")
+        .contains("  duties moved        3.2 s after the kill: every duty held by a live node\n")
+        .contains(
+            "  in-flight handled   11.5 s after the kill: each Change open at the kill moved or"
+                + " ended, each queue consumer acked what it had delivered by the kill\n")
+        .contains("  every Change ended  yes\n")
+        .doesNotContain("still waiting");
+
+    FailoverWatch.Result stuck =
+        new FailoverWatch.Result(
+            "demo-core-3-x",
+            5,
+            3_214,
+            -1,
+            345_000,
+            List.of("causal-router on EVENTS_00: ack floor 1294 below 1394 delivered at the kill"),
+            false);
+    DemoSummary s = summary(new long[] {1}, new DemoSummary.Cluster(3, stuck));
+    assertThat(s.toText())
+        .contains(
+            "  in-flight handled   NOT within 345.0 s of the kill (the failover allowance): each"
+                + " Change")
+        .contains(
+            "  still waiting       causal-router on EVENTS_00: ack floor 1294 below 1394"
+                + " delivered at the kill\n");
+    JsonNode cores = new ObjectMapper().readTree(s.toJson()).path("cores");
+    assertThat(cores.path("duties_moved_ms").asLong()).isEqualTo(3_214);
+    assertThat(cores.path("in_flight_handled_ms").isNull()).isTrue();
+    assertThat(cores.path("failover_waiting")).hasSize(1);
+  }
+
   private static JsonNode latency(long[] sortedMillis) throws Exception {
     return new ObjectMapper()
         .readTree(summary(sortedMillis).toJson())
@@ -56,6 +93,10 @@ class DemoSummaryTest {
   }
 
   private static DemoSummary summary(long[] sortedMillis) {
+    return summary(sortedMillis, null);
+  }
+
+  private static DemoSummary summary(long[] sortedMillis, DemoSummary.Cluster cluster) {
     return new DemoSummary(
         new DemoSummary.Run(
             4,
@@ -66,7 +107,7 @@ class DemoSummaryTest {
             true,
             "http://127.0.0.1:1/",
             Path.of("/tmp/x"),
-            null),
+            cluster),
         Map.of(ChangeState.COMPLETED, 4L),
         100,
         50,

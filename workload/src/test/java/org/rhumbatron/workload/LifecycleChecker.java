@@ -12,12 +12,12 @@ import org.rhumbatron.protocol.Event;
 import org.rhumbatron.protocol.EventType;
 
 /**
- * Checks the Events of one Change, in stream order, against the lifecycle of DESIGN.md section 3:
- * each Event once; change.created first; each Task through pending → ready → assigned → running →
- * completed | failed, a failed attempt back to ready for the next; ready only once every dependency
- * completed; at most {@code agents} Tasks held (assigned or running) at any point; verification
- * only once every Task completed, and no Task Event after it. It is written from the design, not
- * from the production code, so the two can disagree.
+ * Checks the Events of one Change, in stream order, against the lifecycle: each Event once;
+ * change.created first; each Task through pending → ready → assigned → running → completed |
+ * failed, a failed attempt back to ready for the next; ready only once every dependency completed;
+ * at most {@code agents} Tasks held (assigned or running) at any point; verification only once
+ * every Task completed, and no Task Event after it. It is written from the design, not from the
+ * production code, so the two can disagree.
  */
 public final class LifecycleChecker {
   private final WorkGraph graph;

@@ -14,11 +14,10 @@ window.Rh = (function () {
     const ctl = new AbortController();
     const timer = setTimeout(() => ctl.abort(), TIMEOUT_MS);
     const headers = {};
-    if (method !== 'GET') {
-      headers['Content-Type'] = 'application/json';
-      const token = $('token').value.trim();
-      if (token) headers.Authorization = 'Bearer ' + token;
-    }
+    if (method !== 'GET') headers['Content-Type'] = 'application/json';
+    // Reads too: a core that listens beyond loopback wants a reader credential for them.
+    const token = $('token').value.trim();
+    if (token) headers.Authorization = 'Bearer ' + token;
     try {
       const res = await fetch(path, {
         method, headers, signal: ctl.signal, cache: 'no-store',
@@ -26,6 +25,12 @@ window.Rh = (function () {
       });
       let json = null;
       try { json = await res.json(); } catch (e) { json = null; }
+      if (method === 'GET' && res.status === 401) askForCredential(json);
+      else if (res.ok && document.body.getAttribute('data-credential') === 'wanted') {
+        document.body.setAttribute('data-credential', 'given');
+        $('token').classList.remove('wanted');
+        message('');
+      }
       return { ok: res.ok, status: res.status, body: json };
     } catch (e) {
       return { ok: false, status: 0, body: { error: 'no answer: ' + e.name } };
@@ -77,6 +82,16 @@ window.Rh = (function () {
   });
   const changeLink = (id, label) => link('change-link', id, label, (x) => show.change(x));
   const projectLink = (id, label) => link('project-link', id, label, (x) => show.project(x));
+
+  // Reads need a credential here: say so once per refusal and point at the token field.
+  function askForCredential(json) {
+    const field = $('token');
+    field.placeholder = 'a reader or operator token';
+    field.classList.add('wanted');
+    document.body.setAttribute('data-credential', 'wanted');
+    message((json && json.error ? json.error : 'reads need a credential')
+      + ': enter a reader or operator token at the top', true);
+  }
 
   function message(text, isError) {
     const m = $('message');

@@ -56,7 +56,8 @@
       return;
     }
     const nats = ready.body && ready.body.nats ? ready.body.nats : 'unknown';
-    const natsDown = (!ready.ok && nats !== 'connected') || !streams.ok;
+    // A refused read (401) is a missing credential, not NATS down: the page asks for one.
+    const natsDown = (!ready.ok && nats !== 'connected') || (!streams.ok && streams.status !== 401);
     const total = backlog.ok ? backlog.body.backlog : null;
     const growing = total !== null && state.lastBacklog !== null && total > state.lastBacklog;
     if (total !== null) state.lastBacklog = total;

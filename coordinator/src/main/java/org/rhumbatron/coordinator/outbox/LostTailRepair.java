@@ -14,11 +14,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * DESIGN.md section 5: nats-server acknowledges before its fsync, so a crash can lose an
- * acknowledged tail. Published rows keep their PubAck sequence for a horizon; this finds kept rows
- * whose message is gone (the stream ends before it, or another message now has its sequence) and
- * puts them back to pending, so the publisher sends them again with the same {@code Nats-Msg-Id}. A
- * loss is always a tail, so the walk goes from the newest kept row back to the first intact one.
+ * nats-server acknowledges before its fsync, so a crash can lose an acknowledged tail. Published
+ * rows keep their PubAck sequence for a horizon; this finds kept rows whose message is gone (the
+ * stream ends before it, or another message now has its sequence) and puts them back to pending, so
+ * the publisher sends them again with the same {@code Nats-Msg-Id}. A loss is always a tail, so the
+ * walk goes from the newest kept row back to the first intact one.
  */
 public final class LostTailRepair {
   private static final Logger log = LoggerFactory.getLogger(LostTailRepair.class);

@@ -9,9 +9,9 @@ import org.rhumbatron.platform.db.BatchedPurge;
 import org.rhumbatron.platform.db.Database;
 
 /**
- * Deletes published outbox rows once they are older than the lost-tail horizon (DESIGN.md 5): past
- * it nobody needs their stream sequence, and the stream itself keeps the Event for 7 days. Failed
- * rows stay until an operator deals with them.
+ * Deletes published outbox rows once they are older than the lost-tail horizon: past it nobody
+ * needs their stream sequence, and the stream itself keeps the Event for 7 days. Failed rows stay
+ * until an operator deals with them.
  */
 public final class OutboxJanitor {
   /** Rows deleted per transaction at most (the seed's purge batch), so each one is short. */

@@ -2,7 +2,7 @@ package org.rhumbatron.coordinator.project;
 
 import java.util.Locale;
 
-/** {@code projects.status}: active, then archived or deleted (DESIGN.md section 3). */
+/** {@code projects.status}: active, then archived or deleted. */
 public enum ProjectStatus {
   ACTIVE,
   ARCHIVED,

@@ -5,8 +5,8 @@ import org.rhumbatron.protocol.Event;
 
 /**
  * What one Event says about one item of the read model: its kind, id and new state. The mapping is
- * the Change lifecycle of DESIGN.md section 3; an Event that names no item (e.g. a resource Event)
- * maps to nothing and only moves the project's last event.
+ * the Change lifecycle; an Event that names no item (e.g. a resource Event) maps to nothing and
+ * only moves the project's last event.
  */
 record ViewItem(String kind, String itemId, String state, String changeId) {
 

@@ -35,10 +35,10 @@ import org.rhumbatron.testkit.nats.NatsServer;
 import org.rhumbatron.testkit.nats.NatsServerExtension;
 
 /**
- * DESIGN.md section 5: nats-server acknowledged a tail of a stream that a crash then lost. The test
- * SIGKILLs the server, cuts the last messages off the stream's newest block file, and restarts it.
- * Core must find the published rows whose message is gone (the stream ends before them, or another
- * message now has their sequence) and publish them again with the same {@code Nats-Msg-Id}.
+ * nats-server acknowledged a tail of a stream that a crash then lost. The test SIGKILLs the server,
+ * cuts the last messages off the stream's newest block file, and restarts it. Core must find the
+ * published rows whose message is gone (the stream ends before them, or another message now has
+ * their sequence) and publish them again with the same {@code Nats-Msg-Id}.
  */
 class LostTailRepairTest {
   private static final int EVENTS = 30;

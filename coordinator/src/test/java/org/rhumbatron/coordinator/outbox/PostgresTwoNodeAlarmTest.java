@@ -22,9 +22,9 @@ import org.rhumbatron.testkit.db.DatabaseExtension;
 import org.rhumbatron.testkit.nats.NatsServerExtension;
 
 /**
- * Two coordinators on one PostgreSQL database (issue 31): an outbox actor's backstop alarm, which
- * the node holding the actor's stream may fire and clear, is set again by the next transaction that
- * writes Events on a node that does not hold it.
+ * Two coordinators on one PostgreSQL database: an outbox actor's backstop alarm, which the node
+ * holding the actor's stream may fire and clear, is set again by the next transaction that writes
+ * Events on a node that does not hold it.
  */
 class PostgresTwoNodeAlarmTest {
   @RegisterExtension final NatsServerExtension nats = NatsServerExtension.perTest();

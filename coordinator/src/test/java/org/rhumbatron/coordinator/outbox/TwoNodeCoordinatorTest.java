@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
@@ -29,6 +30,7 @@ import org.rhumbatron.coordinator.actor.ActorAddress;
 import org.rhumbatron.faults.NatsStoreDamage;
 import org.rhumbatron.platform.cluster.Duty;
 import org.rhumbatron.platform.cluster.FencedException;
+import org.rhumbatron.platform.cluster.FreezableClock;
 import org.rhumbatron.platform.cluster.KickRelay;
 import org.rhumbatron.platform.cluster.LeasedOwnership;
 import org.rhumbatron.platform.cluster.TestNodes;
@@ -71,6 +73,9 @@ class TwoNodeCoordinatorTest {
     DIES
   }
 
+  // node-a's view of time: frozen when a test pauses it, so its work goes on as a zombie's.
+  private final FreezableClock aTime = new FreezableClock();
+
   private CoordinatorFixture node(String id) throws Exception {
     return node(id, UnaryOperator.identity());
   }
@@ -84,7 +89,7 @@ class TwoNodeCoordinatorTest {
             nats.url(),
             clock,
             Settings.defaults(),
-            db -> TestNodes.ownership(db, id),
+            db -> TestNodes.ownership(db, id, id.equals("node-a") ? aTime : Clock.systemUTC()),
             transport);
     return nodes.add(f);
   }
@@ -138,6 +143,7 @@ class TwoNodeCoordinatorTest {
     assertThat(b.coordinator.runtime().fireDueAlarms()).as("not b's to fire").isZero();
 
     leases(a).suspend(); // paused past its lease
+    aTime.freeze();
     await().atMost(LEASE.plusSeconds(5)).until(() -> b.ownership.owns(duty));
     assertThat(a.ownership.owns(duty)).as("the zombie still believes it holds it").isTrue();
     assertThat(a.coordinator.runtime().fireDueAlarms()).as("the zombie's fire").isZero();
@@ -167,6 +173,7 @@ class TwoNodeCoordinatorTest {
     assertThat(states(a, p)).containsOnly("pending").hasSize(21);
 
     leases(a).suspend(); // paused past its lease
+    aTime.freeze();
     await().atMost(LEASE.plusSeconds(5)).until(() -> b.ownership.owns(duty));
     assertThat(leases(b).epoch(duty)).contains(epoch + 1);
 
@@ -226,6 +233,7 @@ class TwoNodeCoordinatorTest {
       a.ownership.close(); // hands its duties over
     } else {
       leases(a).suspend(); // no heartbeat, no renewal, no release
+      aTime.freeze();
     }
     a.coordinator.close();
     a.nats.close();
@@ -258,8 +266,8 @@ class TwoNodeCoordinatorTest {
   /**
    * Node A publishes a stream; the server then loses the stream's acknowledged tail while A goes
    * away, so A never repairs it. Node B takes the stream over, and before it publishes it runs the
-   * repair a node runs at start (DESIGN.md 5): the lost Events are on the stream again, each once,
-   * sent by B under its epoch, and ahead of the Events A committed but had not sent.
+   * repair a node runs at start: the lost Events are on the stream again, each once, sent by B
+   * under its epoch, and ahead of the Events A committed but had not sent.
    */
   @ParameterizedTest
   @EnumSource(Departure.class)

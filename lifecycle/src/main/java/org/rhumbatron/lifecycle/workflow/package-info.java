@@ -1,5 +1,5 @@
 /**
- * Workflows (DESIGN.md section 3): durable step sequences stored in the database. A {@link
+ * Workflows: durable step sequences stored in the database. A {@link
  * org.rhumbatron.lifecycle.workflow.WorkflowDefinition} names a type and its ordered steps; the
  * {@link org.rhumbatron.lifecycle.workflow.WorkflowEngine} starts an instance once per instance id
  * (a second start is {@code ALREADY_STARTED}), keeps each step's result, and resumes an interrupted

@@ -25,9 +25,9 @@ import org.rhumbatron.platform.jetstream.TopologyException;
 
 /**
  * The bucket as a NATS JetStream object store of the same name (file storage), for core against a
- * NATS cluster. Object names are the keys as they are ({@code /} works, DESIGN.md 5a). The server
- * stamps an object with its own wall clock, so the upload time read from the injected clock is kept
- * in the object's metadata under {@link #UPLOADED_AT_MS} and preferred by {@link #list}. A closed
+ * NATS cluster. Object names are the keys as they are ({@code /} works). The server stamps an
+ * object with its own wall clock, so the upload time read from the injected clock is kept in the
+ * object's metadata under {@link #UPLOADED_AT_MS} and preferred by {@link #list}. A closed
  * connection (jnats: {@link IllegalStateException}) is a {@link BucketException} like any failure.
  */
 public final class NatsObjectStoreBucket implements Bucket {

@@ -3,9 +3,12 @@ package org.rhumbatron.platform.cluster;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.EnumMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.rhumbatron.platform.db.Tx;
 
 /** The rows of {@code cluster_nodes} and {@code cluster_leases}: the heartbeat and the reads. */
@@ -13,8 +16,25 @@ final class ClusterRows {
   /** A lease as read: its holder, its epoch, and whether it expired on the database's clock. */
   record LeaseRow(String owner, long epoch, boolean expired) {}
 
-  /** The live nodes (a heartbeat within the lease) and every duty's lease. */
-  record Snapshot(List<String> live, Map<Duty, LeaseRow> leases) {}
+  /**
+   * The live nodes (a heartbeat within the lease, and their liveness lock held when they have one),
+   * the gone ones (a liveness key whose lock nobody holds: the process died), and every duty's
+   * lease.
+   */
+  record Snapshot(List<String> live, Set<String> gone, Map<Duty, LeaseRow> leases) {}
+
+  /**
+   * Whether the session-level advisory lock {@code keyColumn} is held in this database (an advisory
+   * lock on a bigint key shows its high half as classid and its low half as objid).
+   */
+  static String livenessHeld(String keyColumn) {
+    return "EXISTS (SELECT 1 FROM pg_locks l WHERE l.locktype = 'advisory' AND l.granted"
+        + " AND l.objsubid = 1"
+        + " AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())"
+        + " AND ((l.classid::bigint << 32) | l.objid::bigint) = "
+        + keyColumn
+        + ")";
+  }
 
   /** A duty's key as stored, with what goes with it in one read. */
   private record Keyed<T>(String dutyKey, T value) {}
@@ -32,23 +52,24 @@ final class ClusterRows {
    * duties and their epochs); forgets nodes silent for {@link #FORGET_NODES_AFTER}.
    */
   static void beatAndRenew(
-      Tx tx, String nodeId, String address, Duration lease, Map<Duty, Long> renewed)
+      Tx tx,
+      String nodeId,
+      String address,
+      long livenessKey,
+      Duration lease,
+      Map<Duty, Long> renewed)
       throws SQLException {
     tx.queryFirst("SELECT set_config('lock_timeout', ?, true)", rs -> 1, LOCK_WAIT);
     int beats =
         tx.update(
-            "UPDATE cluster_nodes SET last_heartbeat = now(), address = ?, state = ?"
-                + " WHERE node_id = ?",
+            "UPDATE cluster_nodes SET last_heartbeat = now(), address = ?, state = ?,"
+                + " liveness_key = ? WHERE node_id = ?",
             address,
             NodeState.LIVE.column(),
+            livenessKey,
             nodeId);
     if (beats == 0) {
-      tx.update(
-          "INSERT INTO cluster_nodes (node_id, address, started_at, last_heartbeat, state)"
-              + " VALUES (?, ?, now(), now(), ?)",
-          nodeId,
-          address,
-          NodeState.LIVE.column());
+      join(tx, nodeId, address, livenessKey);
     }
     for (Keyed<Long> r :
         tx.query(
@@ -64,14 +85,40 @@ final class ClusterRows {
         (double) FORGET_NODES_AFTER.toMillis());
   }
 
+  /** Writes (or rewrites, for an earlier run of the same id) the heartbeat row of a node. */
+  static void join(Tx tx, String nodeId, String address, long livenessKey) throws SQLException {
+    tx.update(
+        "INSERT INTO cluster_nodes (node_id, address, started_at, last_heartbeat, state,"
+            + " liveness_key) VALUES (?, ?, now(), now(), ?, ?) ON CONFLICT (node_id) DO UPDATE"
+            + " SET address = excluded.address, started_at = now(), last_heartbeat = now(),"
+            + " state = excluded.state, liveness_key = excluded.liveness_key",
+        nodeId,
+        address,
+        NodeState.LIVE.column(),
+        livenessKey);
+  }
+
+  /** A node row as the snapshot reads it. */
+  private record NodeRow(String nodeId, boolean fresh, boolean gone) {}
+
   static Snapshot snapshot(Tx tx, Duration lease) throws SQLException {
-    List<String> live =
+    List<String> live = new ArrayList<>();
+    Set<String> gone = new HashSet<>();
+    for (NodeRow n :
         tx.query(
-            "SELECT node_id FROM cluster_nodes WHERE state = ?"
-                + " AND last_heartbeat > now() - ? * interval '1 millisecond'",
-            rs -> rs.getString(1),
-            NodeState.LIVE.column(),
-            (double) lease.toMillis());
+            "SELECT node_id, last_heartbeat > now() - ? * interval '1 millisecond',"
+                + " liveness_key IS NOT NULL AND NOT "
+                + livenessHeld("liveness_key")
+                + " FROM cluster_nodes WHERE state = ?",
+            rs -> new NodeRow(rs.getString(1), rs.getBoolean(2), rs.getBoolean(3)),
+            (double) lease.toMillis(),
+            NodeState.LIVE.column())) {
+      if (n.gone()) {
+        gone.add(n.nodeId());
+      } else if (n.fresh()) {
+        live.add(n.nodeId());
+      }
+    }
     Map<Duty, LeaseRow> leases = new EnumMap<>(Duty.class);
     for (Keyed<LeaseRow> r :
         tx.query(
@@ -86,7 +133,7 @@ final class ClusterRows {
         // A duty of a newer version of core: not this node's to take.
       }
     }
-    return new Snapshot(live, leases);
+    return new Snapshot(live, gone, leases);
   }
 
   /** The nodes and leases as {@code nodeId} sees them, for the API and the dashboard. */
@@ -96,7 +143,10 @@ final class ClusterRows {
             "SELECT node_id, address, (extract(epoch FROM started_at) * 1000)::bigint,"
                 + " (extract(epoch FROM last_heartbeat) * 1000)::bigint,"
                 + " CASE WHEN state = ? THEN ?"
-                + " WHEN last_heartbeat > now() - ? * interval '1 millisecond' THEN ?"
+                + " WHEN last_heartbeat > now() - ? * interval '1 millisecond'"
+                + " AND (liveness_key IS NULL OR "
+                + livenessHeld("liveness_key")
+                + ") THEN ?"
                 + " ELSE ? END FROM cluster_nodes ORDER BY node_id",
             rs ->
                 new ClusterView.Node(

@@ -20,6 +20,8 @@ import org.rhumbatron.platform.cluster.ClusterRows.LeaseRow;
 import org.rhumbatron.platform.cluster.ClusterRows.Snapshot;
 import org.rhumbatron.platform.concurrent.DaemonThreads;
 import org.rhumbatron.platform.db.Database;
+import org.rhumbatron.platform.db.DatabaseException;
+import org.rhumbatron.platform.db.DatabaseSession;
 import org.rhumbatron.platform.db.Tx;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -55,6 +57,11 @@ public final class LeasedOwnership implements DutyOwnership {
   private long lastBeatMs = Long.MIN_VALUE / 2;
   private volatile long lastRenewedMs;
   private volatile boolean closed;
+  private final long livenessKey;
+  // Touched on the loop thread (and in start, before the loop runs).
+  private DatabaseSession session;
+  private boolean livenessHeld;
+  private long livenessWarnedMs = Long.MIN_VALUE / 2;
 
   public LeasedOwnership(
       Database database,
@@ -71,8 +78,24 @@ public final class LeasedOwnership implements DutyOwnership {
     this.lease = lease;
     this.poll = poll;
     this.clock = clock;
+    this.livenessKey = livenessKey(nodeId);
     this.loop =
         Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("cluster-" + nodeId));
+  }
+
+  /** The {@code application_name} of a node's database sessions. */
+  public static String applicationName(String nodeId) {
+    return "rhumbatron/" + nodeId;
+  }
+
+  /** The advisory lock key a node holds while it lives: FNV-1a 64 of its id. */
+  static long livenessKey(String nodeId) {
+    long h = 0xcbf29ce484222325L;
+    for (byte b : ("rhumbatron-node:" + nodeId).getBytes(java.nio.charset.StandardCharsets.UTF_8)) {
+      h ^= b & 0xff;
+      h *= 0x100000001b3L;
+    }
+    return h;
   }
 
   @Override
@@ -82,7 +105,9 @@ public final class LeasedOwnership implements DutyOwnership {
 
   @Override
   public boolean owns(Duty duty) {
-    return held.containsKey(duty);
+    // Past its lease without a renewal (a paused process waking up), the node stops starting
+    // duty work before its loop has run and stepped down.
+    return held.containsKey(duty) && clock.millis() - lastRenewedMs <= lease.toMillis();
   }
 
   @Override
@@ -118,27 +143,69 @@ public final class LeasedOwnership implements DutyOwnership {
 
   @Override
   public synchronized void start() {
-    database.inTransaction(
-        tx ->
-            tx.update(
-                "INSERT INTO cluster_nodes (node_id, address, started_at, last_heartbeat, state)"
-                    + " VALUES (?, ?, now(), now(), ?) ON CONFLICT (node_id) DO UPDATE SET"
-                    + " address = excluded.address, started_at = now(), last_heartbeat = now(),"
-                    + " state = excluded.state",
-                nodeId,
-                address.get(),
-                NodeState.LIVE.column()));
-    lastRenewedMs = clock.millis();
     // The first round before start returns: what starts next (the lost-tail repair, the router's
     // catch-up) finds the duties this node takes at once.
     try {
-      loop.submit(this::tickQuietly).get();
+      loop.submit(
+              () -> {
+                withSession(tx -> joinRow(tx));
+                lastRenewedMs = clock.millis();
+                tickQuietly();
+              })
+          .get();
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } catch (java.util.concurrent.ExecutionException e) {
       throw new IllegalStateException("the first lease round failed", e.getCause());
     }
     resume();
+  }
+
+  private Void joinRow(Tx tx) throws SQLException {
+    ClusterRows.join(tx, nodeId, address.get(), livenessKey);
+    return null;
+  }
+
+  /**
+   * Runs {@code work} on this node's own session, opening it (and taking the liveness lock) first
+   * when there is none; a session that failed is closed, and the next call opens another.
+   */
+  private <T> T withSession(org.rhumbatron.platform.db.TxWork<T> work) {
+    if (session == null) {
+      session = database.openSession(applicationName(nodeId));
+      livenessHeld = false;
+    }
+    try {
+      if (!livenessHeld) {
+        livenessHeld =
+            session.inTransaction(
+                tx ->
+                    tx.queryFirst(
+                            "SELECT pg_try_advisory_lock(?)", rs -> rs.getBoolean(1), livenessKey)
+                        .orElse(false));
+        if (!livenessHeld) {
+          warnLivenessHeldElsewhere();
+        }
+      }
+      return session.inTransaction(work);
+    } catch (DatabaseException e) {
+      if (!session.isOpen()) {
+        session.close();
+        session = null;
+      }
+      throw e;
+    }
+  }
+
+  private void warnLivenessHeldElsewhere() {
+    long now = clock.millis();
+    if (now - livenessWarnedMs >= 60_000) {
+      livenessWarnedMs = now;
+      log.warn(
+          "cluster node {}: another process holds this node id's liveness lock (an earlier run"
+              + " still alive?); until it is gone, other nodes see this one by its heartbeat",
+          nodeId);
+    }
   }
 
   /**
@@ -181,11 +248,11 @@ public final class LeasedOwnership implements DutyOwnership {
     boolean beat = startMs - lastBeatMs >= heartbeat.toMillis();
     Map<Duty, Long> renewed = new EnumMap<>(Duty.class);
     Snapshot s =
-        database.inTransaction(
+        withSession(
             tx -> {
               renewed.clear();
               if (beat) {
-                ClusterRows.beatAndRenew(tx, nodeId, address.get(), lease, renewed);
+                ClusterRows.beatAndRenew(tx, nodeId, address.get(), livenessKey, lease, renewed);
               }
               return ClusterRows.snapshot(tx, lease);
             });
@@ -212,18 +279,27 @@ public final class LeasedOwnership implements DutyOwnership {
           handOver(d, mine, pick);
         }
       } else if (nodeId.equals(pick)
-          && (row.owner() == null || row.expired() || nodeId.equals(row.owner()))) {
+          && (row.owner() == null
+              || row.expired()
+              || nodeId.equals(row.owner())
+              || s.gone().contains(row.owner()))) {
         // (A row this node id holds but this process does not: an earlier run of the node.)
         take(d, row);
       }
     }
   }
 
-  /** Takes {@code duty} if it is still as read: free or expired at that epoch. */
-  /** Takes {@code duty} if it is still as read: free or expired at that epoch. */
+  /**
+   * Takes {@code duty} if it is still as read: free, expired or its holder gone, at that epoch. The
+   * sessions of a previous holder are ended first: a paused one would otherwise hold its fenced
+   * writes' locks, and the takeover with them, until the server's idle timeout.
+   */
   private void take(Duty duty, LeaseRow seen) {
+    if (seen.owner() != null && !nodeId.equals(seen.owner())) {
+      endSessionsOf(seen.owner());
+    }
     Optional<Long> epoch =
-        database.inTransaction(
+        withSession(
             tx -> {
               tx.queryFirst(
                   "SELECT set_config('lock_timeout', ?, true)", rs -> 1, ClusterRows.LOCK_WAIT);
@@ -237,8 +313,11 @@ public final class LeasedOwnership implements DutyOwnership {
                   "UPDATE cluster_leases SET owner_node = ?, epoch = epoch + 1,"
                       + " expires_at = now() + ? * interval '1 millisecond', taken_at = now()"
                       + " WHERE duty = ? AND epoch = ?"
-                      + " AND (owner_node IS NULL OR owner_node = ? OR expires_at < now())"
-                      + " RETURNING epoch",
+                      + " AND (owner_node IS NULL OR owner_node = ? OR expires_at < now()"
+                      + " OR owner_node IN (SELECT node_id FROM cluster_nodes"
+                      + " WHERE liveness_key IS NOT NULL AND NOT "
+                      + ClusterRows.livenessHeld("liveness_key")
+                      + ")) RETURNING epoch",
                   rs -> rs.getLong(1),
                   nodeId,
                   (double) lease.toMillis(),
@@ -256,13 +335,44 @@ public final class LeasedOwnership implements DutyOwnership {
         nodeId,
         duty.key(),
         epoch.get(),
-        seen.owner() == null ? "nobody" : seen.owner() + ", lease expired");
+        seen.owner() == null
+            ? "nobody"
+            : seen.owner() + (seen.expired() ? ", lease expired" : ", its process is gone"));
     for (DutyListener l : listeners) {
       try {
         l.gained(duty, epoch.get());
       } catch (RuntimeException e) {
         log.warn("starting {} on node {} failed: {}", duty.key(), nodeId, e.toString());
       }
+    }
+  }
+
+  /**
+   * Ends every database session of {@code owner} (its pool and its own session): their open
+   * transactions roll back. Allowed between sessions of one database role; where it is not, the
+   * takeover waits for the server's idle timeout as before.
+   */
+  private void endSessionsOf(String owner) {
+    try {
+      int ended =
+          withSession(
+              tx ->
+                  tx.queryFirst(
+                          "SELECT count(*) FILTER (WHERE pg_terminate_backend(pid))"
+                              + " FROM pg_stat_activity WHERE application_name = ?"
+                              + " AND datname = current_database() AND pid <> pg_backend_pid()",
+                          rs -> rs.getInt(1),
+                          applicationName(owner))
+                      .orElse(0));
+      if (ended > 0) {
+        log.info(
+            "cluster node {} ended {} database sessions of {}, which lost its duties",
+            nodeId,
+            ended,
+            owner);
+      }
+    } catch (DatabaseException e) {
+      log.warn("cluster node {} cannot end the sessions of {}: {}", nodeId, owner, e.toString());
     }
   }
 
@@ -273,7 +383,7 @@ public final class LeasedOwnership implements DutyOwnership {
     }
     changes.increment();
     notifyLost(duty);
-    database.inTransaction(
+    withSession(
         tx ->
             tx.update(
                 "UPDATE cluster_leases SET owner_node = NULL, expires_at = now()"
@@ -375,6 +485,10 @@ public final class LeasedOwnership implements DutyOwnership {
           "cluster node {} could not release its duties ({}): they move when their leases expire",
           nodeId,
           e.toString());
+    }
+    if (session != null) {
+      session.close(); // and with it the liveness lock
+      session = null;
     }
   }
 }

@@ -4,7 +4,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 
-/** Small helpers for CompletableFuture outcomes. */
+/** Small functions for CompletableFuture outcomes. */
 public final class Futures {
   private Futures() {}
 

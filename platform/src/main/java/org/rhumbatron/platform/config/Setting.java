@@ -185,6 +185,22 @@ public record Setting<T>(
         false);
   }
 
+  /** A host name or an IP address to listen on, like 127.0.0.1, 0.0.0.0, :: or core.internal. */
+  static Setting<String> host(String key, String defaultValue) {
+    return new Setting<>(
+        key,
+        defaultValue,
+        raw -> raw,
+        v -> v.matches("[A-Za-z0-9.:%_-]{1,253}"),
+        "a host name or an IP address like 127.0.0.1, 0.0.0.0 or ::");
+  }
+
+  /** The path of a file, empty by default: none given. */
+  static Setting<String> optionalFile(String key) {
+    return new Setting<>(
+        key, "", raw -> raw, v -> !v.isBlank(), "the path of a file, like /etc/rhumbatron/a.pem");
+  }
+
   /** An http or https URL like {@link #httpUrl}, empty by default: none configured. */
   static Setting<String> optionalHttpUrl(String key) {
     Setting<String> url = httpUrl(key, "");

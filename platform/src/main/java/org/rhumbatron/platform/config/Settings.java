@@ -3,11 +3,13 @@ package org.rhumbatron.platform.config;
 import static org.rhumbatron.platform.config.Setting.bool;
 import static org.rhumbatron.platform.config.Setting.duration;
 import static org.rhumbatron.platform.config.Setting.environmentVariableName;
+import static org.rhumbatron.platform.config.Setting.host;
 import static org.rhumbatron.platform.config.Setting.httpUrl;
 import static org.rhumbatron.platform.config.Setting.intRange;
 import static org.rhumbatron.platform.config.Setting.natsUrls;
 import static org.rhumbatron.platform.config.Setting.nonNegativeDuration;
 import static org.rhumbatron.platform.config.Setting.oneOf;
+import static org.rhumbatron.platform.config.Setting.optionalFile;
 import static org.rhumbatron.platform.config.Setting.optionalHttpUrl;
 import static org.rhumbatron.platform.config.Setting.positiveInt;
 import static org.rhumbatron.platform.config.Setting.probability;
@@ -61,7 +63,7 @@ public final class Settings {
   public static final Setting<Duration> DUPLICATE_WINDOW =
       register(duration("streams.duplicate-window", Duration.ofHours(2)));
   // Not a seed number: how many servers of a NATS cluster hold a copy of each event stream,
-  // COMMANDS and each bucket core makes (DESIGN.md section 9); 3 on a three-server cluster, so
+  // COMMANDS and each bucket core makes; 3 on a three-server cluster, so
   // one server's death loses nothing. nats-server allows at most 5.
   public static final Setting<Integer> STREAM_REPLICAS =
       register(intRange("streams.replicas", 1, 1, 5));
@@ -78,7 +80,7 @@ public final class Settings {
       register(duration("outbox.backoff-max", Duration.ofMinutes(5)));
   public static final Setting<Integer> OUTBOX_MAX_ATTEMPTS =
       register(positiveInt("outbox.max-attempts", 10));
-  // DESIGN.md section 5: published rows keep their stream sequence this long (lost-tail repair).
+  // Published rows keep their stream sequence this long (lost-tail repair).
   public static final Setting<Duration> OUTBOX_KEEP_PUBLISHED =
       register(duration("outbox.keep-published", Duration.ofHours(24)));
   // How often the published rows past outbox.keep-published are deleted (all of them each time).
@@ -87,7 +89,7 @@ public final class Settings {
   // How long the publisher waits for a PubAck before it counts the send as failed.
   public static final Setting<Duration> OUTBOX_PUBLISH_TIMEOUT =
       register(duration("outbox.publish-timeout", Duration.ofSeconds(5)));
-  // The actor alarm is the publisher's backstop (DESIGN.md 4a); 1 min keeps it under the cap.
+  // The actor alarm is the publisher's backstop; 1 min keeps it under the cap.
   public static final Setting<Duration> OUTBOX_ALARM_BACKSTOP =
       register(duration("outbox.alarm-backstop", Duration.ofMinutes(1)));
   // ResourceShardActors per project; a resource key's shard is fnv1a32(key) mod this.
@@ -111,7 +113,7 @@ public final class Settings {
       register(positiveInt("router.batch-failure-limit", 5));
   public static final Setting<Integer> ANALYTICS_POINTS_PER_TICK =
       register(positiveInt("analytics.points-per-tick", 100));
-  // DESIGN.md 4a "The archiver and analytics keep up": not seed numbers. How often core samples
+  // The archiver and analytics keep up; not seed numbers. How often core samples
   // each stream's consumers (the lag metric and the catch-up trigger); a stream is read further
   // when its archiver or analytics has a full batch unread or an unread Event this old (so a
   // quiet stream's archive objects are not one Event each); batches of each per catch-up turn
@@ -132,7 +134,7 @@ public final class Settings {
       register(duration("processed-events.keep", Duration.ofDays(14)));
   public static final Setting<Integer> PROCESSED_EVENTS_PURGE_MAX =
       register(positiveInt("processed-events.purge-max", 5_000));
-  // Retention of what grows with every Event (DESIGN.md 4a "Purges keep up"; README: Retention).
+  // Retention of what grows with every Event (docs/architecture.md, Retention).
   // The feed row and the analytics point are effects of a claim: kept as long as the claim, so a
   // claim never outlives its effect and one purge run takes both of the same days.
   public static final Setting<Duration> PROJECT_EVENTS_KEEP =
@@ -147,7 +149,7 @@ public final class Settings {
       register(duration("workflows.keep-ended", Duration.ofDays(30)));
   public static final Setting<Duration> ARCHIVE_EXPIRY =
       register(duration("archive.expiry", Duration.ofDays(365)));
-  // DESIGN.md section 2: the evidence bucket is a directory (default) or a NATS object store.
+  // The evidence bucket is a directory (default) or a NATS object store.
   public static final Setting<BucketStore> BUCKET_STORE =
       register(oneOf("bucket.store", BucketStore.DIRECTORY));
 
@@ -200,14 +202,17 @@ public final class Settings {
       register(positiveInt("changes.agents-per-change", 8));
 
   // Queues.
+  // The seed extends a held batch every 30 s; read here as a period short enough that the ack wait
+  // (three periods) brings a dead or paused node's Commands back to a live one within seconds.
   public static final Setting<Duration> ACK_EXTEND_EVERY =
-      register(duration("queues.ack-extend-every", Duration.ofSeconds(30)));
+      register(duration("queues.ack-extend-every", Duration.ofSeconds(2)));
   public static final Setting<Duration> MAX_HOLD =
       register(duration("queues.max-hold", Duration.ofMinutes(15)));
-  // Not a seed number: the consumer's ack wait, two extension periods, so one lost inProgress
-  // does not redeliver a message that a handler still holds.
+  // Not a seed number: the consumer's ack wait, three extension periods, so one late or lost
+  // inProgress (a 2 s stall) does not redeliver a message that a handler still holds, while a
+  // killed node's messages come back this soon.
   public static final Setting<Duration> QUEUE_ACK_WAIT =
-      register(duration("queues.ack-wait", Duration.ofSeconds(60)));
+      register(duration("queues.ack-wait", Duration.ofSeconds(6)));
   public static final Setting<Integer> INTEGRATION_MAX_DELIVERIES =
       register(positiveInt("integration.max-deliveries", 4));
   public static final Setting<Duration> INTEGRATION_MORE_WORK_DELAY =
@@ -233,7 +238,7 @@ public final class Settings {
   public static final QueueRow QUEUE_DEAD_LETTER =
       queueRow(Queue.DEAD_LETTER, 5, 1, 5, Duration.ofSeconds(60));
 
-  // The Change lifecycle (DESIGN.md section 3). Not seed numbers: how often a failed Task runs
+  // The Change lifecycle. Not seed numbers: how often a failed Task runs
   // again before change.settle fails its Change, and how large a work graph may be.
   public static final Setting<Integer> TASK_ATTEMPTS =
       register(positiveInt("changes.task-attempts", 3));
@@ -283,6 +288,29 @@ public final class Settings {
 
   // The HTTP API: the bearer token its writes need (empty: none, and every write is refused).
   public static final Setting<String> API_TOKEN = register(secret("api.token"));
+  // Whether reads need a credential: auto keeps them open on a loopback bind only.
+  public static final Setting<ReadAccess> API_READS = register(oneOf("api.reads", ReadAccess.AUTO));
+  // Requests per second one credential (or one address, for open reads) may make; a burst of
+  // one second's worth passes at once. A credential may carry its own.
+  public static final Setting<Integer> API_RATE_LIMIT =
+      register(positiveInt("api.rate-limit", 200));
+
+  // Where the HTTP server listens, and the base URL Agents and webhooks are told (empty: derived
+  // from the bind, the port and TLS). A bind other than loopback needs TLS and closed reads, or
+  // http.insecure=true for a private network.
+  public static final Setting<String> HTTP_BIND = register(host("http.bind", "127.0.0.1"));
+  public static final Setting<String> HTTP_PUBLIC_URL =
+      register(optionalHttpUrl("http.public-url"));
+  public static final Setting<Boolean> HTTP_INSECURE = register(bool("http.insecure", false));
+  // TLS: PEM files of the certificate (its chain may follow) and of its private key (PKCS#8 or
+  // PKCS#1 RSA), read again when they change, checked this often.
+  public static final Setting<String> HTTP_TLS_CERT = register(optionalFile("http.tls.cert"));
+  public static final Setting<String> HTTP_TLS_KEY = register(optionalFile("http.tls.key"));
+  public static final Setting<Duration> HTTP_TLS_CHECK_EVERY =
+      register(duration("http.tls.check-every", Duration.ofSeconds(10)));
+  // GET /metrics needs a reader credential too (else it stays open for the scraper).
+  public static final Setting<Boolean> HTTP_METRICS_AUTH =
+      register(bool("http.metrics-auth", false));
 
   // Traces (OpenTelemetry, W3C trace context): sent over OTLP/HTTP to this collector's base URL
   // (spans to <url>/v1/traces); empty: none are recorded or sent, the context still passes on.
@@ -311,15 +339,15 @@ public final class Settings {
   public static final Setting<Duration> WORKFLOW_RETRY_PAUSE =
       register(duration("workflows.retry-pause", Duration.ofSeconds(1)));
 
-  // Several cores on one PostgreSQL database (DESIGN.md 9): the node's id (empty: a fresh one per
+  // Several cores on one PostgreSQL database: the node's id (empty: a fresh one per
   // start), how often it writes its heartbeat and renews its leases, how long a lease and a
   // heartbeat count on the database's clock, and how often it looks for duties to take.
   public static final Setting<String> CLUSTER_NODE_ID =
       register(Setting.optionalName("cluster.node-id"));
   public static final Setting<Duration> CLUSTER_HEARTBEAT =
-      register(duration("cluster.heartbeat", Duration.ofSeconds(3)));
+      register(duration("cluster.heartbeat", Duration.ofSeconds(1)));
   public static final Setting<Duration> CLUSTER_LEASE =
-      register(duration("cluster.lease", Duration.ofSeconds(15)));
+      register(duration("cluster.lease", Duration.ofSeconds(6)));
   public static final Setting<Duration> CLUSTER_POLL =
       register(duration("cluster.poll", Duration.ofMillis(500)));
 

@@ -10,6 +10,8 @@ import static org.rhumbatron.platform.config.Settings.COMMAND_STREAM_MAX_AGE;
 import static org.rhumbatron.platform.config.Settings.DEAD_LETTERS_KEEP_CLOSED;
 import static org.rhumbatron.platform.config.Settings.DUPLICATE_WINDOW;
 import static org.rhumbatron.platform.config.Settings.EVENT_STREAM_MAX_AGE;
+import static org.rhumbatron.platform.config.Settings.HTTP_TLS_CERT;
+import static org.rhumbatron.platform.config.Settings.HTTP_TLS_KEY;
 import static org.rhumbatron.platform.config.Settings.MAX_HOLD;
 import static org.rhumbatron.platform.config.Settings.OUTBOX_BACKOFF_INITIAL;
 import static org.rhumbatron.platform.config.Settings.OUTBOX_BACKOFF_MAX;
@@ -43,6 +45,11 @@ final class SettingsRules {
           AGENT_WEBHOOK_URL.key(), "must be set when " + AGENT_RUNTIME.key() + " is webhook");
     }
     above(s, QUEUE_ACK_WAIT, ACK_EXTEND_EVERY);
+    if (s.get(HTTP_TLS_CERT).isEmpty() != s.get(HTTP_TLS_KEY).isEmpty()) {
+      Setting<String> missing = s.get(HTTP_TLS_CERT).isEmpty() ? HTTP_TLS_CERT : HTTP_TLS_KEY;
+      throw new SettingsException(
+          missing.key(), "must be set too: TLS needs both http.tls.cert and http.tls.key");
+    }
     credentials(s);
   }
 

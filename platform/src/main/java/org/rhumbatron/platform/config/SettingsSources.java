@@ -21,11 +21,11 @@ final class SettingsSources {
   private SettingsSources() {}
 
   /**
-   * The {@code RHUMBATRON_} variables that are not settings: the CLI's core URL, the launcher's JVM
-   * options, logback's level.
+   * The {@code RHUMBATRON_} variables that are not settings: the CLI's core URL and CA file, the
+   * launcher's JVM options, logback's level.
    */
   static final Set<String> OTHER_VARIABLES =
-      Set.of("RHUMBATRON_URL", "RHUMBATRON_JAVA_OPTS", "RHUMBATRON_LOG_LEVEL");
+      Set.of("RHUMBATRON_URL", "RHUMBATRON_CACERT", "RHUMBATRON_JAVA_OPTS", "RHUMBATRON_LOG_LEVEL");
 
   /** The raw values of {@code file} (may be null), then of {@code env}, by setting key. */
   static Map<String, String> raw(Path file, Map<String, String> env, List<Setting<?>> all) {

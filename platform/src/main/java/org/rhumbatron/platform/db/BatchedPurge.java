@@ -1,10 +1,10 @@
 package org.rhumbatron.platform.db;
 
 /**
- * Deletes every row of a table past a horizon, in transactions of at most {@code batch} rows each
- * (DESIGN.md 4a "Purges keep up"): a purge is never behind, and no single transaction holds
- * SQLite's one writer for long. Between two batches the writers that queued meanwhile commit, since
- * each batch is a write transaction of its own (on SQLite a member of the next group commit).
+ * Deletes every row of a table past a horizon, in transactions of at most {@code batch} rows each:
+ * a purge is never behind, and no single transaction holds SQLite's one writer for long. Between
+ * two batches the writers that queued meanwhile commit, since each batch is a write transaction of
+ * its own (on SQLite a member of the next group commit).
  */
 public final class BatchedPurge {
   private BatchedPurge() {}

@@ -75,7 +75,8 @@ public final class Database implements AutoCloseable {
                   target,
                   options.postgresPoolSize(),
                   options.idleInTransactionTimeout(),
-                  options.password());
+                  options.password(),
+                  options.applicationName());
     } catch (SQLException e) {
       throw new DatabaseException("cannot open " + shown + ": " + SqlErrors.describe(e), e);
     } catch (RuntimeException e) {
@@ -228,6 +229,26 @@ public final class Database implements AutoCloseable {
       }
     }
     return runner.run(false, work);
+  }
+
+  /**
+   * Opens a PostgreSQL session of its own, outside the pool: its session-level advisory locks last
+   * until {@link DatabaseSession#close} or until the process dies, when the server ends the session
+   * and releases them.
+   *
+   * @param applicationName the session's {@code application_name}
+   * @throws DatabaseException when the database is SQLite or cannot be reached
+   */
+  public DatabaseSession openSession(String applicationName) {
+    if (!(connections instanceof PostgresConnections postgres)) {
+      throw new DatabaseException("a session of its own needs PostgreSQL, not " + url);
+    }
+    try {
+      return new DatabaseSession(postgres.openDedicated(applicationName), runner);
+    } catch (SQLException e) {
+      throw new DatabaseException(
+          "cannot open a session on " + url + ": " + SqlErrors.describe(e), e);
+    }
   }
 
   public Dialect dialect() {

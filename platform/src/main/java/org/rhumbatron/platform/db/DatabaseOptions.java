@@ -36,6 +36,7 @@ public final class DatabaseOptions {
   private final int sqliteReaders;
   private final int postgresPoolSize;
   private final Duration idleInTransactionTimeout;
+  private final String applicationName;
   private final int maxAttempts;
   private final Duration initialBackoff;
   private final Duration maxBackoff;
@@ -48,6 +49,7 @@ public final class DatabaseOptions {
     this.sqliteReaders = b.sqliteReaders;
     this.postgresPoolSize = b.postgresPoolSize;
     this.idleInTransactionTimeout = b.idleInTransactionTimeout;
+    this.applicationName = b.applicationName;
     this.maxAttempts = b.maxAttempts;
     this.initialBackoff = b.initialBackoff;
     this.maxBackoff = b.maxBackoff;
@@ -82,6 +84,14 @@ public final class DatabaseOptions {
   /** PostgreSQL's {@code idle_in_transaction_session_timeout} on every pooled session. */
   public Duration idleInTransactionTimeout() {
     return idleInTransactionTimeout;
+  }
+
+  /**
+   * The {@code application_name} of every PostgreSQL session this database opens (empty: the
+   * driver's), so that the sessions of one process can be told apart and ended together.
+   */
+  public String applicationName() {
+    return applicationName;
   }
 
   public int maxAttempts() {
@@ -133,8 +143,14 @@ public final class DatabaseOptions {
     private Duration maxBackoff = DEFAULT_MAX_BACKOFF;
     private MigrationSource migrations = Migrations.classpath(Migrations.DEFAULT_LOCATION);
     private String password;
+    private String applicationName = "";
 
     private Builder() {}
+
+    public Builder applicationName(String applicationName) {
+      this.applicationName = Objects.requireNonNull(applicationName, "applicationName");
+      return this;
+    }
 
     public Builder clock(Clock clock) {
       this.clock = Objects.requireNonNull(clock, "clock");

@@ -60,6 +60,18 @@ final class TxRunner {
     }
   }
 
+  /**
+   * Runs {@code work} once in a write transaction on {@code c}, a connection the caller keeps; a
+   * transient error is not retried here.
+   */
+  <T> T runOnceOn(Connection c, TxWork<T> work) {
+    try {
+      return runIn(c, true, work);
+    } catch (TransientFailure f) {
+      throw failure(f.cause);
+    }
+  }
+
   private <T> T attemptOnce(boolean write, TxWork<T> work) {
     Connection c = acquire(write);
     try {

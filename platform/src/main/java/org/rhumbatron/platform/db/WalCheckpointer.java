@@ -17,8 +17,8 @@ import org.slf4j.LoggerFactory;
  * this connection runs a PASSIVE checkpoint twice a second, which never blocks the writer. PASSIVE
  * never moves the writer back to the start of the WAL, so under steady commits the log would grow
  * without end; once it holds {@link #RESTART_FRAMES} frames a RESTART checkpoint (which holds the
- * writer briefly) lets the next commit write from the start again. Figures: docs/performance.md,
- * "Constants and their measurements".
+ * writer briefly) lets the next commit write from the start again. Figures: docs/benchmarks.md,
+ * "Constants and the measurements behind them".
  */
 final class WalCheckpointer implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(WalCheckpointer.class);

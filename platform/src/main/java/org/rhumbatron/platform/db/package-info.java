@@ -4,8 +4,8 @@
  * org.rhumbatron.platform.db.Dialect} for what really differs between the two, and versioned {@link
  * org.rhumbatron.platform.db.Migrations} applied at open.
  *
- * <p>Every table of DESIGN.md section 2 lives here, so an actor's state change and its outbox row
- * are one real transaction. Times are BIGINT epoch milliseconds in both dialects.
+ * <p>Every table of core lives here, so an actor's state change and its outbox row are one real
+ * transaction. Times are BIGINT epoch milliseconds in both dialects.
  *
  * <p>SQLite: WAL, {@code synchronous=NORMAL}, {@code busy_timeout}, foreign keys on; one writer
  * connection behind a lock (SQLite writes are serial anyway) with {@code BEGIN IMMEDIATE}, and a

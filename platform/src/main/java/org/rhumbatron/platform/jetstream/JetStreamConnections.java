@@ -18,9 +18,9 @@ public final class JetStreamConnections {
 
   /**
    * jnats 2.25.1 can leave a reconnected connection with a writer that sends nothing (status
-   * CONNECTED, requests time out; nats.java issue 1522). Unanswered pings make the client drop and
-   * redo such a connection, so a short interval bounds the outage to about three intervals instead
-   * of the default 2 min x 3.
+   * CONNECTED, requests time out; nats-io/nats.java#1522). Unanswered pings make the client drop
+   * and redo such a connection, so a short interval bounds the outage to about three intervals
+   * instead of the default 2 min x 3.
    */
   public static final Duration DEFAULT_PING_INTERVAL = Duration.ofSeconds(10);
 

@@ -29,10 +29,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The streams of the seed, created or corrected at core start (DESIGN.md section 4): {@code
- * EVENTS_00}..{@code EVENTS_07} on {@code events.00}..{@code events.07} with limits retention, and
- * {@code COMMANDS}, a work-queue stream on {@code cmd.<queue>}; all on file storage with the ages,
- * duplicate window and replicas ({@code streams.replicas}) of {@link Settings}.
+ * The streams of the seed, created or corrected at core start: {@code EVENTS_00}..{@code EVENTS_07}
+ * on {@code events.00}..{@code events.07} with limits retention, and {@code COMMANDS}, a work-queue
+ * stream on {@code cmd.<queue>}; all on file storage with the ages, duplicate window and replicas
+ * ({@code streams.replicas}) of {@link Settings}.
  *
  * <p>{@link #ensure()} compares subjects, retention, storage, max_age, duplicate_window and
  * num_replicas of each existing stream and updates a drifted one in place, keeping its other

@@ -23,6 +23,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.rhumbatron.platform.db.Database;
+import org.rhumbatron.platform.db.DatabaseOptions;
 import org.rhumbatron.testkit.db.DatabaseExtension;
 import org.slf4j.LoggerFactory;
 
@@ -50,7 +51,24 @@ class LeasedOwnershipTest {
   private record Node(LeasedOwnership ownership, Database db) {}
 
   private Node node(String id, Duration heartbeat, Duration lease, Duration poll) {
-    Database db = Database.open(database.database().url());
+    return node(id, heartbeat, lease, poll, null);
+  }
+
+  /**
+   * A node; with {@code idleInTransaction} its pool names its sessions as core does, so a taker can
+   * end them (without, only its own session is named, and fenced writes are waited for).
+   */
+  private Node node(
+      String id, Duration heartbeat, Duration lease, Duration poll, Duration idleInTransaction) {
+    Database db =
+        idleInTransaction == null
+            ? Database.open(database.database().url())
+            : Database.open(
+                database.database().url(),
+                DatabaseOptions.builder()
+                    .applicationName(LeasedOwnership.applicationName(id))
+                    .idleInTransactionTimeout(idleInTransaction)
+                    .build());
     open.add(db);
     LeasedOwnership o =
         new LeasedOwnership(
@@ -219,8 +237,9 @@ class LeasedOwnershipTest {
                       "INSERT INTO guarded VALUES ('new owner', ?)",
                       b.ownership().fence(tx, duty)));
 
-      // The zombie still believes it holds the duty, and writes.
-      assertThat(a.ownership().owns(duty)).isTrue();
+      // Past its lease without a renewal, the zombie starts no duty work; a write it began
+      // anyway (as one already under way when it paused) is refused by the fence.
+      assertThat(a.ownership().owns(duty)).isFalse();
       assertThatThrownBy(
               () ->
                   a.db()
@@ -315,5 +334,120 @@ class LeasedOwnershipTest {
 
   private static long count(Node n, String sql, Object arg) {
     return n.db().read(tx -> tx.queryLong(sql, arg));
+  }
+
+  /** Ends every session of {@code nodeId}, as the server does when that node's process dies. */
+  private int endSessions(String nodeId) throws Exception {
+    try (Connection c = database.database().connect()) {
+      var rs =
+          c.createStatement()
+              .executeQuery(
+                  "SELECT count(*) FILTER (WHERE pg_terminate_backend(pid)) FROM pg_stat_activity"
+                      + " WHERE application_name = '"
+                      + LeasedOwnership.applicationName(nodeId)
+                      + "'");
+      rs.next();
+      return rs.getInt(1);
+    }
+  }
+
+  /**
+   * A process that dies takes its sessions with it; its liveness lock goes with them, and its
+   * duties move at the next round, long before a 30 s lease would expire.
+   */
+  @Test
+  void aDeadNodesDutiesMoveWhenItsSessionsEndNotWhenItsLeasesExpire() throws Exception {
+    Duration longLease = Duration.ofSeconds(30);
+    Node a = node("node-a", Duration.ofSeconds(2), longLease, SHORT_POLL);
+    Node b = node("node-b", Duration.ofSeconds(2), longLease, SHORT_POLL);
+    a.ownership().start();
+    b.ownership().start();
+    awaitSettled(List.of(a, b));
+    Set<Duty> ofA = held(a);
+
+    a.ownership().suspend(); // it runs no more rounds, as a killed process
+    assertThat(endSessions("node-a")).isPositive();
+    long killed = System.nanoTime();
+    await().atMost(Duration.ofSeconds(5)).until(() -> held(b).size() == Duty.values().length);
+    long tookMs = (System.nanoTime() - killed) / 1_000_000;
+    LoggerFactory.getLogger(getClass()).info("sessions ended to takeover: {} ms", tookMs);
+    assertThat(tookMs).isLessThan(longLease.toMillis() / 2);
+    Map<Duty, ClusterView.Lease> rows = leases(b);
+    for (Duty d : ofA) {
+      assertThat(rows.get(d).owner()).isEqualTo("node-b");
+    }
+    assertThat(b.ownership().view().nodes())
+        .filteredOn(n -> n.nodeId().equals("node-a"))
+        .extracting(ClusterView.Node::state)
+        .containsExactly(NodeState.LOST);
+  }
+
+  /**
+   * A paused node sitting inside a fenced transaction does not hold a takeover until the server's
+   * idle timeout (60 s here): past its lease the taker ends the paused node's sessions.
+   */
+  @Test
+  void aPausedNodesOpenTransactionDoesNotHoldTheTakeoverPastItsLease() throws Exception {
+    database
+        .database()
+        .connect()
+        .createStatement()
+        .execute("CREATE TABLE guarded (what TEXT NOT NULL, epoch BIGINT NOT NULL)");
+    Duration idle = Duration.ofSeconds(60);
+    Node a = node("node-a", SHORT_BEAT, SHORT_LEASE, SHORT_POLL, idle);
+    Node b = node("node-b", SHORT_BEAT, SHORT_LEASE, SHORT_POLL, idle);
+    a.ownership().start();
+    b.ownership().start();
+    awaitSettled(List.of(a, b));
+    Duty duty = held(a).iterator().next();
+
+    // What a paused process leaves: one transaction idle holding an actor's lock (ended only by
+    // the 60 s idle timeout), and a fenced write still running, waiting for that lock (no idle
+    // timeout applies to a statement that waits).
+    java.util.concurrent.CountDownLatch wake = new java.util.concurrent.CountDownLatch(1);
+    java.util.concurrent.CountDownLatch locked = new java.util.concurrent.CountDownLatch(1);
+    CompletableFuture<Object> holder =
+        CompletableFuture.supplyAsync(
+            () ->
+                a.db()
+                    .inTransaction(
+                        tx -> {
+                          tx.queryFirst("SELECT pg_advisory_xact_lock(4712)", rs -> 1);
+                          locked.countDown();
+                          try {
+                            wake.await();
+                          } catch (InterruptedException ie) {
+                            throw new IllegalStateException(ie);
+                          }
+                          return 1;
+                        }));
+    assertThat(locked.await(10, TimeUnit.SECONDS)).isTrue();
+    java.util.concurrent.CountDownLatch fenced = new java.util.concurrent.CountDownLatch(1);
+    CompletableFuture<Object> write =
+        CompletableFuture.supplyAsync(
+            () ->
+                a.db()
+                    .inTransaction(
+                        tx -> {
+                          long e = a.ownership().fence(tx, duty);
+                          fenced.countDown();
+                          tx.queryFirst("SELECT pg_advisory_xact_lock(4712)", rs -> 1);
+                          tx.update("INSERT INTO guarded VALUES ('paused', ?)", e);
+                          return e;
+                        }));
+    assertThat(fenced.await(10, TimeUnit.SECONDS)).isTrue();
+    a.ownership().suspend();
+    long paused = System.nanoTime();
+    await().atMost(Duration.ofSeconds(15)).until(() -> b.ownership().owns(duty));
+    long tookMs = (System.nanoTime() - paused) / 1_000_000;
+    LoggerFactory.getLogger(getClass()).info("pause to takeover: {} ms", tookMs);
+    assertThat(tookMs).isLessThan(SHORT_LEASE.toMillis() + 4_000);
+
+    wake.countDown();
+    assertThatThrownBy(holder::join).hasCauseInstanceOf(RuntimeException.class);
+    assertThatThrownBy(write::join).hasCauseInstanceOf(RuntimeException.class);
+    long landed =
+        b.db().read(tx -> tx.queryLong("SELECT count(*) FROM guarded WHERE what = 'paused'"));
+    assertThat(landed).as("the paused node's write rolled back with its session").isZero();
   }
 }

@@ -23,7 +23,12 @@ public final class TestNodes {
 
   /** Node {@code id}'s ownership on {@code database}, not started. */
   public static LeasedOwnership ownership(Database database, String id) {
-    return new LeasedOwnership(database, id, () -> null, HEARTBEAT, LEASE, POLL, Clock.systemUTC());
+    return ownership(database, id, Clock.systemUTC());
+  }
+
+  /** Node {@code id}'s ownership on {@code clock} (a {@link FreezableClock} for a zombie). */
+  public static LeasedOwnership ownership(Database database, String id, Clock clock) {
+    return new LeasedOwnership(database, id, () -> null, HEARTBEAT, LEASE, POLL, clock);
   }
 
   /** Starts both nodes and waits until each holds some duties and together all, for a while. */

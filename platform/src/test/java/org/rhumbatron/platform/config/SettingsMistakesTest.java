@@ -53,6 +53,7 @@ class SettingsMistakesTest {
     Map<String, String> env =
         Map.of(
             "RHUMBATRON_URL", "http://127.0.0.1:8080",
+            "RHUMBATRON_CACERT", "/etc/rhumbatron/ca.pem",
             "RHUMBATRON_JAVA_OPTS", "-Xmx1g",
             "RHUMBATRON_LOG_LEVEL", "DEBUG",
             "RHUMBATRONX", "not ours",
@@ -125,5 +126,26 @@ class SettingsMistakesTest {
                 .get(Settings.NATS_URL))
         .isEqualTo("nats://10.0.0.1:4222,10.0.0.2:4222");
     assertThat(Settings.defaults().get(Settings.NATS_URL)).isEmpty();
+  }
+
+  @Test
+  void aTlsCertificateWithoutItsKeyIsRefusedNamingTheMissingOne() {
+    assertThatThrownBy(() -> Settings.defaults().with(Map.of("http.tls.cert", "/etc/a.pem")))
+        .isInstanceOf(SettingsException.class)
+        .hasMessage(
+            "setting http.tls.key: must be set too: TLS needs both http.tls.cert and"
+                + " http.tls.key");
+  }
+
+  @Test
+  void aBindWithASchemeAndAnUnknownReadAccessAreRefused() {
+    assertThatThrownBy(() -> Settings.defaults().with(Map.of("http.bind", "http://0.0.0.0")))
+        .hasMessage(
+            "setting http.bind: 'http://0.0.0.0' is out of range: a host name or an IP address"
+                + " like 127.0.0.1, 0.0.0.0 or ::");
+    assertThatThrownBy(() -> Settings.defaults().with(Map.of("api.reads", "closed")))
+        .hasMessage("setting api.reads: cannot parse 'closed': one of auto, open, credential");
+    assertThat(Settings.defaults().with(Map.of("http.bind", "::")).get(Settings.HTTP_BIND))
+        .isEqualTo("::");
   }
 }

@@ -46,7 +46,9 @@ class SettingsTest {
     assertThat(s.get(Settings.COMMANDS_PER_CHANGE_PER_DAY)).isEqualTo(1_000);
     assertThat(s.get(Settings.AGENTS_PER_CHANGE)).isEqualTo(8);
     assertThat(s.get(Settings.MAX_HOLD)).isEqualTo(Duration.ofMinutes(15));
-    assertThat(s.get(Settings.ACK_EXTEND_EVERY)).isEqualTo(Duration.ofSeconds(30));
+    // A reading of the seed's 30 s (see the setting): a period a third of the queues' ack wait.
+    assertThat(s.get(Settings.ACK_EXTEND_EVERY)).isEqualTo(Duration.ofSeconds(2));
+    assertThat(s.get(Settings.QUEUE_ACK_WAIT)).isEqualTo(Duration.ofSeconds(6));
   }
 
   @Test

@@ -565,7 +565,7 @@ abstract class DatabaseContract {
         .isEqualTo(threads * perThread);
   }
 
-  // Helpers -------------------------------------------------------------------------------------
+  // Small parts ----------------------------------------------------------------------------
 
   String dialectName() {
     return db().kind() == TestDatabase.Kind.SQLITE ? "sqlite" : "postgres";

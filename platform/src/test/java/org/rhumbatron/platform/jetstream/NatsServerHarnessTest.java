@@ -35,7 +35,7 @@ class NatsServerHarnessTest {
    * Every publish acknowledged before SIGKILL is found after the restart. nats-server 2.9 writes
    * the message to its block file (a pwrite, no fsync) before it sends the PubAck, and SIGKILL does
    * not lose the OS page cache, so this holds deterministically; only a crash of the machine can
-   * lose an acknowledged tail (DESIGN.md section 5).
+   * lose an acknowledged tail.
    *
    * <p>The check after the restart uses a new connection on purpose: with jnats 2.25.1 a connection
    * that reconnected to the restarted server sometimes sends nothing until pings time out (see

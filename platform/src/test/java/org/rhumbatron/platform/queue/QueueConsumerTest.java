@@ -41,6 +41,7 @@ import org.rhumbatron.protocol.Queue;
 import org.rhumbatron.testkit.SettableClock;
 import org.rhumbatron.testkit.db.DatabaseExtension;
 import org.rhumbatron.testkit.nats.NatsServerExtension;
+import org.slf4j.LoggerFactory;
 
 /** runQueueConsumer and Commands on a real nats-server; each test gets its own server. */
 class QueueConsumerTest {
@@ -237,6 +238,55 @@ class QueueConsumerTest {
     assertThat(Duration.ofNanos(secondGap)).isGreaterThanOrEqualTo(own.minusMillis(30));
     await().atMost(Duration.ofSeconds(5)).until(() -> messagesOnCommands() == 0);
     assertThat(arrivedNanos).hasSize(3);
+  }
+
+  /**
+   * A node that dies holding a Command (its connection gone, no ack, no nak): with the default
+   * timings a live node's consumer handles it within the failover target of 10 s, and the one
+   * result is the live node's.
+   */
+  @Test
+  void aDeadNodesCommandIsHandledByALiveNodeWithinTenSeconds() throws Exception {
+    QueueTimings defaults = QueueTimings.from(Settings.defaults());
+    Connection deadNode = JetStreamConnections.connect(nats.url(), "dead-node");
+    QueueRuntime dead =
+        new QueueRuntime(
+            deadNode,
+            new Commands(new JetStreamCommandTransport(deadNode), codec),
+            codec,
+            defaults,
+            clock,
+            new DatabaseHandlerRuns(database, clock, Duration.ofDays(14)));
+    CountDownLatch taken = new CountDownLatch(1);
+    CountDownLatch never = new CountDownLatch(1);
+    run(
+        dead,
+        config(Queue.VERIFICATION, 1, 3),
+        (c, d) -> {
+          taken.countDown();
+          never.await(); // it dies holding it
+          return Outcome.ack();
+        },
+        null);
+    commands.send(command(CommandType.VERIFICATION_START, "cmd_cand1_verify")).get();
+    assertThat(taken.await(10, TimeUnit.SECONDS)).isTrue();
+    deadNode.close(); // the process is gone: no inProgress, no ack, no nak
+
+    long diedAt = System.nanoTime();
+    List<String> results = new java.util.concurrent.CopyOnWriteArrayList<>();
+    run(
+        runtime(defaults),
+        config(Queue.VERIFICATION, 1, 3),
+        (c, d) -> {
+          results.add(c.commandId());
+          return Outcome.ack();
+        },
+        null);
+    await().atMost(Duration.ofSeconds(10)).until(() -> results.size() == 1);
+    LoggerFactory.getLogger(getClass())
+        .info("death to handled elsewhere: {} ms", (System.nanoTime() - diedAt) / 1_000_000);
+    await().atMost(Duration.ofSeconds(5)).until(() -> messagesOnCommands() == 0);
+    assertThat(results).containsExactly("cmd_cand1_verify");
   }
 
   @Test

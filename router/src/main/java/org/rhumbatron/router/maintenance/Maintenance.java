@@ -66,8 +66,8 @@ public final class Maintenance {
   /**
    * 04:17 UTC, once a day: one forks.sweep; project.cleanup and index.purge for up to 10 archived
    * Projects; an index.build backfill for up to 10 active Projects without a ready index; deletes
-   * every processed_events row older than 14 days, 5,000 per transaction (DESIGN.md 4a), and the
-   * rows of the other tables past their horizons.
+   * every processed_events row older than 14 days, 5,000 per transaction, and the rows of the other
+   * tables past their horizons.
    */
   public MaintenanceReport runDaily(Instant tick) {
     String day = LocalDate.ofInstant(tick, ZoneOffset.UTC).toString();

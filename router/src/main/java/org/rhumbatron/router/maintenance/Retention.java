@@ -20,11 +20,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The horizons of the tables the event router's side writes with every Event (DESIGN.md 4a "Purges
- * keep up"): each purge deletes every row past its horizon in batches of at most {@code
- * processed-events.purge-max} (the seed's 5,000). Other owners purge their own tables: the outbox
- * (coordinator's OutboxJanitor) and queue_handler_runs (the queue consumer at start); the
- * lifecycle's {@code model_routes} and ended Workflows go through {@link LifecycleRetention}.
+ * The horizons of the tables the event router's side writes with every Event: each purge deletes
+ * every row past its horizon in batches of at most {@code processed-events.purge-max} (the seed's
+ * 5,000). Other owners purge their own tables: the outbox (coordinator's OutboxJanitor) and
+ * queue_handler_runs (the queue consumer at start); the lifecycle's {@code model_routes} and ended
+ * Workflows go through {@link LifecycleRetention}.
  */
 final class Retention {
   private static final Logger log = LoggerFactory.getLogger(Retention.class);

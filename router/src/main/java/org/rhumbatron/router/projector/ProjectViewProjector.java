@@ -27,8 +27,8 @@ import org.rhumbatron.router.run.SubscriptionHandler;
 
 /**
  * The project-view-projector of one run (a nudge or a sweep tick): one {@code applyDelta} call per
- * project with fresh events, at most 15 calls per run (DESIGN.md 4a); the events of the projects
- * beyond the cap are deferred and come back with the next delivery. Make a new one per run ({@link
+ * project with fresh events, at most 15 calls per run; the events of the projects beyond the cap
+ * are deferred and come back with the next delivery. Make a new one per run ({@link
  * Factory#forRun}), since the cap counts per run.
  */
 public final class ProjectViewProjector implements SubscriptionHandler {

@@ -24,6 +24,7 @@ import org.rhumbatron.platform.bucket.Bucket;
 import org.rhumbatron.platform.bucket.BucketObject;
 import org.rhumbatron.platform.bucket.NatsObjectStoreBucket;
 import org.rhumbatron.platform.cluster.Duty;
+import org.rhumbatron.platform.cluster.FreezableClock;
 import org.rhumbatron.platform.cluster.LeasedOwnership;
 import org.rhumbatron.platform.cluster.TestNodes;
 import org.rhumbatron.platform.config.Settings;
@@ -131,10 +132,10 @@ class TwoNodeAuditArchiveTest {
     }
   }
 
-  private Node node(String id) throws Exception {
+  private Node node(String id, java.time.Clock leaseClock) throws Exception {
     Database db = Database.open(database.database().url());
     open.add(db);
-    LeasedOwnership ownership = TestNodes.ownership(db, id);
+    LeasedOwnership ownership = TestNodes.ownership(db, id, leaseClock);
     open.add(ownership);
     EventLogFixture log = new EventLogFixture(nats.url(), SHORT_ACK_WAIT);
     open.add(log);
@@ -147,10 +148,12 @@ class TwoNodeAuditArchiveTest {
         new AuditArchiver(bucket, log.codec(), db, new EventClaims(clock, ownership)));
   }
 
+  private final FreezableClock aTime = new FreezableClock();
+
   @BeforeEach
   void start() throws Exception {
-    a = node("node-a");
-    b = node("node-b");
+    a = node("node-a", aTime);
+    b = node("node-b", java.time.Clock.systemUTC());
     TestNodes.startSharing(a.ownership(), b.ownership());
     project = TestNodes.projectHeldBy(a.ownership(), "p-arc");
     stream = EventStreams.streamIndex(project);
@@ -189,6 +192,7 @@ class TwoNodeAuditArchiveTest {
   /** {@code a} is paused past its lease: {@code b} holds the stream. */
   private void pauseAPastItsLease() {
     a.ownership().suspend();
+    aTime.freeze(); // its work went on past its last look at the lease
     await()
         .atMost(TestNodes.LEASE.plusSeconds(10))
         .until(() -> b.ownership().owns(Duty.stream(stream)));
@@ -254,6 +258,7 @@ class TwoNodeAuditArchiveTest {
     events.addAll(publish(2, 4));
     assertThat(b.archiver().handle(stream, b.fetch(stream, 6)).allRecordsApplied()).isTrue();
     // Resumed, the node is the stream's pick again: it takes it back at a later epoch.
+    aTime.thaw();
     a.ownership().resume();
     await()
         .atMost(TestNodes.LEASE.plusSeconds(10))

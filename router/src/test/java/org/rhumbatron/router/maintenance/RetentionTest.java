@@ -15,9 +15,9 @@ import org.rhumbatron.testkit.db.DatabaseTest;
 import org.rhumbatron.testkit.db.TestDatabase;
 
 /**
- * Issue 29, "nothing grows without bound": one housekeeping run deletes every row past each table's
- * horizon, far more than the seed's 5,000, in transactions of at most 5,000, and keeps the rows
- * inside it; SQLite and PostgreSQL.
+ * Nothing grows without bound: one housekeeping run deletes every row past each table's horizon,
+ * far more than the seed's 5,000, in transactions of at most 5,000, and keeps the rows inside it;
+ * SQLite and PostgreSQL.
  */
 class RetentionTest {
   TestDatabase testDatabase; // one per run: @DatabaseTest sets it
