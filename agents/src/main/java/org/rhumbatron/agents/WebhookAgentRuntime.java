@@ -27,9 +27,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The body: {@code kind} ({@code start}, or {@code woken} for a running Task woken by an Event),
  * {@code taskId}, {@code changeId}, {@code projectId}, {@code agentId}, {@code attempt}, {@code
- * title}, {@code scopes}, {@code apiBaseUrl}, and for {@code woken} the wake's {@code commandId}
- * and {@code eventId}. A repeat of the same Task attempt is possible (a retried wake): the Agent
- * keeps it idempotent, as every report is.
+ * title}, {@code scopes}, {@code apiBaseUrl}, {@code taskToken} (the bearer token of this attempt's
+ * reports), and for {@code woken} the wake's {@code commandId} and {@code eventId}. Every POST is
+ * signed ({@link WebhookSignatures}). A repeat of the same Task attempt is possible (a retried
+ * wake): the Agent keeps it idempotent, as every report is.
  *
  * <p>When the Task's Change ends before the Task, core POSTs {@code kind} {@code stop} with the
  * Task's {@code taskId}, {@code changeId}, {@code projectId}, {@code agentId}, {@code attempt} and
@@ -44,23 +45,30 @@ public final class WebhookAgentRuntime implements AgentRuntime {
   private final URI url;
   private final Duration timeout;
   private final Supplier<String> apiBaseUrl;
+  private final WebhookSignatures signatures;
   private final HttpClient client;
 
   /**
    * @param apiBaseUrl the API's base URL as the Agent should call it (known once HTTP is up)
+   * @param signatures what signs each POST
    */
   public WebhookAgentRuntime(
-      Lifecycle lifecycle, URI url, Duration timeout, Supplier<String> apiBaseUrl) {
+      Lifecycle lifecycle,
+      URI url,
+      Duration timeout,
+      Supplier<String> apiBaseUrl,
+      WebhookSignatures signatures) {
     this.lifecycle = lifecycle;
     this.url = url;
     this.timeout = timeout;
     this.apiBaseUrl = apiBaseUrl;
+    this.signatures = signatures;
     this.client = HttpClient.newBuilder().connectTimeout(timeout).build();
   }
 
   @Override
   public void start(TaskRef task) {
-    post(body("start", task));
+    post(body("start", task), task.taskId() + "_a" + task.attempt() + "_start");
   }
 
   @Override
@@ -68,7 +76,7 @@ public final class WebhookAgentRuntime implements AgentRuntime {
     ObjectNode body = body("woken", task);
     body.put("commandId", wake.commandId());
     body.put("eventId", wake.payload().path("eventId").asText(null));
-    post(body);
+    post(body, wake.commandId());
   }
 
   @Override
@@ -84,7 +92,9 @@ public final class WebhookAgentRuntime implements AgentRuntime {
     String what = task.taskId() + " attempt " + task.attempt();
     Span span = WebhookSpans.start(url, body);
     client
-        .sendAsync(request(body, span), HttpResponse.BodyHandlers.discarding())
+        .sendAsync(
+            request(body, task.taskId() + "_a" + task.attempt() + "_stop", span),
+            HttpResponse.BodyHandlers.discarding())
         .whenComplete(
             (response, error) -> {
               WebhookSpans.end(span, response == null ? 0 : response.statusCode(), error);
@@ -96,13 +106,18 @@ public final class WebhookAgentRuntime implements AgentRuntime {
             });
   }
 
-  /** The POST of {@code body}, with the trace context of its span. */
-  private HttpRequest request(ObjectNode body, Span span) {
+  /**
+   * The POST of {@code body}, signed as message {@code messageId} (the same for a retried wake, so
+   * the Agent can tell a repeat), with the trace context of its span.
+   */
+  private HttpRequest request(ObjectNode body, String messageId, Span span) {
+    String text = body.toString();
     HttpRequest.Builder request =
         HttpRequest.newBuilder(url)
             .timeout(timeout)
             .header("Content-Type", "application/json")
-            .POST(HttpRequest.BodyPublishers.ofString(body.toString()));
+            .POST(HttpRequest.BodyPublishers.ofString(text));
+    signatures.sign(messageId, text, request::header);
     TraceContext sent = TraceContext.of(span);
     if (sent != null) {
       sent.writeTo(request::header);
@@ -130,16 +145,17 @@ public final class WebhookAgentRuntime implements AgentRuntime {
       throw new AgentUnreachableException("the HTTP API is not up yet; task " + task.taskId());
     }
     body.put("apiBaseUrl", base);
+    body.put("taskToken", lifecycle.taskTokens().issue(task));
     return body;
   }
 
   /** POSTs {@code body} under a "webhook" span, a child of the current one (the wake's handle). */
-  private void post(ObjectNode body) {
+  private void post(ObjectNode body, String messageId) {
     Span span = WebhookSpans.start(url, body);
     HttpResponse<Void> response = null;
     Exception error = null;
     try {
-      response = send(body, span);
+      response = send(body, messageId, span);
     } catch (RuntimeException e) {
       error = e;
       throw e;
@@ -148,11 +164,12 @@ public final class WebhookAgentRuntime implements AgentRuntime {
     }
   }
 
-  private HttpResponse<Void> send(ObjectNode body, Span span) {
+  private HttpResponse<Void> send(ObjectNode body, String messageId, Span span) {
     String task = body.path("taskId").asText() + " attempt " + body.path("attempt").asInt();
     HttpResponse<Void> response;
     try {
-      response = client.send(request(body, span), HttpResponse.BodyHandlers.discarding());
+      response =
+          client.send(request(body, messageId, span), HttpResponse.BodyHandlers.discarding());
     } catch (IOException e) {
       throw new AgentUnreachableException(
           "webhook " + url + " for task " + task + ": " + e.getClass().getSimpleName(), e);

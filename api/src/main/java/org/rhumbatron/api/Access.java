@@ -17,6 +17,7 @@ public enum Access {
 
   static final String REPORTS = "/api/agents/{agentId}/tasks/{taskId}/";
   static final String TOKENS = "/api/tokens";
+  static final String WEBHOOK_SECRETS = "/api/webhooks/secrets";
 
   /**
    * @param path the matched route's template, e.g. {@code /api/changes/{changeId}}
@@ -32,8 +33,8 @@ public enum Access {
     if (path.equals("/metrics")) {
       return metricsClosed ? READ : PUBLIC;
     }
-    if (path.startsWith(TOKENS)) {
-      return OPERATE; // even the list: who holds which role is the operator's to know
+    if (path.startsWith(TOKENS) || path.startsWith(WEBHOOK_SECRETS)) {
+      return OPERATE; // even the lists: who holds which credential is the operator's to know
     }
     if (method == HandlerType.GET || method == HandlerType.HEAD || method == HandlerType.OPTIONS) {
       return READ;

@@ -10,6 +10,7 @@ import org.rhumbatron.lifecycle.Lifecycle;
 import org.rhumbatron.lifecycle.TaskInfo;
 import org.rhumbatron.lifecycle.TaskNotHeldException;
 import org.rhumbatron.lifecycle.TaskRef;
+import org.rhumbatron.lifecycle.TaskToken;
 import org.rhumbatron.protocol.IdFormat;
 
 /**
@@ -17,11 +18,18 @@ import org.rhumbatron.protocol.IdFormat;
  * WebhookAgentRuntime}): running, an intent, a claim and its release, the changeset, completed or
  * failed. Each names the attempt it was admitted for; the lifecycle checks Agent, attempt and state
  * in the owning shard's transaction, and a report from an Agent that does not hold the Task is 409
- * with nothing written. Every report is idempotent, so an Agent may repeat one.
+ * with nothing written. Every report is idempotent, so an Agent may repeat one. An Agent reports
+ * with the task token its wake carried, which admits that attempt's reports only.
  */
 final class AgentRoutes {
   private static final Pattern RESOURCE = Pattern.compile(IdFormat.RESOURCE);
   private static final String BASE = "/api/agents/{agentId}/tasks/{taskId}/";
+
+  /** The report routes, where a task token may stand in for the operator's token. */
+  static final Pattern REPORT_PATH =
+      Pattern.compile(
+          "/api/agents/[^/]+/tasks/[^/]+/(running|intents|claims|claims/release|changeset"
+              + "|completed|failed)");
 
   private final Lifecycle lifecycle;
 
@@ -50,6 +58,52 @@ final class AgentRoutes {
         task.projectId(), task.changeId(), task.taskId(), ctx.pathParam("agentId"), attempt);
   }
 
+  /**
+   * A report under a task token is the token's own: the token must be core's and unexpired (else
+   * 401), name this Task, Agent and attempt, and that attempt must be the one the Task is held on
+   * now (else 403). Checked before anything is written; the operator's token goes on to the
+   * lifecycle's own checks (409).
+   */
+  private void authorize(Context ctx, TaskInfo task, TaskRef ref) {
+    String token = Principal.of(ctx).map(Principal::taskToken).orElse(null);
+    if (token == null) {
+      return;
+    }
+    TaskToken granted =
+        lifecycle
+            .taskTokens()
+            .verify(token)
+            .orElseThrow(
+                () -> {
+                  ctx.header("WWW-Authenticate", "Bearer error=\"invalid_token\"");
+                  return new ApiException(
+                      401, null, "the task token is not valid: expired or not signed by core");
+                });
+    if (!granted.covers(ref)) {
+      throw new ApiException(
+          403,
+          null,
+          "the task token is for task "
+              + granted.taskId()
+              + " attempt "
+              + granted.attempt()
+              + " of agent "
+              + granted.agentId()
+              + ", not for this report");
+    }
+    if (!granted.attemptHeld(task)) {
+      throw new ApiException(
+          403,
+          null,
+          "the task token's attempt has ended: task "
+              + task.taskId()
+              + " is "
+              + task.state()
+              + " on attempt "
+              + task.attempt());
+    }
+  }
+
   private void report(
       Context ctx, boolean withKey, BiFunction<TaskRef, String, CompletableFuture<?>> action) {
     TaskInfo task = task(ctx);
@@ -57,6 +111,7 @@ final class AgentRoutes {
     int attempt = body.positiveInt("attempt");
     String key = withKey ? resourceKey(body) : null;
     TaskRef ref = ref(ctx, task, attempt);
+    authorize(ctx, task, ref);
     Await.result(action.apply(ref, key));
     answer(ctx, ref, Map.of());
   }
@@ -71,6 +126,7 @@ final class AgentRoutes {
     int attempt = body.positiveInt("attempt");
     String key = resourceKey(body);
     TaskRef ref = ref(ctx, task, attempt);
+    authorize(ctx, task, ref);
     if (!ref.agentId().equals(task.agentId()) || attempt != task.attempt() || !task.held()) {
       throw new TaskNotHeldException(
           task.taskId(),
@@ -99,6 +155,7 @@ final class AgentRoutes {
     TaskInfo task = task(ctx);
     int attempt = JsonBody.read(ctx, "attempt").positiveInt("attempt");
     TaskRef ref = ref(ctx, task, attempt);
+    authorize(ctx, task, ref);
     String changesetId = Await.result(lifecycle.proposeChangeset(ref));
     answer(ctx, ref, Map.of("changesetId", changesetId));
   }
@@ -109,6 +166,7 @@ final class AgentRoutes {
     int attempt = body.positiveInt("attempt");
     String error = body.text("error");
     TaskRef ref = ref(ctx, task, attempt);
+    authorize(ctx, task, ref);
     Await.result(lifecycle.failTask(ref, error));
     answer(ctx, ref, Map.of());
   }

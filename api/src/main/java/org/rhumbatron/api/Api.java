@@ -5,6 +5,7 @@ import io.javalin.config.JavalinConfig;
 import io.nats.client.Connection;
 import java.io.IOException;
 import java.io.InputStream;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.function.Supplier;
 import org.rhumbatron.lifecycle.Lifecycle;
@@ -12,6 +13,7 @@ import org.rhumbatron.lifecycle.LifecycleOverview;
 import org.rhumbatron.platform.cluster.DutyOwnership;
 import org.rhumbatron.platform.cluster.OwnsEverything;
 import org.rhumbatron.platform.db.Database;
+import org.rhumbatron.platform.secrets.SigningKeys;
 import org.rhumbatron.router.catchup.ConsumerLags;
 import org.rhumbatron.router.deadletter.DeadLetterOperator;
 import org.slf4j.Logger;
@@ -34,6 +36,8 @@ public final class Api {
   private Supplier<ConsumerLags> lags = () -> null;
   private Supplier<DutyOwnership> ownership = OwnsEverything::single;
   private Supplier<ChartWindow> charts = () -> null;
+  private Clock clock = Clock.systemUTC();
+  private Duration webhookSecretOverlap = Duration.ofHours(24);
 
   /**
    * @param nats the NATS connection, null before core first connected
@@ -78,6 +82,16 @@ public final class Api {
     return this;
   }
 
+  /**
+   * The clock of the webhook secrets' times, and how long a replaced secret still signs ({@code
+   * agents.webhook.secret-overlap}).
+   */
+  public Api withWebhookSecrets(Clock clock, Duration overlap) {
+    this.clock = clock;
+    this.webhookSecretOverlap = overlap;
+    return this;
+  }
+
   /** The refused requests by reason, for {@code /metrics}. */
   public AuthFailures authFailures() {
     return authFailures;
@@ -117,6 +131,7 @@ public final class Api {
     new FeedRoutes(database, projects).mount(app);
     new DeadLetterRoutes(deadLetters, database, natsGate).mount(app);
     new AgentRoutes(lifecycle).mount(app);
+    new WebhookSecretRoutes(new SigningKeys(database, clock), webhookSecretOverlap).mount(app);
     new TraceRoutes(database).mount(app);
     new ClusterRoutes(ownership).mount(app);
     new ChartRoutes(charts).mount(app);

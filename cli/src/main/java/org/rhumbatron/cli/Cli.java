@@ -33,7 +33,7 @@ public final class Cli {
 
   /**
    * Adds {@code projects}, {@code changes}, {@code dead-letters}, {@code outbox}, {@code streams},
-   * {@code tokens}.
+   * {@code tokens}, {@code webhooks}.
    */
   public static void addTo(CommandLine root, Map<String, String> env) {
     Cli cli = new Cli(env, root);
@@ -43,6 +43,7 @@ public final class Cli {
     root.addSubcommand(new CommandLine(new OutboxCommands(cli)));
     root.addSubcommand(new CommandLine(new StreamCommands(cli)));
     root.addSubcommand(new CommandLine(new TokenCommands(cli)));
+    root.addSubcommand(new CommandLine(new WebhookCommands(cli)));
   }
 
   /** The options every API subcommand takes. */

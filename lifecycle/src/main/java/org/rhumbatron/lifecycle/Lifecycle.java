@@ -13,6 +13,7 @@ import org.rhumbatron.coordinator.shard.ShardAlarmWork;
 import org.rhumbatron.platform.config.Settings;
 import org.rhumbatron.platform.queue.Commands;
 import org.rhumbatron.platform.queue.SendReceipt;
+import org.rhumbatron.platform.secrets.SigningKeys;
 import org.rhumbatron.protocol.Command;
 import org.rhumbatron.protocol.CommandType;
 import org.rhumbatron.protocol.EventType;
@@ -39,6 +40,7 @@ public final class Lifecycle {
   private final LifecycleProjects projects;
   private final Approvals approvals;
   private final AgentReports agents;
+  private final TaskTokens taskTokens;
 
   public Lifecycle(Coordinator coordinator, Commands commands, Clock clock, Settings settings) {
     this.reads = new LifecycleReads(coordinator.database());
@@ -56,6 +58,17 @@ public final class Lifecycle {
             coordinator, commands, this.commands, shards, reads, ends, projects, settler, clock);
     this.agents =
         new AgentReports(shards, new TaskReports(clock), resources, new ModelRoutes(clock));
+    this.taskTokens =
+        new TaskTokens(
+            new SigningKeys(coordinator.database(), clock),
+            clock,
+            settings.get(Settings.TASK_TOKEN_MAX_AGE),
+            settings.get(Settings.TASK_TOKEN_KEY_ROTATION));
+  }
+
+  /** The signer and checker of the task tokens Agents report with. */
+  public TaskTokens taskTokens() {
+    return taskTokens;
   }
 
   /** The lifecycle's read API. */

@@ -21,6 +21,7 @@ import org.rhumbatron.platform.config.SettingsException;
 import org.rhumbatron.platform.db.Database;
 import org.rhumbatron.platform.db.DatabaseOptions;
 import org.rhumbatron.platform.jetstream.JetStreamConnections;
+import org.rhumbatron.platform.jetstream.NatsCredentials;
 import org.rhumbatron.platform.natsserver.PrivateNatsServer;
 import org.rhumbatron.platform.tracing.Tracing;
 import org.rhumbatron.router.EventRouter;
@@ -119,7 +120,13 @@ final class CoreWiring {
           }
         };
     String connectTo = url;
-    connector = () -> JetStreamConnections.tryConnect(connectTo, "rhumbatron-core", recover);
+    // The private server is core's own, on loopback, and takes no credentials.
+    NatsCredentials credentials =
+        privateNats == null
+            ? NatsCredentials.fromSettings(config.settings())
+            : NatsCredentials.NONE;
+    connector =
+        () -> JetStreamConnections.tryConnect(connectTo, "rhumbatron-core", credentials, recover);
     if (mayWait) {
       try {
         nats = connector.connect();
@@ -127,7 +134,7 @@ final class CoreWiring {
         notYet = e;
       }
     } else {
-      nats = JetStreamConnections.connect(url, "rhumbatron-core", recover);
+      nats = JetStreamConnections.connect(url, "rhumbatron-core", credentials, recover);
     }
   }
 
@@ -140,12 +147,28 @@ final class CoreWiring {
                 // A paused node's open transaction ends with its lease, so the actors it holds go
                 // on elsewhere.
                 .idleInTransactionTimeout(config.settings().get(Settings.CLUSTER_LEASE))
+                .password(databasePassword(config.settings()))
                 // A node that takes this one's duties over ends its sessions by this name.
                 .applicationName(LeasedOwnership.applicationName(nodeId))
                 .build());
     // Heartbeats and leases run in real time, also when a test moves core's clock.
     ownership =
         Cluster.ownership(database, nodeId, config.settings(), Clock.systemUTC(), apiBaseUrl::get);
+  }
+
+  /** database.password, or the first line of database.password-file; null: neither. */
+  static String databasePassword(Settings settings) {
+    String file = settings.get(Settings.DATABASE_PASSWORD_FILE);
+    if (file.isEmpty()) {
+      return settings.get(Settings.DATABASE_PASSWORD);
+    }
+    try {
+      return Files.readAllLines(Path.of(file)).stream().findFirst().orElse("");
+    } catch (IOException e) {
+      throw new SettingsException(
+          Settings.DATABASE_PASSWORD_FILE.key(),
+          "cannot read " + file + ": " + e.getClass().getSimpleName());
+    }
   }
 
   /** The coordinator with its alarms, on the duties this node holds. */
@@ -246,7 +269,9 @@ final class CoreWiring {
                     clock))
             .withLags(() -> side.router() == null ? null : side.router().lags())
             .withOwnership(ownership)
-            .withCharts(charts);
+            .withCharts(charts)
+            .withWebhookSecrets(
+                clock, config.settings().get(Settings.AGENT_WEBHOOK_SECRET_OVERLAP));
     listen.refuseExposure(api.hasCredential());
     metrics.bindAuth(api.authFailures());
     http = HttpServer.start(listen, api, metrics);

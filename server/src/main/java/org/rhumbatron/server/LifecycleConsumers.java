@@ -9,6 +9,7 @@ import org.rhumbatron.agents.AgentRuntime;
 import org.rhumbatron.agents.SimulatedAgentRuntime;
 import org.rhumbatron.agents.WakeConsumer;
 import org.rhumbatron.agents.WebhookAgentRuntime;
+import org.rhumbatron.agents.WebhookSignatures;
 import org.rhumbatron.indexer.IndexConsumer;
 import org.rhumbatron.indexer.SimulatedIndexBuilder;
 import org.rhumbatron.integration.IntegrationConsumer;
@@ -25,6 +26,7 @@ import org.rhumbatron.platform.config.Settings;
 import org.rhumbatron.platform.db.Database;
 import org.rhumbatron.platform.metrics.MetricsBinding;
 import org.rhumbatron.platform.metrics.PlatformMetrics;
+import org.rhumbatron.platform.secrets.SigningKeys;
 import org.rhumbatron.protocol.Queue;
 
 /**
@@ -96,7 +98,8 @@ final class LifecycleConsumers implements AutoCloseable {
               lifecycle,
               URI.create(settings.get(Settings.AGENT_WEBHOOK_URL)),
               settings.get(Settings.AGENT_WEBHOOK_TIMEOUT),
-              apiBaseUrl);
+              apiBaseUrl,
+              new WebhookSignatures(new SigningKeys(database, clock), clock));
     } else {
       simulated = new SimulatedAgentRuntime(lifecycle, settings);
       agents = simulated;

@@ -228,6 +228,25 @@ public record Setting<T>(
         false); // a URL may carry a user's password: not in the settings dump
   }
 
+  /** A text such as a user name, empty by default: none given. */
+  static Setting<String> optionalText(String key) {
+    return new Setting<>(key, "", raw -> raw, v -> true, "a non-empty text");
+  }
+
+  /**
+   * The path of a readable file (a CA, a creds file, a password file), empty by default: none
+   * given. A bad value is not quoted: it may be the secret itself, written where its path belongs.
+   */
+  static Setting<String> readableFile(String key) {
+    return new Setting<>(
+        key,
+        "",
+        raw -> raw,
+        v -> v.isEmpty() || java.nio.file.Files.isReadable(java.nio.file.Path.of(v)),
+        "the path of a readable file",
+        false);
+  }
+
   /** The forms {@link #parseDuration} accepts, as its errors name them. */
   static final String DURATION_FORMS = "a number and a unit: 500ms, 30s, 5m, 2h, 7d, or PT30S";
 

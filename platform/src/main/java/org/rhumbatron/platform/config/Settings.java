@@ -41,6 +41,22 @@ public final class Settings {
   public static final Setting<Boolean> NATS_WAIT_AT_START =
       register(bool("nats.wait-at-start", true));
 
+  // How core proves itself to NATS: a user and password, a token, or a creds file (a JWT and its
+  // NKey seed), at most one kind; and the CA that signed the server's TLS certificate (empty: the
+  // system's trust store, used when the server asks for TLS or the URL is tls://).
+  public static final Setting<String> NATS_USER = register(Setting.optionalText("nats.user"));
+  public static final Setting<String> NATS_PASSWORD = register(secret("nats.password"));
+  public static final Setting<String> NATS_TOKEN = register(secret("nats.token"));
+  public static final Setting<String> NATS_CREDS = register(Setting.readableFile("nats.creds"));
+  public static final Setting<String> NATS_TLS_CA = register(Setting.readableFile("nats.tls.ca"));
+
+  // The PostgreSQL password, kept out of the JDBC URL: given here (or
+  // RHUMBATRON_DATABASE_PASSWORD),
+  // or read from a file (a mounted secret), not both.
+  public static final Setting<String> DATABASE_PASSWORD = register(secret("database.password"));
+  public static final Setting<String> DATABASE_PASSWORD_FILE =
+      register(Setting.readableFile("database.password-file"));
+
   // Event log topology ("Transactional outbox to the event log").
   public static final Setting<Duration> EVENT_STREAM_MAX_AGE =
       register(duration("events.max-age", Duration.ofDays(7)));
@@ -260,6 +276,15 @@ public final class Settings {
       register(optionalHttpUrl("agents.webhook.url"));
   public static final Setting<Duration> AGENT_WEBHOOK_TIMEOUT =
       register(duration("agents.webhook.timeout", Duration.ofSeconds(10)));
+  // When a new webhook secret is made, how long the one before it still signs (both do meanwhile).
+  public static final Setting<Duration> AGENT_WEBHOOK_SECRET_OVERLAP =
+      register(duration("agents.webhook.secret-overlap", Duration.ofHours(24)));
+  // A task token lives until its attempt ends, at most this long (a later wake brings a new one);
+  // its signing key is replaced after key-rotation and checks for one max-age more.
+  public static final Setting<Duration> TASK_TOKEN_MAX_AGE =
+      register(duration("agents.task-token.max-age", Duration.ofHours(24)));
+  public static final Setting<Duration> TASK_TOKEN_KEY_ROTATION =
+      register(duration("agents.task-token.key-rotation", Duration.ofDays(7)));
 
   // The HTTP API: the bearer token its writes need (empty: none, and every write is refused).
   public static final Setting<String> API_TOKEN = register(secret("api.token"));

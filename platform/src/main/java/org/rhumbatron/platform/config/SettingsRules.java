@@ -50,6 +50,34 @@ final class SettingsRules {
       throw new SettingsException(
           missing.key(), "must be set too: TLS needs both http.tls.cert and http.tls.key");
     }
+    credentials(s);
+  }
+
+  /** One way of proving core to NATS, and one source of the database password. */
+  private static void credentials(Settings s) {
+    boolean user = !s.get(Settings.NATS_USER).isEmpty();
+    boolean password = !s.get(Settings.NATS_PASSWORD).isEmpty();
+    if (user != password) {
+      throw new SettingsException(
+          user ? Settings.NATS_PASSWORD.key() : Settings.NATS_USER.key(),
+          "must be set together with "
+              + (user ? Settings.NATS_USER : Settings.NATS_PASSWORD).key());
+    }
+    int kinds =
+        (user ? 1 : 0)
+            + (s.get(Settings.NATS_TOKEN).isEmpty() ? 0 : 1)
+            + (s.get(Settings.NATS_CREDS).isEmpty() ? 0 : 1);
+    if (kinds > 1) {
+      throw new SettingsException(
+          Settings.NATS_CREDS.key(),
+          "give one of nats.user with nats.password, nats.token or nats.creds, not several");
+    }
+    if (!s.get(Settings.DATABASE_PASSWORD).isEmpty()
+        && !s.get(Settings.DATABASE_PASSWORD_FILE).isEmpty()) {
+      throw new SettingsException(
+          Settings.DATABASE_PASSWORD_FILE.key(),
+          "give database.password or database.password-file, not both");
+    }
   }
 
   /** What is kept against what the streams may still deliver again. */

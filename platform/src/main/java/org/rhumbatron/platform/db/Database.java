@@ -75,6 +75,7 @@ public final class Database implements AutoCloseable {
                   target,
                   options.postgresPoolSize(),
                   options.idleInTransactionTimeout(),
+                  options.password(),
                   options.applicationName());
     } catch (SQLException e) {
       throw new DatabaseException("cannot open " + shown + ": " + SqlErrors.describe(e), e);

@@ -41,6 +41,7 @@ public final class DatabaseOptions {
   private final Duration initialBackoff;
   private final Duration maxBackoff;
   private final MigrationSource migrations;
+  private final String password;
 
   private DatabaseOptions(Builder b) {
     this.clock = b.clock;
@@ -53,6 +54,7 @@ public final class DatabaseOptions {
     this.initialBackoff = b.initialBackoff;
     this.maxBackoff = b.maxBackoff;
     this.migrations = b.migrations;
+    this.password = b.password;
   }
 
   public static DatabaseOptions defaults() {
@@ -108,6 +110,20 @@ public final class DatabaseOptions {
     return migrations;
   }
 
+  /** The PostgreSQL password given apart from the URL; null: the URL's, or none. */
+  String password() {
+    return password;
+  }
+
+  @Override
+  public String toString() {
+    return "DatabaseOptions[clock="
+        + clock
+        + ", password="
+        + (password == null ? "none" : "***")
+        + "]";
+  }
+
   /** Backoff before run {@code attempt + 1}: doubling from the initial value, capped, jittered. */
   Duration backoff(int attempt, double jitter) {
     long base = initialBackoff.toNanos() << Math.min(attempt - 1, 20);
@@ -126,6 +142,7 @@ public final class DatabaseOptions {
     private Duration initialBackoff = DEFAULT_INITIAL_BACKOFF;
     private Duration maxBackoff = DEFAULT_MAX_BACKOFF;
     private MigrationSource migrations = Migrations.classpath(Migrations.DEFAULT_LOCATION);
+    private String password;
     private String applicationName = "";
 
     private Builder() {}
@@ -158,6 +175,12 @@ public final class DatabaseOptions {
     public Builder idleInTransactionTimeout(Duration idleInTransactionTimeout) {
       this.idleInTransactionTimeout =
           Objects.requireNonNull(idleInTransactionTimeout, "idleInTransactionTimeout");
+      return this;
+    }
+
+    /** The PostgreSQL password, kept out of the JDBC URL; null or empty: none given here. */
+    public Builder password(String password) {
+      this.password = password == null || password.isEmpty() ? null : password;
       return this;
     }
 

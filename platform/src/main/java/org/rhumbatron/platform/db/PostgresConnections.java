@@ -12,15 +12,24 @@ final class PostgresConnections implements ConnectionSource {
 
   private final DatabaseUrl url;
   private final java.time.Duration idleInTransaction;
+  private final String password;
   private final String applicationName;
 
   PostgresConnections(
-      DatabaseUrl url, int poolSize, java.time.Duration idleInTransaction, String applicationName) {
+      DatabaseUrl url,
+      int poolSize,
+      java.time.Duration idleInTransaction,
+      String password,
+      String applicationName) {
     this.url = url;
     this.idleInTransaction = idleInTransaction;
+    this.password = password;
     this.applicationName = applicationName;
     HikariConfig config = new HikariConfig();
     config.setJdbcUrl(url.jdbcUrl());
+    if (password != null) {
+      config.setPassword(password); // the URL's user, this password
+    }
     config.setMaximumPoolSize(poolSize);
     config.setPoolName("rhumbatron-db");
     config.setAutoCommit(true);
@@ -43,6 +52,9 @@ final class PostgresConnections implements ConnectionSource {
   Connection openDedicated(String name) throws SQLException {
     java.util.Properties props = new java.util.Properties();
     props.setProperty("ApplicationName", name);
+    if (password != null) {
+      props.setProperty("password", password);
+    }
     Connection c = java.sql.DriverManager.getConnection(url.jdbcUrl(), props);
     try (java.sql.Statement s = c.createStatement()) {
       s.execute("SET idle_in_transaction_session_timeout = " + idleInTransaction.toMillis());

@@ -42,9 +42,17 @@ public final class JetStreamConnections {
    */
   public static Connection connect(String url, String name, Runnable onReconnect)
       throws IOException, InterruptedException {
+    return connect(url, name, NatsCredentials.NONE, onReconnect);
+  }
+
+  /** Like {@link #connect(String, String, Runnable)}, proving itself with {@code credentials}. */
+  public static Connection connect(
+      String url, String name, NatsCredentials credentials, Runnable onReconnect)
+      throws IOException, InterruptedException {
     Slf4jNatsListener listener = new Slf4jNatsListener(name);
     return Nats.connect(
-        options(url, name)
+        credentials
+            .applyTo(options(url, name))
             .connectionListener(
                 (connection, event) -> {
                   listener.connectionEvent(connection, event);
@@ -63,10 +71,20 @@ public final class JetStreamConnections {
    */
   public static Connection tryConnect(String url, String name, Runnable onReconnect)
       throws IOException, InterruptedException {
+    return tryConnect(url, name, NatsCredentials.NONE, onReconnect);
+  }
+
+  /**
+   * Like {@link #tryConnect(String, String, Runnable)}, proving itself with {@code credentials}.
+   */
+  public static Connection tryConnect(
+      String url, String name, NatsCredentials credentials, Runnable onReconnect)
+      throws IOException, InterruptedException {
     AtomicBoolean connected = new AtomicBoolean();
     Slf4jNatsListener listener = new Slf4jNatsListener(name, connected::get);
     return Nats.connect(
-        options(url, name)
+        credentials
+            .applyTo(options(url, name))
             .errorListener(listener)
             .connectionListener(
                 (connection, event) -> {
