@@ -182,6 +182,11 @@ class FaultPlanTest {
   void namedKindsThatDoNotFitAreRefusedAtStartInOneLine(@TempDir Path dir) throws Exception {
     // A --data in use: a check that missed the refusal stops there at once instead of running.
     java.nio.file.Files.writeString(dir.resolve("earlier-run"), "");
+    // The command runs its cores on core's own lease.
+    CheckShape commands = new CheckShape(3, 3, CheckShape.DEFAULT_LEASE);
+    List<Integer> streams = CheckWorkload.streams(CheckRun.runId(5));
+    long fits = FaultPlan.shortestFitting(5, NODE_KINDS, streams, commands).toSeconds();
+    long tooShort = fits - 1;
     CheckCommand check = new CheckCommand();
     picocli.CommandLine.populateCommand(
         check,
@@ -192,22 +197,20 @@ class FaultPlanTest {
         "--nats-cluster",
         "3",
         "--duration",
-        "3m",
+        tooShort + "s",
         "--seed",
         "5",
         "--faults",
         "node-kill,node-pause,nats-node-kill,link-cut,poison",
         "--data",
         dir.toString());
-    List<Integer> streams = CheckWorkload.streams(CheckRun.runId(5));
-    long fits = FaultPlan.shortestFitting(5, NODE_KINDS, streams, THREE_NODES).toSeconds();
-    assertThat(fits).as("the shipped check's 3m is too short").isGreaterThan(180);
 
     assertThatThrownBy(check::call)
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageMatching(
-            "--faults [a-z,-]+ do not fit in --duration 180s with --seed 5; the shortest"
-                + " --duration that fits every kind named is "
+            "--faults [a-z,-]+ do not fit in --duration "
+                + tooShort
+                + "s with --seed 5; the shortest --duration that fits every kind named is "
                 + fits
                 + "s")
         .hasMessageNotContaining("\n");
