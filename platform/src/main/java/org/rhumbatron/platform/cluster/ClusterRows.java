@@ -8,6 +8,7 @@ import java.util.EnumMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import org.rhumbatron.platform.db.Tx;
 
@@ -100,6 +101,36 @@ final class ClusterRows {
 
   /** A node row as the snapshot reads it. */
   private record NodeRow(String nodeId, boolean fresh, boolean gone) {}
+
+  /**
+   * Takes {@code duty} for {@code nodeId} if it is still at {@code seenEpoch} and free, expired,
+   * its own, or held by a node whose liveness lock is free; returns the new epoch.
+   */
+  static Optional<Long> take(Tx tx, Duty duty, String nodeId, long seenEpoch, Duration lease)
+      throws SQLException {
+    tx.queryFirst("SELECT set_config('lock_timeout', ?, true)", rs -> 1, LOCK_WAIT);
+    // FOR UPDATE, the one lock that conflicts with the fence's FOR KEY SHARE: the new epoch
+    // commits only after every fenced write under the old one has ended.
+    tx.queryFirst(
+        "SELECT epoch FROM cluster_leases WHERE duty = ? FOR UPDATE",
+        rs -> rs.getLong(1),
+        duty.key());
+    return tx.queryFirst(
+        "UPDATE cluster_leases SET owner_node = ?, epoch = epoch + 1,"
+            + " expires_at = now() + ? * interval '1 millisecond', taken_at = now()"
+            + " WHERE duty = ? AND epoch = ?"
+            + " AND (owner_node IS NULL OR owner_node = ? OR expires_at < now()"
+            + " OR owner_node IN (SELECT node_id FROM cluster_nodes"
+            + " WHERE liveness_key IS NOT NULL AND NOT "
+            + livenessHeld("liveness_key")
+            + ")) RETURNING epoch",
+        rs -> rs.getLong(1),
+        nodeId,
+        (double) lease.toMillis(),
+        duty.key(),
+        seenEpoch,
+        nodeId);
+  }
 
   static Snapshot snapshot(Tx tx, Duration lease) throws SQLException {
     List<String> live = new ArrayList<>();

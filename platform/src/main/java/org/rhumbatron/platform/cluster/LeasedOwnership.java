@@ -20,8 +20,6 @@ import org.rhumbatron.platform.cluster.ClusterRows.LeaseRow;
 import org.rhumbatron.platform.cluster.ClusterRows.Snapshot;
 import org.rhumbatron.platform.concurrent.DaemonThreads;
 import org.rhumbatron.platform.db.Database;
-import org.rhumbatron.platform.db.DatabaseException;
-import org.rhumbatron.platform.db.DatabaseSession;
 import org.rhumbatron.platform.db.Tx;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -35,7 +33,9 @@ import org.slf4j.LoggerFactory;
  * clock) with one conditional UPDATE that increments the epoch. A holder that is no longer the pick
  * hands the duty over. Expiry only decides when a duty may be taken; whether a write commits is the
  * fence's ({@link #fence}): the lease row read {@code FOR KEY SHARE} in the write's transaction,
- * which a takeover's {@code FOR UPDATE} must wait for; renewals do not.
+ * which a takeover's {@code FOR UPDATE} must wait for; renewals do not. A node whose process died
+ * is gone at once: its liveness lock ({@link NodeSession}) is free, and its duties are taken at the
+ * next round; the taker ends a previous holder's sessions first.
  */
 public final class LeasedOwnership implements DutyOwnership {
   private static final Logger log = LoggerFactory.getLogger(LeasedOwnership.class);
@@ -57,11 +57,8 @@ public final class LeasedOwnership implements DutyOwnership {
   private long lastBeatMs = Long.MIN_VALUE / 2;
   private volatile long lastRenewedMs;
   private volatile boolean closed;
-  private final long livenessKey;
-  // Touched on the loop thread (and in start, before the loop runs).
-  private DatabaseSession session;
-  private boolean livenessHeld;
-  private long livenessWarnedMs = Long.MIN_VALUE / 2;
+  // Touched on the loop thread, and in close once the loop ended.
+  private final NodeSession session;
 
   public LeasedOwnership(
       Database database,
@@ -78,24 +75,14 @@ public final class LeasedOwnership implements DutyOwnership {
     this.lease = lease;
     this.poll = poll;
     this.clock = clock;
-    this.livenessKey = livenessKey(nodeId);
+    this.session = new NodeSession(database, nodeId, clock);
     this.loop =
         Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("cluster-" + nodeId));
   }
 
   /** The {@code application_name} of a node's database sessions. */
   public static String applicationName(String nodeId) {
-    return "rhumbatron/" + nodeId;
-  }
-
-  /** The advisory lock key a node holds while it lives: FNV-1a 64 of its id. */
-  static long livenessKey(String nodeId) {
-    long h = 0xcbf29ce484222325L;
-    for (byte b : ("rhumbatron-node:" + nodeId).getBytes(java.nio.charset.StandardCharsets.UTF_8)) {
-      h ^= b & 0xff;
-      h *= 0x100000001b3L;
-    }
-    return h;
+    return NodeSession.applicationName(nodeId);
   }
 
   @Override
@@ -148,7 +135,7 @@ public final class LeasedOwnership implements DutyOwnership {
     try {
       loop.submit(
               () -> {
-                withSession(tx -> joinRow(tx));
+                session.run(tx -> joinRow(tx));
                 lastRenewedMs = clock.millis();
                 tickQuietly();
               })
@@ -162,50 +149,8 @@ public final class LeasedOwnership implements DutyOwnership {
   }
 
   private Void joinRow(Tx tx) throws SQLException {
-    ClusterRows.join(tx, nodeId, address.get(), livenessKey);
+    ClusterRows.join(tx, nodeId, address.get(), session.livenessKey());
     return null;
-  }
-
-  /**
-   * Runs {@code work} on this node's own session, opening it (and taking the liveness lock) first
-   * when there is none; a session that failed is closed, and the next call opens another.
-   */
-  private <T> T withSession(org.rhumbatron.platform.db.TxWork<T> work) {
-    if (session == null) {
-      session = database.openSession(applicationName(nodeId));
-      livenessHeld = false;
-    }
-    try {
-      if (!livenessHeld) {
-        livenessHeld =
-            session.inTransaction(
-                tx ->
-                    tx.queryFirst(
-                            "SELECT pg_try_advisory_lock(?)", rs -> rs.getBoolean(1), livenessKey)
-                        .orElse(false));
-        if (!livenessHeld) {
-          warnLivenessHeldElsewhere();
-        }
-      }
-      return session.inTransaction(work);
-    } catch (DatabaseException e) {
-      if (!session.isOpen()) {
-        session.close();
-        session = null;
-      }
-      throw e;
-    }
-  }
-
-  private void warnLivenessHeldElsewhere() {
-    long now = clock.millis();
-    if (now - livenessWarnedMs >= 60_000) {
-      livenessWarnedMs = now;
-      log.warn(
-          "cluster node {}: another process holds this node id's liveness lock (an earlier run"
-              + " still alive?); until it is gone, other nodes see this one by its heartbeat",
-          nodeId);
-    }
   }
 
   /**
@@ -248,11 +193,12 @@ public final class LeasedOwnership implements DutyOwnership {
     boolean beat = startMs - lastBeatMs >= heartbeat.toMillis();
     Map<Duty, Long> renewed = new EnumMap<>(Duty.class);
     Snapshot s =
-        withSession(
+        session.run(
             tx -> {
               renewed.clear();
               if (beat) {
-                ClusterRows.beatAndRenew(tx, nodeId, address.get(), livenessKey, lease, renewed);
+                ClusterRows.beatAndRenew(
+                    tx, nodeId, address.get(), session.livenessKey(), lease, renewed);
               }
               return ClusterRows.snapshot(tx, lease);
             });
@@ -296,35 +242,10 @@ public final class LeasedOwnership implements DutyOwnership {
    */
   private void take(Duty duty, LeaseRow seen) {
     if (seen.owner() != null && !nodeId.equals(seen.owner())) {
-      endSessionsOf(seen.owner());
+      session.endSessionsOf(seen.owner());
     }
     Optional<Long> epoch =
-        withSession(
-            tx -> {
-              tx.queryFirst(
-                  "SELECT set_config('lock_timeout', ?, true)", rs -> 1, ClusterRows.LOCK_WAIT);
-              // FOR UPDATE, the one lock that conflicts with the fence's FOR KEY SHARE: the new
-              // epoch commits only after every fenced write under the old one has ended.
-              tx.queryFirst(
-                  "SELECT epoch FROM cluster_leases WHERE duty = ? FOR UPDATE",
-                  rs -> rs.getLong(1),
-                  duty.key());
-              return tx.queryFirst(
-                  "UPDATE cluster_leases SET owner_node = ?, epoch = epoch + 1,"
-                      + " expires_at = now() + ? * interval '1 millisecond', taken_at = now()"
-                      + " WHERE duty = ? AND epoch = ?"
-                      + " AND (owner_node IS NULL OR owner_node = ? OR expires_at < now()"
-                      + " OR owner_node IN (SELECT node_id FROM cluster_nodes"
-                      + " WHERE liveness_key IS NOT NULL AND NOT "
-                      + ClusterRows.livenessHeld("liveness_key")
-                      + ")) RETURNING epoch",
-                  rs -> rs.getLong(1),
-                  nodeId,
-                  (double) lease.toMillis(),
-                  duty.key(),
-                  seen.epoch(),
-                  nodeId);
-            });
+        session.run(tx -> ClusterRows.take(tx, duty, nodeId, seen.epoch(), lease));
     if (epoch.isEmpty()) {
       return; // another node was quicker, or the holder renewed: read again next round
     }
@@ -347,35 +268,6 @@ public final class LeasedOwnership implements DutyOwnership {
     }
   }
 
-  /**
-   * Ends every database session of {@code owner} (its pool and its own session): their open
-   * transactions roll back. Allowed between sessions of one database role; where it is not, the
-   * takeover waits for the server's idle timeout as before.
-   */
-  private void endSessionsOf(String owner) {
-    try {
-      int ended =
-          withSession(
-              tx ->
-                  tx.queryFirst(
-                          "SELECT count(*) FILTER (WHERE pg_terminate_backend(pid))"
-                              + " FROM pg_stat_activity WHERE application_name = ?"
-                              + " AND datname = current_database() AND pid <> pg_backend_pid()",
-                          rs -> rs.getInt(1),
-                          applicationName(owner))
-                      .orElse(0));
-      if (ended > 0) {
-        log.info(
-            "cluster node {} ended {} database sessions of {}, which lost its duties",
-            nodeId,
-            ended,
-            owner);
-      }
-    } catch (DatabaseException e) {
-      log.warn("cluster node {} cannot end the sessions of {}: {}", nodeId, owner, e.toString());
-    }
-  }
-
   /** Lets go of {@code duty} at once so that {@code pick} takes it on its next round. */
   private void handOver(Duty duty, long epoch, String pick) {
     if (!held.remove(duty, epoch)) {
@@ -383,7 +275,7 @@ public final class LeasedOwnership implements DutyOwnership {
     }
     changes.increment();
     notifyLost(duty);
-    withSession(
+    session.run(
         tx ->
             tx.update(
                 "UPDATE cluster_leases SET owner_node = NULL, expires_at = now()"
@@ -486,9 +378,6 @@ public final class LeasedOwnership implements DutyOwnership {
           nodeId,
           e.toString());
     }
-    if (session != null) {
-      session.close(); // and with it the liveness lock
-      session = null;
-    }
+    session.close(); // and with it the liveness lock
   }
 }

@@ -19,7 +19,7 @@ public final class DatabaseSession implements AutoCloseable {
   }
 
   /**
-   * Runs {@code work} in one transaction on this session and commits it.
+   * Runs {@code work} in one transaction on this connection and commits it.
    *
    * @throws DatabaseException on an SQL error, also when the session was ended by the server
    */
