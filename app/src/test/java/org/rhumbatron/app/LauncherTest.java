@@ -58,7 +58,15 @@ class LauncherTest {
             + "\"\nprintf '\\033[0m\\033[1mBUILD\\033[0m\\n'\n"
             + "[ -f \""
             + tree.resolve("fail")
-            + "\" ] && exit 1\nexit 0");
+            + "\" ] && exit 1\n"
+            // Like the shade plugin: note whether an old jar was still there, then write the new.
+            + "[ -f \""
+            + jar
+            + "\" ] && echo 'old jar present' >> \""
+            + calls
+            + "\"\necho built > \""
+            + jar
+            + "\"\nexit 0");
     script(tools.resolve("java"), "echo \"java $*\" >> \"" + calls + "\"");
     age(tree, Instant.now().minusSeconds(3600));
     Files.setLastModifiedTime(jar, FileTime.from(Instant.now().minusSeconds(60)));
@@ -135,6 +143,16 @@ class LauncherTest {
     touchNow("app/pom.xml");
     assertThat(launch().err()).contains("app/pom.xml changed");
     assertThat(mavenCalls()).hasSize(2);
+  }
+
+  @Test
+  void aRebuildRemovesTheOldShadedJarBeforeMavenRuns() throws Exception {
+    touchNow("lib/src/main/java/A.java");
+    Run r = launch();
+    assertThat(r.code()).as(r.err()).isZero();
+    assertThat(mavenCalls()).hasSize(1);
+    assertThat(Files.readString(calls)).doesNotContain("old jar present");
+    assertThat(Files.readString(jar)).isEqualTo("built\n");
   }
 
   @Test
