@@ -23,17 +23,16 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.rhumbatron.platform.config.Settings;
 import org.rhumbatron.testkit.db.DatabaseExtension;
-import org.rhumbatron.testkit.nats.NatsServer;
 import org.rhumbatron.testkit.nats.NatsServerExtension;
+import org.rhumbatron.testkit.tls.TestCertificates;
 
 /**
  * The Python Agent of docs/api.md, run as it is written there, in its own network namespace: a veth
- * pair with the test's own addresses is its only link to core. It verifies every signed webhook and
- * reports with the task token alone until its Change completes; an unsigned call to it is refused.
- * Core listens on loopback only, so inside the namespace core is reachable only through the link:
- * one forwarder on the root side of the veth to core's port and one on the namespace's loopback
- * stand in for {@code http.bind} and {@code http.public-url} until core has them. Where namespaces
- * cannot be made, the test says so and runs the Agent on 127.0.0.2.
+ * pair with the test's own addresses is its only link to core. Core listens on its end of the link
+ * ({@code http.bind}) over TLS with a certificate of the test's own CA, which the Agent trusts
+ * through {@code SSL_CERT_FILE}. The Agent verifies every signed webhook and reports with the task
+ * token alone until its Change completes; an unsigned call to it is refused. Where namespaces
+ * cannot be made, the test says so and runs the Agent on 127.0.0.2, core on 127.0.0.1.
  */
 class NetnsAgentTest {
   static final String OPERATOR = "netns-operator-token";
@@ -99,17 +98,6 @@ class NetnsAgentTest {
       return p;
     }
 
-    /** Starts {@code command} here, beside core. */
-    Process startHere(List<String> command, Path log) throws IOException {
-      Process p =
-          new ProcessBuilder(command)
-              .redirectErrorStream(true)
-              .redirectOutput(log.toFile())
-              .start();
-      processes.add(p);
-      return p;
-    }
-
     /** Runs each command in turn; the first that fails, as text, or null. */
     static String run(List<String>... commands) throws Exception {
       for (List<String> command : commands) {
@@ -160,35 +148,35 @@ class NetnsAgentTest {
     Path agentLog = dir.resolve("agent.log");
     try (AgentNetwork net = AgentNetwork.make()) {
       String webhook = "http://" + net.agentAddress + ":" + AGENT_PORT + "/wake";
+      TestCertificates certs = TestCertificates.create(dir, "IP:" + net.coreSide);
       Settings settings =
           Settings.defaults()
               .with(
                   Map.of(
-                      "agents.runtime", "webhook",
-                      "agents.webhook.url", webhook,
-                      "changes.auto-approve", "true",
-                      "verifier.simulated.duration", "0ms",
-                      "api.token", OPERATOR));
+                      "agents.runtime",
+                      "webhook",
+                      "agents.webhook.url",
+                      webhook,
+                      "changes.auto-approve",
+                      "true",
+                      "verifier.simulated.duration",
+                      "0ms",
+                      "api.token",
+                      OPERATOR,
+                      "http.bind",
+                      net.coreSide,
+                      "http.tls.cert",
+                      certs.serverChain().toString(),
+                      "http.tls.key",
+                      certs.serverKey().toString()));
       try (CoreService core =
           CoreService.start(new CoreConfig(nats.url(), data(), db.database().url(), 0, settings))) {
         int port = core.httpPort();
+        assertThat(core.publicUrl()).isEqualTo("https://" + net.coreSide + ":" + port);
         if (net.namespace != null) {
-          int linkPort = NatsServer.freePort();
-          net.startHere(
-              List.of(
-                  "socat",
-                  "TCP-LISTEN:" + linkPort + ",bind=" + net.coreSide + ",fork,reuseaddr",
-                  "TCP:127.0.0.1:" + port),
-              dir.resolve("link-here.log"));
-          net.start(
-              List.of(
-                  "socat",
-                  "TCP-LISTEN:" + port + ",bind=127.0.0.1,fork,reuseaddr",
-                  "TCP:" + net.coreSide + ":" + linkPort),
-              Map.of(),
-              dir.resolve("link-there.log"));
-          // core itself listens on loopback only: not reachable across the link but by the
-          // forwarder
+          // Core listens on its end of the link only, and only over TLS.
+          assertThat(accepts("127.0.0.1", port)).isFalse();
+          String healthz = "https://" + net.coreSide + ":" + port + "/healthz";
           assertThat(
                   AgentNetwork.run(
                       List.of(
@@ -199,11 +187,26 @@ class NetnsAgentTest {
                           "curl",
                           "-sf",
                           "-m",
-                          "2",
-                          "http://" + net.coreSide + ":" + port + "/healthz")))
+                          "5",
+                          "--cacert",
+                          certs.caCert().toString(),
+                          healthz)))
+              .isNull();
+          assertThat(
+                  AgentNetwork.run(
+                      List.of(
+                          "ip",
+                          "netns",
+                          "exec",
+                          net.namespace,
+                          "curl",
+                          "-sf",
+                          "-m",
+                          "5",
+                          healthz.replace("https:", "http:"))))
               .isNotNull();
         }
-        ApiClient api = ApiClient.of(core, OPERATOR);
+        ApiClient api = new ApiClient(core.publicUrl(), OPERATOR, certs.clientContext());
         String secret = api.post("/api/webhooks/secrets", Map.of()).body().path("secret").asText();
         net.start(
             List.of("python3", agentPy.toString()),
@@ -213,7 +216,9 @@ class NetnsAgentTest {
                 "HOST",
                 net.agentAddress,
                 "PORT",
-                Integer.toString(AGENT_PORT)),
+                Integer.toString(AGENT_PORT),
+                "SSL_CERT_FILE",
+                certs.caCert().toString()),
             agentLog);
         await().atMost(Duration.ofSeconds(20)).until(() -> accepts(net.agentAddress, AGENT_PORT));
 
