@@ -44,6 +44,7 @@ import org.rhumbatron.platform.natsserver.PrivateNatsServer;
 import org.rhumbatron.protocol.EventStreams;
 import org.rhumbatron.protocol.Queue;
 import org.rhumbatron.testkit.SettableClock;
+import org.rhumbatron.testkit.tls.TestCertificates;
 
 /**
  * {@code rhumbatron demo} as a child process with a small workload: it runs to completion, and
@@ -366,6 +367,45 @@ class DemoCommandTest {
         .containsPattern("every Change ended +yes");
     assertThat(dir.resolve("core-2.log")).exists();
     assertThat(dir.resolve("core-3.log")).exists();
+  }
+
+  @Test
+  void overTlsTheDemoTrustsTheCaOfCacertAndSaysSoWithoutIt() throws Exception {
+    TestCertificates certs =
+        TestCertificates.create(Files.createDirectories(data.resolve("tls")), "IP:127.0.0.1");
+    Path config =
+        Files.writeString(
+            data.resolve("tls.properties"),
+            "http.tls.cert=" + certs.serverChain() + "\nhttp.tls.key=" + certs.serverKey() + "\n");
+    Demo untrusted =
+        Demo.start(
+            null,
+            "demo",
+            "--changes",
+            "1",
+            "--config",
+            config.toString(),
+            "--data",
+            data.resolve("untrusted").toString());
+    assertThat(untrusted.waitFor()).as("exit code; output: %s", untrusted.lines).isNotZero();
+    assertThat(String.join("\n", untrusted.lines)).contains("--cacert FILE");
+
+    Demo demo =
+        Demo.start(
+            null,
+            "demo",
+            "--changes",
+            "1",
+            "--config",
+            config.toString(),
+            "--cacert",
+            certs.caCert().toString(),
+            "--data",
+            data.resolve("trusted").toString());
+    assertThat(demo.waitFor()).as("exit code; output: %s", demo.lines).isZero();
+    assertThat(String.join("\n", demo.lines))
+        .contains("dashboard https://127.0.0.1:")
+        .contains("1/1 Changes completed");
   }
 
   @Test

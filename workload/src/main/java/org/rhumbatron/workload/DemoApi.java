@@ -10,6 +10,8 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLException;
 
 /**
  * The demo's reads of a live core's HTTP API, as an operator would make them: what the failover
@@ -21,13 +23,39 @@ final class DemoApi {
 
   private final String base;
   private final String token;
-  private final HttpClient http =
-      HttpClient.newBuilder().connectTimeout(TIMEOUT).version(HttpClient.Version.HTTP_1_1).build();
+  private final HttpClient http;
 
-  /** {@code base} like {@code http://127.0.0.1:8080}; {@code token} the API's bearer token. */
-  DemoApi(String base, String token) {
+  /**
+   * {@code base} like {@code http://127.0.0.1:8080}; {@code token} the API's bearer token; {@code
+   * tls} what an {@code https} base is trusted by (null: the system's trusted CAs).
+   */
+  DemoApi(String base, String token, SSLContext tls) {
     this.base = base;
     this.token = token;
+    HttpClient.Builder http =
+        HttpClient.newBuilder().connectTimeout(TIMEOUT).version(HttpClient.Version.HTTP_1_1);
+    this.http = (tls == null ? http : http.sslContext(tls)).build();
+  }
+
+  /**
+   * Checks that core answers at {@code base}, as the dashboard's reader would reach it; the error
+   * says what to give when its certificate is not trusted.
+   */
+  void checkReachable() {
+    try {
+      get("/healthz");
+    } catch (SSLException e) {
+      throw new IllegalStateException(
+          base
+              + " answers with a certificate this demo does not trust ("
+              + e.getMessage()
+              + "): give the CA that signed http.tls.cert with --cacert FILE");
+    } catch (IOException e) {
+      throw new IllegalStateException(base + " does not answer: " + e.getMessage());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while reaching " + base);
+    }
   }
 
   JsonNode cluster() throws IOException, InterruptedException {

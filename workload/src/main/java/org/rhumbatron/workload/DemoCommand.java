@@ -13,8 +13,10 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
+import javax.net.ssl.SSLContext;
 import org.rhumbatron.platform.bucket.BucketStore;
 import org.rhumbatron.platform.config.Settings;
+import org.rhumbatron.platform.tls.PemCa;
 import org.rhumbatron.server.CoreCommand;
 import org.rhumbatron.server.CoreConfig;
 import org.rhumbatron.server.CoreService;
@@ -53,6 +55,9 @@ public final class DemoCommand implements Callable<Integer> {
    * Candidate that waits the full review stalls the demo for most of a minute. {@code --config} or
    * the environment can set it back.
    */
+  /** Where the demo reads its CA file from without {@code --cacert}, as the CLI does. */
+  static final String CACERT_ENV = "RHUMBATRON_CACERT";
+
   static final Settings DEMO_DEFAULTS =
       Settings.defaults()
           .with(Settings.INTEGRATION_CONFLICT_REVIEW_DELAY, java.time.Duration.ofSeconds(5));
@@ -124,6 +129,13 @@ public final class DemoCommand implements Callable<Integer> {
       description = "Settings file (Java properties); RHUMBATRON_<KEY> variables override it.")
   Path config;
 
+  @Option(
+      names = "--cacert",
+      description =
+          "PEM file of the CA that signed core's certificate when the settings turn TLS on"
+              + " (http.tls.cert). Default: $RHUMBATRON_CACERT, else the system's trusted CAs.")
+  Path cacert;
+
   @Override
   public Integer call() throws Exception {
     if (changes < 1) {
@@ -181,7 +193,8 @@ public final class DemoCommand implements Callable<Integer> {
       DemoSummary summary;
       DemoCores others = null;
       try {
-        DemoApi api = new DemoApi("http://127.0.0.1:" + core.httpPort(), token);
+        DemoApi api = new DemoApi(core.publicUrl(), token, trust(cacert, System.getenv()));
+        api.checkReachable();
         DemoRun run =
             new DemoRun(
                 core, settings, dir, clock, changes, duration, DemoProgress.onStderr(clock), api);
@@ -231,6 +244,20 @@ public final class DemoCommand implements Callable<Integer> {
     }
     cleanUp.run();
     return 0;
+  }
+
+  /** The CA of {@code --cacert} or {@code $RHUMBATRON_CACERT}; null: the system's. */
+  static SSLContext trust(Path cacert, Map<String, String> env) throws IOException {
+    String fromEnv = env.getOrDefault(CACERT_ENV, "").strip();
+    Path pem = cacert != null ? cacert : fromEnv.isEmpty() ? null : Path.of(fromEnv);
+    if (pem == null) {
+      return null;
+    }
+    if (!Files.isReadable(pem)) {
+      throw new IllegalArgumentException(
+          (cacert != null ? "--cacert " : "$" + CACERT_ENV + " ") + pem + ": no readable file");
+    }
+    return PemCa.trusting(cacert != null ? "--cacert" : "$" + CACERT_ENV, pem);
   }
 
   /** Where the demo keeps its data, its log and its database. */

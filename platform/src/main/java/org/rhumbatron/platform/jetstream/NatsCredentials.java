@@ -3,16 +3,9 @@ package org.rhumbatron.platform.jetstream;
 import io.nats.client.Nats;
 import io.nats.client.Options;
 import java.io.IOException;
-import java.io.InputStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.GeneralSecurityException;
-import java.security.KeyStore;
-import java.security.cert.Certificate;
-import java.security.cert.CertificateFactory;
-import javax.net.ssl.SSLContext;
-import javax.net.ssl.TrustManagerFactory;
 import org.rhumbatron.platform.config.Settings;
+import org.rhumbatron.platform.tls.PemCa;
 
 /**
  * How core proves itself to NATS (a user and password, a token, or a creds file; at most one, as
@@ -45,32 +38,9 @@ public record NatsCredentials(
       options.authHandler(Nats.credentials(credsFile));
     }
     if (!tlsCa.isEmpty()) {
-      options.sslContext(trusting(Path.of(tlsCa)));
+      options.sslContext(PemCa.trusting("nats.tls.ca", Path.of(tlsCa)));
     }
     return options;
-  }
-
-  /** TLS 1.2 or 1.3 that trusts the certificates of the PEM file {@code ca} and no other. */
-  static SSLContext trusting(Path ca) throws IOException {
-    try (InputStream in = Files.newInputStream(ca)) {
-      KeyStore store = KeyStore.getInstance(KeyStore.getDefaultType());
-      store.load(null, null);
-      int n = 0;
-      for (Certificate c : CertificateFactory.getInstance("X.509").generateCertificates(in)) {
-        store.setCertificateEntry("ca-" + n++, c);
-      }
-      if (n == 0) {
-        throw new IOException("nats.tls.ca " + ca + " holds no PEM certificate");
-      }
-      TrustManagerFactory trust =
-          TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-      trust.init(store);
-      SSLContext context = SSLContext.getInstance("TLS");
-      context.init(null, trust.getTrustManagers(), null);
-      return context;
-    } catch (GeneralSecurityException e) {
-      throw new IOException("nats.tls.ca " + ca + " is not a usable CA file: " + e.getMessage(), e);
-    }
   }
 
   @Override
