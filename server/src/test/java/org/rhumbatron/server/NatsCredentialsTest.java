@@ -4,8 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import java.io.IOException;
-import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -17,7 +15,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.rhumbatron.platform.config.Settings;
 import org.rhumbatron.testkit.db.DatabaseExtension;
-import org.rhumbatron.testkit.nats.NatsServer;
+import org.rhumbatron.testkit.nats.ConfiguredNatsServer;
 import org.rhumbatron.testkit.tls.TestCertificates;
 
 /**
@@ -32,7 +30,7 @@ class NatsCredentialsTest {
 
   @RegisterExtension final DatabaseExtension db = DatabaseExtension.sqlite();
   @TempDir Path dir;
-  Process server;
+  ConfiguredNatsServer server;
   int port;
   TestCertificates certs;
 
@@ -40,42 +38,22 @@ class NatsCredentialsTest {
   void startSecuredNats() throws Exception {
     Files.createDirectories(dir.resolve("tls"));
     certs = TestCertificates.create(dir.resolve("tls"), "DNS:localhost", "IP:127.0.0.1");
-    port = NatsServer.freePort();
-    Path conf = dir.resolve("nats.conf");
-    Files.writeString(
-        conf,
-        String.join(
-            "\n",
-            "listen: 127.0.0.1:" + port,
-            "jetstream { store_dir: \"" + dir.resolve("js") + "\" }",
+    server =
+        ConfiguredNatsServer.start(
+            dir,
             "tls { cert_file: \""
                 + certs.serverChain()
                 + "\", key_file: \""
                 + certs.serverKey()
                 + "\" }",
-            "authorization { user: core, password: \"" + PASSWORD + "\" }",
-            ""));
-    server =
-        new ProcessBuilder(NatsServer.findBinary().toString(), "-c", conf.toString())
-            .redirectErrorStream(true)
-            .redirectOutput(dir.resolve("nats.log").toFile())
-            .start();
-    await().atMost(Duration.ofSeconds(20)).until(this::listening);
-  }
-
-  private boolean listening() {
-    try (Socket s = new Socket("127.0.0.1", port)) {
-      return true;
-    } catch (IOException e) {
-      return false;
-    }
+            "authorization { user: core, password: \"" + PASSWORD + "\" }");
+    port = server.port();
   }
 
   @AfterEach
   void stopNats() throws Exception {
     if (server != null) {
-      server.destroy();
-      server.waitFor();
+      server.close();
     }
   }
 

@@ -6,8 +6,6 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.nats.client.NKey;
-import java.io.IOException;
-import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -24,7 +22,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.rhumbatron.platform.config.Settings;
 import org.rhumbatron.testkit.db.DatabaseExtension;
-import org.rhumbatron.testkit.nats.NatsServer;
+import org.rhumbatron.testkit.nats.ConfiguredNatsServer;
 
 /**
  * Core against a nats-server in operator mode, the way NATS deployments hand out users: an
@@ -38,7 +36,7 @@ class NatsCredsFileTest {
   @RegisterExtension final DatabaseExtension db = DatabaseExtension.sqlite();
   @TempDir Path dir;
   final SecureRandom random = new SecureRandom();
-  Process server;
+  ConfiguredNatsServer server;
   int port;
   NKey account;
 
@@ -69,43 +67,23 @@ class NatsCredsFileTest {
     l.put("wildcards", true);
     String accountJwt = jwt(operator, account, "core-account", limits);
     String systemJwt = jwt(operator, system, "SYS", claims("account"));
-    port = NatsServer.freePort();
-    Path conf = dir.resolve("nats.conf");
-    Files.writeString(
-        conf,
-        String.join(
-            "\n",
-            "listen: 127.0.0.1:" + port,
-            "jetstream { store_dir: \"" + dir.resolve("js") + "\" }",
+    server =
+        ConfiguredNatsServer.start(
+            dir,
             "operator: " + operatorJwt,
             "system_account: " + new String(system.getPublicKey()),
             "resolver: MEMORY",
             "resolver_preload: {",
             "  " + new String(account.getPublicKey()) + ": " + accountJwt,
             "  " + new String(system.getPublicKey()) + ": " + systemJwt,
-            "}",
-            ""));
-    server =
-        new ProcessBuilder(NatsServer.findBinary().toString(), "-c", conf.toString())
-            .redirectErrorStream(true)
-            .redirectOutput(dir.resolve("nats.log").toFile())
-            .start();
-    await().atMost(Duration.ofSeconds(20)).until(this::listening);
-  }
-
-  private boolean listening() {
-    try (Socket s = new Socket("127.0.0.1", port)) {
-      return true;
-    } catch (IOException e) {
-      return false;
-    }
+            "}");
+    port = server.port();
   }
 
   @AfterEach
   void stopNats() throws Exception {
     if (server != null) {
-      server.destroy();
-      server.waitFor();
+      server.close();
     }
   }
 

@@ -98,6 +98,14 @@ class NetnsAgentTest {
       return p;
     }
 
+    /** curl in the namespace with {@code args}: null when it got a 2xx, else what failed. */
+    String curl(String... args) throws Exception {
+      List<String> command =
+          new ArrayList<>(List.of("ip", "netns", "exec", namespace, "curl", "-sf", "-m", "5"));
+      command.addAll(List.of(args));
+      return run(command);
+    }
+
     /** Runs each command in turn; the first that fails, as text, or null. */
     static String run(List<String>... commands) throws Exception {
       for (List<String> command : commands) {
@@ -177,34 +185,8 @@ class NetnsAgentTest {
           // Core listens on its end of the link only, and only over TLS.
           assertThat(accepts("127.0.0.1", port)).isFalse();
           String healthz = "https://" + net.coreSide + ":" + port + "/healthz";
-          assertThat(
-                  AgentNetwork.run(
-                      List.of(
-                          "ip",
-                          "netns",
-                          "exec",
-                          net.namespace,
-                          "curl",
-                          "-sf",
-                          "-m",
-                          "5",
-                          "--cacert",
-                          certs.caCert().toString(),
-                          healthz)))
-              .isNull();
-          assertThat(
-                  AgentNetwork.run(
-                      List.of(
-                          "ip",
-                          "netns",
-                          "exec",
-                          net.namespace,
-                          "curl",
-                          "-sf",
-                          "-m",
-                          "5",
-                          healthz.replace("https:", "http:"))))
-              .isNotNull();
+          assertThat(net.curl("--cacert", certs.caCert().toString(), healthz)).isNull();
+          assertThat(net.curl(healthz.replace("https:", "http:"))).isNotNull();
         }
         ApiClient api = new ApiClient(core.publicUrl(), OPERATOR, certs.clientContext());
         String secret = api.post("/api/webhooks/secrets", Map.of()).body().path("secret").asText();
