@@ -18,9 +18,10 @@ public interface EventLogTransport {
   boolean isConnected();
 
   /**
-   * How many times the connection came back after a loss. The server behind a new connection may
-   * have lost a stream's tail, so nothing may be published under a new value before the lost-tail
-   * check ran: a message sent first would take a sequence a reader already saw.
+   * How many times the connection was lost; it moves at the loss, before the reconnect is
+   * announced. The server behind a new connection may have lost a stream's tail, so nothing may be
+   * published under a new value before the lost-tail check ran: a message sent first would take a
+   * sequence a reader already saw.
    */
   default long connectionEpoch() {
     return 0;

@@ -20,6 +20,7 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 import org.rhumbatron.platform.tracing.TraceAttributes;
 import org.rhumbatron.platform.tracing.TraceContext;
 import org.rhumbatron.platform.tracing.Tracing;
@@ -48,6 +49,9 @@ public final class JetStreamEventLog implements EventLogTransport {
   private final Set<Integer> bound;
   // Publishes still waiting for their PubAck; failed at once when the connection drops.
   private final Set<CompletableFuture<Long>> awaitingAck = ConcurrentHashMap.newKeySet();
+  // Counted on the client's event thread, which delivers a drop before the reconnect after it;
+  // jnats' own reconnect count goes up only after RECONNECTED was handed to the listeners.
+  private final AtomicLong drops = new AtomicLong();
 
   private JetStreamEventLog(Connection connection, Set<Integer> bound) throws IOException {
     this.connection = connection;
@@ -58,6 +62,7 @@ public final class JetStreamEventLog implements EventLogTransport {
         (c, event) -> {
           if (event == ConnectionListener.Events.DISCONNECTED
               || event == ConnectionListener.Events.CLOSED) {
+            drops.incrementAndGet();
             failAwaitingAcks(event);
           }
         });
@@ -96,7 +101,7 @@ public final class JetStreamEventLog implements EventLogTransport {
 
   @Override
   public long connectionEpoch() {
-    return connection.getStatistics().getReconnects();
+    return drops.get();
   }
 
   @Override
