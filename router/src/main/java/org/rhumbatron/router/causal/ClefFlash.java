@@ -78,7 +78,8 @@ public final class ClefFlash implements PrefixOverlapJudge, AutoCloseable {
     String variable = settings.get(Settings.CLEF_FLASH_API_KEY_ENV);
     String key = environment.get(variable);
     if (key == null || key.isBlank()) {
-      log.warn("clef-flash: no API key in ${}; every prefix overlap wakes its agent", variable);
+      // A choice the seed allows, not a fault: said once at start, beside core's other settings.
+      log.info("clef-flash: no API key in ${}; every prefix overlap wakes its agent", variable);
       return new ClefFlash(db, Optional.empty(), settings, clock);
     }
     ModelClient client =
