@@ -252,11 +252,12 @@ final class CheckCores implements AutoCloseable {
 
   /**
    * A port free a moment ago, below Linux's ephemeral range (32768-60999): the kernel never hands
-   * it to a client socket, so a core or nats-server the check restarts finds its port free.
+   * it to a client socket, so a core or nats-server the check restarts finds its port free. The
+   * test kit's servers take 20000-25999, so tests run beside a check cannot take its ports either.
    */
   static int freePort() throws IOException {
     for (int i = 0; i < 200; i++) {
-      int candidate = ThreadLocalRandom.current().nextInt(20_000, 32_000);
+      int candidate = ThreadLocalRandom.current().nextInt(26_000, 32_000);
       try (ServerSocket socket = new ServerSocket()) {
         socket.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), candidate), 1);
         return candidate;
@@ -264,7 +265,7 @@ final class CheckCores implements AutoCloseable {
         // try another
       }
     }
-    throw new IOException("no free port found on 127.0.0.1 between 20000 and 32000");
+    throw new IOException("no free port found on 127.0.0.1 between 26000 and 32000");
   }
 
   @Override
