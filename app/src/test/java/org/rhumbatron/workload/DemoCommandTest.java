@@ -377,35 +377,25 @@ class DemoCommandTest {
         Files.writeString(
             data.resolve("tls.properties"),
             "http.tls.cert=" + certs.serverChain() + "\nhttp.tls.key=" + certs.serverKey() + "\n");
-    Demo untrusted =
-        Demo.start(
-            null,
-            "demo",
-            "--changes",
-            "1",
-            "--config",
-            config.toString(),
-            "--data",
-            data.resolve("untrusted").toString());
+    List<String> oneChange =
+        List.of("demo", "--changes", "1", "--config", config.toString(), "--data");
+    Demo untrusted = demo(oneChange, data.resolve("untrusted").toString());
     assertThat(untrusted.waitFor()).as("exit code; output: %s", untrusted.lines).isNotZero();
     assertThat(String.join("\n", untrusted.lines)).contains("--cacert FILE");
 
     Demo demo =
-        Demo.start(
-            null,
-            "demo",
-            "--changes",
-            "1",
-            "--config",
-            config.toString(),
-            "--cacert",
-            certs.caCert().toString(),
-            "--data",
-            data.resolve("trusted").toString());
+        demo(oneChange, data.resolve("trusted").toString(), "--cacert", certs.caCert().toString());
     assertThat(demo.waitFor()).as("exit code; output: %s", demo.lines).isZero();
     assertThat(String.join("\n", demo.lines))
         .contains("dashboard https://127.0.0.1:")
         .contains("1/1 Changes completed");
+  }
+
+  /** A demo of {@code args} and then {@code more}, as a child process. */
+  private static Demo demo(List<String> args, String... more) throws IOException {
+    List<String> all = new ArrayList<>(args);
+    all.addAll(List.of(more));
+    return Demo.start(null, all.toArray(String[]::new));
   }
 
   @Test
