@@ -175,11 +175,12 @@ public final class BenchCommand implements Runnable {
 
     @Option(
         names = "--scopes",
-        defaultValue = "shared",
+        defaultValue = "disjoint",
         converter = ScopesConverter.class,
         description =
-            "shared: the Changes of a Project work in the same four folders, so their Candidates"
-                + " wait for conflict reviews; disjoint: each Change in folders of its own.")
+            "disjoint: each Change in folders of its own (the wake path's figures); shared: the"
+                + " Changes of a Project work in the same four folders, so their Candidates wait"
+                + " for the conflict review.")
     LifecycleWorkload.Scopes scopes;
 
     @Mixin Warmup warmup = new Warmup();
