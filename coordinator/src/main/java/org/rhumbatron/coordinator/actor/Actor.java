@@ -14,10 +14,10 @@ import org.rhumbatron.platform.db.Tx;
 import org.rhumbatron.platform.db.TxWork;
 
 /**
- * An actor: an address, a serial lane (one transaction at a time), its rows in the database, and
- * one persisted alarm. Subclasses keep no state that the database does not also hold, so the
- * runtime can unload an idle actor and load it again on demand, and another core on the same
- * database can run the actor's next transaction.
+ * An actor: an address, a serial lane (its transactions run one after another, in order), its rows
+ * in the database, and one persisted alarm. Subclasses keep no state that the database does not
+ * also hold, so the runtime can unload an idle actor and load it again on demand, and another core
+ * on the same database can run the actor's next transaction.
  *
  * <p>The lane orders the actor's transactions inside this process; each transaction also starts
  * with the actor's lock ({@link #serialize}), which orders them across the cores that share a
@@ -54,7 +54,7 @@ public abstract class Actor {
    * Database#inTransactionAsync}); the future completes after the commit.
    */
   protected final <T> CompletableFuture<T> transact(TxWork<T> work) {
-    return onLaneAsync(
+    return onLaneQueued(
         () ->
             database()
                 .inTransactionAsync(
@@ -93,6 +93,32 @@ public abstract class Actor {
                 return result;
               }
               return Futures.relay(stage, result);
+            });
+    return result;
+  }
+
+  /**
+   * {@link #onLaneAsync} for a {@code start} that queues one transaction ({@link
+   * Database#inTransactionAsync}) and chains only non-blocking steps to it. Where the database
+   * commits queued work in the order it was queued ({@link Database#commitsInQueueOrder}), the lane
+   * moves on once the work is queued: the actor's next transaction joins the same group commit, or
+   * the next, and still runs after this one and sees its writes, so a busy actor's transactions no
+   * longer wait a commit each. Elsewhere the lane waits for the stage, as {@code onLaneAsync}.
+   */
+  protected final <T> CompletableFuture<T> onLaneQueued(Supplier<CompletionStage<T>> start) {
+    if (!database().commitsInQueueOrder()) {
+      return onLaneAsync(start);
+    }
+    CompletableFuture<T> result = new CompletableFuture<>();
+    context
+        .lane()
+        .execute(
+            () -> {
+              try {
+                Futures.relay(start.get(), result);
+              } catch (RuntimeException | Error e) {
+                result.completeExceptionally(e);
+              }
             });
     return result;
   }

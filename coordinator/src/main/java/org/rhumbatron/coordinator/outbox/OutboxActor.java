@@ -31,10 +31,12 @@ import org.rhumbatron.protocol.EventStreams;
 public abstract class OutboxActor extends Actor {
   private final Outbox outbox;
   private final OutboxPublisher publisher;
-  // Only touched on the lane: the backstop alarm set until armedUntil, while this node held the
-  // actor's duty at armedEpoch (null: it did not).
-  private Instant armedUntil;
-  private Long armedEpoch;
+
+  // The backstop alarm set until `until`, while this node held the actor's duty at `epoch` (null:
+  // it did not). Read on the lane, written after a commit, which may be after the lane moved on.
+  private record Armed(Instant until, Long epoch) {}
+
+  private volatile Armed armed;
 
   /** The body of a state change: writes its rows with {@code tx} and its Events to {@code out}. */
   @FunctionalInterface
@@ -82,7 +84,7 @@ public abstract class OutboxActor extends Actor {
    */
   protected final <T> CompletableFuture<T> transactWithEvents(EventWork<T> work) {
     Context caller = Context.current(); // the lane runs the work on another thread
-    return onLaneAsync(
+    return onLaneQueued(
         () -> {
           OutboxTx<T> otx = new OutboxTx<>(work, caller);
           return database()
@@ -124,11 +126,12 @@ public abstract class OutboxActor extends Actor {
     // alarm, so the cache holds while this node keeps that duty at the epoch it armed under;
     // otherwise another core may have fired it since, and each transaction sets it if later.
     private final Optional<Long> epoch = context().alarmEpoch().get();
+    private final Armed armedNow = armed;
     private final boolean arm =
-        armedUntil == null
-            || !armedUntil.isAfter(clock().instant())
+        armedNow == null
+            || !armedNow.until().isAfter(clock().instant())
             || epoch.isEmpty()
-            || !epoch.get().equals(armedEpoch);
+            || !epoch.get().equals(armedNow.epoch());
     private boolean appended;
 
     OutboxTx(EventWork<T> work, Context caller) {
@@ -176,8 +179,7 @@ public abstract class OutboxActor extends Actor {
       // Still on the lane: it waits for this stage before its next task.
       if (appended) {
         if (arm) {
-          armedUntil = backstop;
-          armedEpoch = epoch.orElse(null);
+          armed = new Armed(backstop, epoch.orElse(null));
         }
         publisher.kick(streamIndex());
       }
@@ -205,8 +207,7 @@ public abstract class OutboxActor extends Actor {
   /** The alarm: publish what is due (the kick's backstop). */
   @Override
   protected void onAlarm() {
-    armedUntil = null;
-    armedEpoch = null;
+    armed = null;
     publisher.publishDueOnLane(streamIndex()).join();
   }
 

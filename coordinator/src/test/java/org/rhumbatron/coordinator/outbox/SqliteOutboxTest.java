@@ -13,6 +13,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.rhumbatron.coordinator.CoordinatorFixture;
+import org.rhumbatron.coordinator.OutboxRows;
 import org.rhumbatron.coordinator.StreamContents;
 import org.rhumbatron.protocol.Event;
 import org.rhumbatron.protocol.EventStreams;
@@ -77,5 +78,46 @@ class SqliteOutboxTest extends OutboxContract {
     publisher.publishDueOnLane(stream).get(10, TimeUnit.SECONDS);
     assertThat(publisher.publishedCount()).isEqualTo(6);
     assertThat(StreamContents.eventIdsOf(f.nats, p)).hasSize(6).doesNotHaveDuplicates();
+  }
+
+  /**
+   * An actor does not wait for a commit before it queues its next transaction: while SQLite's
+   * writer is held, ten appends to one shard are all queued at once, then commit in the order they
+   * were called, each with its Event once.
+   */
+  @Test
+  void anActorQueuesItsNextTransactionBeforeTheLastCommitsAndKeepsTheirOrder(TestInfo info)
+      throws Exception {
+    CoordinatorFixture f = start();
+    String p = project(info);
+    f.coordinator.root(p).createProject("tenant-1", "Demo").join();
+    CountDownLatch release = new CountDownLatch(1);
+    CompletableFuture<Object> holding =
+        f.db.inTransactionAsync(
+            tx -> {
+              try {
+                return release.await(20, TimeUnit.SECONDS);
+              } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+              }
+            });
+    List<Event> events =
+        IntStream.range(0, 10).mapToObj(i -> f.changeEvent(p, "c1", "t1", i)).toList();
+    List<CompletableFuture<Integer>> appends =
+        events.stream()
+            .map(e -> f.coordinator.changeEvents().appendChangeEvents(p, "c1", List.of(e)))
+            .toList();
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .untilAsserted(() -> assertThat(f.db.queuedWrites()).isGreaterThanOrEqualTo(events.size()));
+    assertThat(appends).noneMatch(CompletableFuture::isDone);
+
+    release.countDown();
+    holding.get(10, TimeUnit.SECONDS);
+    for (CompletableFuture<Integer> a : appends) {
+      assertThat(a.get(10, TimeUnit.SECONDS)).isEqualTo(1);
+    }
+    assertThat(rows(f, p).stream().map(OutboxRows.Row::eventId).skip(1))
+        .containsExactlyElementsOf(events.stream().map(Event::eventId).toList());
   }
 }

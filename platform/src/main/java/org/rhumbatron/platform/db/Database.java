@@ -138,6 +138,14 @@ public final class Database implements AutoCloseable {
   }
 
   /**
+   * Whether {@link #inTransactionAsync} only queues the work, and queued work commits in the order
+   * it was queued, each piece seeing the writes of the ones before it (SQLite's group commit).
+   */
+  public boolean commitsInQueueOrder() {
+    return groupCommit != null;
+  }
+
+  /**
    * Runs several callers' write work in one transaction, so that the whole batch commits once
    * (group commit); one caller's exception undoes only its own writes (see {@link #runMembers}).
    * The batch reruns as a whole after a transient error.
@@ -268,6 +276,11 @@ public final class Database implements AutoCloseable {
   /** How many times a transaction was rerun after a transient error, since open. */
   public long transientRetries() {
     return runner.transientRetries();
+  }
+
+  /** Write work queued for SQLite's group commit and not yet taken into a transaction. */
+  public int queuedWrites() {
+    return groupCommit == null ? 0 : groupCommit.queued();
   }
 
   /** How many write transactions committed more than one caller's work (SQLite group commit). */

@@ -181,6 +181,10 @@ final class GroupCommit implements AutoCloseable {
     }
   }
 
+  int queued() {
+    return queue.size();
+  }
+
   long groupCommits() {
     return groupCommits.sum();
   }
