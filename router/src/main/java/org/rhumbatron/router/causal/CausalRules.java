@@ -30,6 +30,8 @@ import org.rhumbatron.platform.db.Tx;
 import org.rhumbatron.protocol.Command;
 import org.rhumbatron.protocol.Event;
 import org.rhumbatron.protocol.EventType;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The seed's rules of {@code routeCausalBatch}, in the seed's order ({@link CausalCommands#of} for
@@ -48,6 +50,7 @@ import org.rhumbatron.protocol.EventType;
  * </ul>
  */
 public final class CausalRules implements CausalBatchRouter {
+  private static final Logger log = LoggerFactory.getLogger(CausalRules.class);
   private static final Duration SEND_TIMEOUT = Duration.ofSeconds(10);
   // Clef-flash questions of one batch asked at the same time.
   private static final int QUESTIONS_AT_ONCE = 8;
@@ -97,8 +100,9 @@ public final class CausalRules implements CausalBatchRouter {
   /**
    * Finds the overlaps of the batch's resource Events and asks Clef-flash about the prefix-only
    * ones, each decision recorded with its {@code model.routed} Event (a decision recorded before,
-   * by a delivery that did not commit, is reused, not asked again). A Task that an exact overlap of
-   * the batch wakes is not asked about.
+   * by a delivery that did not commit, is reused, not asked again). The route waits for the record
+   * of a decision the model made; one made without a call is recorded beside the route. A Task that
+   * an exact overlap of the batch wakes is not asked about.
    */
   @Override
   public CausalBatchRouter prepare(List<Event> unclaimed) {
@@ -156,10 +160,24 @@ public final class CausalRules implements CausalBatchRouter {
       return known.get();
     }
     ModelRouted decided = judge.decide(e, m);
+    CompletableFuture<ModelRouted> recorded = lifecycle.recordModelRoute(decided);
+    if (!ModelRoute.Reason.fromWire(decided.reason()).called()) {
+      // No model call (no API key, the day's calls used): asked again, it answers the same for
+      // free, so the route need not wait for the record behind the Change's other writes.
+      recorded.whenComplete(
+          (r, error) -> {
+            if (error != null) {
+              log.warn(
+                  "the Clef-flash decision about {} for {} was not recorded: {}",
+                  m.taskId(),
+                  e.eventId(),
+                  error.toString());
+            }
+          });
+      return decided;
+    }
     try {
-      return lifecycle
-          .recordModelRoute(decided)
-          .get(SEND_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+      return recorded.get(SEND_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
     } catch (ExecutionException | TimeoutException e2) {
       throw new IllegalStateException(
           "cannot record the Clef-flash decision about " + m.taskId() + " for " + e.eventId(), e2);

@@ -49,6 +49,21 @@ public record ModelRoute(Decision decision, Double probability, long latencyMs, 
     public String wireName() {
       return wireName;
     }
+
+    /** Whether a decision for this reason made a model call. */
+    public boolean called() {
+      return called;
+    }
+
+    /** The reason named {@code wireName}, as a recorded decision carries it. */
+    public static Reason fromWire(String wireName) {
+      for (Reason r : values()) {
+        if (r.wireName.equals(wireName)) {
+          return r;
+        }
+      }
+      throw new IllegalArgumentException("unknown Clef-flash reason: " + wireName);
+    }
   }
 
   public ModelRoute {
@@ -80,6 +95,6 @@ public record ModelRoute(Decision decision, Double probability, long latencyMs, 
 
   /** Whether a model call was made for this decision. */
   public boolean called() {
-    return reason.called;
+    return reason.called();
   }
 }

@@ -1,6 +1,7 @@
 package org.rhumbatron.router.causal;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -441,14 +442,22 @@ class CausalRulesTest {
           assertThat(body)
               .contains("path:src/api/users.java", "path:src/api/", "edit api", event.eventId());
         }
-        List<String> routed =
-            c.f.database.read(
-                tx ->
-                    tx.query(
-                        "SELECT decision || ' ' || reason FROM model_routes WHERE event_id = ?",
-                        rs -> rs.getString(1),
-                        event.eventId()));
-        assertThat(routed).containsExactly((row.wakes() ? "wake " : "skip ") + row.reason());
+        // A decision made without a call is recorded beside the route, not before it returns.
+        await()
+            .atMost(Duration.ofSeconds(10))
+            .untilAsserted(
+                () -> {
+                  List<String> routed =
+                      c.f.database.read(
+                          tx ->
+                              tx.query(
+                                  "SELECT decision || ' ' || reason FROM model_routes"
+                                      + " WHERE event_id = ?",
+                                  rs -> rs.getString(1),
+                                  event.eventId()));
+                  assertThat(routed)
+                      .containsExactly((row.wakes() ? "wake " : "skip ") + row.reason());
+                });
         assertThat(c.f.outbox("model.routed")).isEqualTo(1);
         assertThat(
                 c.f.count(
