@@ -20,49 +20,42 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The router's catch-up: samples each stream's consumers and gives a stream whose archiver or
- * analytics is behind turns on its lane, yielding to the stream's queued nudges.
+ * analytics is behind turns on a thread of their own, one for all streams, beside the streams'
+ * lanes: a nudged run of a fresh Event never waits behind a catch-up batch, and the catch-up of
+ * every stream together takes at most one core.
  */
 final class CatchUpTurns {
   private static final Logger log = LoggerFactory.getLogger(CatchUpTurns.class);
 
   private final EventRouter.Parts parts;
-  private final ExecutorService[] lanes;
-  private final AtomicBoolean[] nudgePending;
   private final IntConsumer nudge;
   private final BooleanSupplier closed;
   private final Settings settings;
-  private final int consumesPerRun;
   private final int fullBatch;
   private final int batchesPerTurn;
   private final ConsumerLags lags;
   private final AtomicBoolean[] queued = new AtomicBoolean[EventStreams.STREAM_COUNT];
-  // Whether the stream's last catch-up turn gave way to a nudge; read and written on its lane.
-  private final boolean[] gaveWay = new boolean[EventStreams.STREAM_COUNT];
+  // Turns of all streams in the order queued: a stream with more queues its next turn behind the
+  // other streams' turns.
+  private final ExecutorService turns =
+      Executors.newSingleThreadExecutor(DaemonThreads.named("router-catch-up-turns"));
   private final AtomicLong batches = new AtomicLong();
   private volatile boolean running;
   // Its own thread: a slow or unanswered JetStream request must not hold the minute ticks.
   private final ScheduledExecutorService watcher =
       Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("router-catch-up"));
 
-  /**
-   * {@code lanes}: the streams' lanes; {@code nudgePending}: whether a nudge is queued on each;
-   * {@code nudge}: queues a nudge of a stream; {@code closed}: whether the router closed.
-   */
+  /** {@code nudge}: queues a nudge of a stream; {@code closed}: whether the router closed. */
   CatchUpTurns(
       EventRouter.Parts parts,
-      ExecutorService[] lanes,
-      AtomicBoolean[] nudgePending,
       IntConsumer nudge,
       BooleanSupplier closed,
       Clock clock,
       Settings settings) {
     this.parts = parts;
-    this.lanes = lanes;
-    this.nudgePending = nudgePending;
     this.nudge = nudge;
     this.closed = closed;
     this.settings = settings;
-    this.consumesPerRun = settings.get(Settings.ROUTER_CONSUMES_PER_RUN);
     this.fullBatch = settings.get(Settings.ROUTER_FETCH_BATCH);
     this.batchesPerTurn = settings.get(Settings.ROUTER_CATCH_UP_BATCHES);
     this.lags = new ConsumerLags(clock, settings);
@@ -112,7 +105,7 @@ final class CatchUpTurns {
       return;
     }
     try {
-      lanes[streamIndex].execute(
+      turns.execute(
           () -> {
             queued[streamIndex].set(false);
             boolean more = false;
@@ -123,7 +116,6 @@ final class CatchUpTurns {
                   "catch-up of {} failed: {}", EventStreams.streamName(streamIndex), e.toString());
             }
             if (more) {
-              // Behind the nudges queued meanwhile: they keep priority over the catch-up.
               queue(streamIndex);
             }
           });
@@ -135,38 +127,20 @@ final class CatchUpTurns {
   /**
    * Up to {@code router.catch-up-batches} batches of the archiver and of the analytics, each a
    * consume as the sweep runs it (one archive object per batch, the analytics point cap per batch).
-   * Gives way before its next batch when a nudge is queued. A turn after one that gave way first
-   * reads as many batches of each as a nudge run reads ({@code router.consumes-per-run}): under a
-   * nudge after every publish, the lane then alternates nudge runs and catch-up turns of the same
-   * size, and the catch-up keeps the nudges' pace instead of starving. Returns whether either may
-   * have more: a fetch came back full, or the turn gave way.
+   * Returns whether either may have more: a fetch came back full.
    */
   private boolean readBehind(int streamIndex) {
-    int firstYielding = gaveWay[streamIndex] ? consumesPerRun : 0;
-    gaveWay[streamIndex] = false;
     boolean archiverMore = true;
     boolean analyticsMore = true;
     for (int i = 0; i < batchesPerTurn && (archiverMore || analyticsMore); i++) {
       if (archiverMore) {
-        if (i >= firstYielding && giveWay(streamIndex)) {
-          return true;
-        }
         archiverMore = batch(streamIndex, parts.auditArchiver());
       }
       if (analyticsMore) {
-        if (i >= firstYielding && giveWay(streamIndex)) {
-          return true;
-        }
         analyticsMore = batch(streamIndex, parts.analyticsProjector());
       }
     }
     return archiverMore || analyticsMore;
-  }
-
-  /** Whether a nudge is queued, so the catch-up gives way to it. */
-  private boolean giveWay(int streamIndex) {
-    gaveWay[streamIndex] = nudgePending[streamIndex].get();
-    return gaveWay[streamIndex];
   }
 
   /** One consume; whether its fetch came back full. */
@@ -180,5 +154,6 @@ final class CatchUpTurns {
 
   void close() {
     watcher.shutdownNow();
+    turns.shutdownNow();
   }
 }

@@ -46,8 +46,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Beyond the seed: every {@code router.catch-up-check-every} core samples each stream's
  * consumers ({@link ConsumerLags}), and a stream whose archiver or analytics is behind gets
- * catch-up turns on its lane: a few more batches of each, yielding to any nudge queued meanwhile,
- * until a fetch comes back short.
+ * catch-up turns: a few more batches of each, until a fetch comes back short, on one thread for all
+ * streams beside the lanes, so that they never hold a nudged run up.
  */
 public final class EventRouter implements StreamNudges, AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(EventRouter.class);
@@ -107,8 +107,7 @@ public final class EventRouter implements StreamNudges, AutoCloseable {
               DaemonThreads.named("event-router-" + EventStreams.streamName(i)));
       nudgePending[i] = new AtomicBoolean();
     }
-    this.catchUp =
-        new CatchUpTurns(parts, lanes, nudgePending, this::nudge, () -> closed, clock, settings);
+    this.catchUp = new CatchUpTurns(parts, this::nudge, () -> closed, clock, settings);
     long retryAfter = settings.get(Settings.ROUTER_NACK_DELAY).toMillis() + RETRY_SLACK_MILLIS;
     parts.run().onRetryLater(stream -> retryLater(stream, retryAfter));
     ownership.listen(
