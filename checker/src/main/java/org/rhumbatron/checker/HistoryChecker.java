@@ -30,6 +30,7 @@ public final class HistoryChecker {
   public static final String SECOND_CHANGE_FOR_REQUEST = "second_change_for_request_id";
   public static final String CHANGES_NOT_ENDED = "changes_not_ended";
   public static final String POISON_NOT_HANDLED = "poison_not_dead_lettered_or_rejected";
+  public static final String MALFORMED_NOT_AT_ONCE = "malformed_poison_not_dead_lettered_at_once";
   public static final String CORE_CRASHES = "core_crashes_caused_by_input";
 
   /** The consumers that claim each Event in the database, beside the archive. */
@@ -93,6 +94,7 @@ public final class HistoryChecker {
             SECOND_CHANGE_FOR_REQUEST,
             CHANGES_NOT_ENDED,
             POISON_NOT_HANDLED,
+            MALFORMED_NOT_AT_ONCE,
             CORE_CRASHES)) {
       report.expect(v);
     }

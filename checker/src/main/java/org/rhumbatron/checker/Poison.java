@@ -16,6 +16,7 @@ import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Random;
+import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.rhumbatron.protocol.Command;
@@ -40,9 +41,22 @@ final class Poison {
       boolean eventStream,
       String marker,
       String decodedId,
-      long streamSequence) {}
+      long streamSequence) {
+    /** Whether no consumer can decode it (see {@link #UNDECODABLE}). */
+    boolean undecodable() {
+      return UNDECODABLE.contains(kind);
+    }
+  }
 
   static final Pattern MARKER = Pattern.compile("poison-[a-z0-9]+-[0-9]+");
+
+  /**
+   * The kinds whose messages never decode, on an event stream or a queue (the envelope's own rules
+   * reject each, {@code PoisonTest}): every consumer must dead-letter them on their first failure
+   * with the decode error, for a retry of them can never succeed.
+   */
+  static final Set<String> UNDECODABLE =
+      Set.of("not-json", "json-array", "wrong-types", "unknown-type", "huge-payload", "unicode");
 
   static final List<String> KINDS =
       List.of(
@@ -127,9 +141,9 @@ final class Poison {
     }
   }
 
-  private record Body(byte[] bytes, String decodedId) {}
+  record Body(byte[] bytes, String decodedId) {}
 
-  private Body body(String kind, String marker, boolean event, String subject) throws Exception {
+  Body body(String kind, String marker, boolean event, String subject) throws Exception {
     return switch (kind) {
       case "not-json" ->
           new Body(

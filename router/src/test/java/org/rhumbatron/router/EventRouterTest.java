@@ -1,6 +1,7 @@
 package org.rhumbatron.router;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -16,6 +17,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.rhumbatron.coordinator.view.ProjectView;
+import org.rhumbatron.platform.eventlog.EventLogClient;
 import org.rhumbatron.platform.eventlog.EventRecord;
 import org.rhumbatron.platform.eventlog.Subscription;
 import org.rhumbatron.platform.jetstream.JetStreamTopology;
@@ -28,8 +30,11 @@ import org.rhumbatron.protocol.Event;
 import org.rhumbatron.protocol.EventStreams;
 import org.rhumbatron.protocol.EventType;
 import org.rhumbatron.protocol.Queue;
+import org.rhumbatron.router.claims.EventClaims;
 import org.rhumbatron.router.projector.ProjectViewProjector;
+import org.rhumbatron.router.run.BatchFailures;
 import org.rhumbatron.router.run.BatchOutcome;
+import org.rhumbatron.router.sweep.SweepTick;
 import org.rhumbatron.testkit.db.DatabaseTest;
 import org.rhumbatron.testkit.db.TestDatabase;
 import org.rhumbatron.testkit.nats.NatsServerExtension;
@@ -159,44 +164,25 @@ class EventRouterTest {
 
   /**
    * A stream that lost its tail hands a sequence out again: a second undecodable record at the
-   * sequence of an earlier dead-lettered one gets failures and a dead letter of its own, naming it.
+   * sequence of an earlier dead-lettered one gets a dead letter of its own, naming it, at once.
    */
   @DatabaseTest
-  void aPoisonRecordAtAReusedSequenceGetsItsOwnDeadLetter() throws Exception {
+  void aMalformedRecordAtAReusedSequenceGetsItsOwnDeadLetter() throws Exception {
     fixture(Map.of());
-    org.rhumbatron.router.run.BatchFailures failures =
-        new org.rhumbatron.router.run.BatchFailures(
-            f.database, new org.rhumbatron.router.claims.EventClaims(f.clock), f.clock, 5);
+    BatchFailures failures = failures();
     List<String> deadLetters = new ArrayList<>();
     for (String marker : List.of("poison-before-the-cut", "poison-after-the-cut")) {
       // Deleting the stream and making it again starts its sequences at 1, as a lost tail does.
       f.connection.jetStreamManagement().deleteStream(EventStreams.streamName(4));
-      new org.rhumbatron.platform.jetstream.JetStreamTopology(
-              f.connection.jetStreamManagement(), f.settings)
-          .ensure();
+      new JetStreamTopology(f.connection.jetStreamManagement(), f.settings).ensure();
       f.publishRaw(4, marker, ("{\"not\": \"" + marker + "\"}").getBytes(StandardCharsets.UTF_8));
       // A client of its own: the fixture's holds the consumer of the stream just deleted.
-      org.rhumbatron.platform.eventlog.EventLogClient reader =
-          new org.rhumbatron.platform.eventlog.EventLogClient(
-              f.connection, new EnvelopeCodec(), f.settings);
-      List<EventRecord> records = new ArrayList<>();
-      await()
-          .atMost(Duration.ofSeconds(10))
-          .until(
-              () -> {
-                records.addAll(reader.fetch(4, Subscription.PROJECT_VIEW_PROJECTOR, 10));
-                return !records.isEmpty();
-              });
-      assertThat(records.get(0).streamSequence()).isEqualTo(1);
-      org.rhumbatron.router.run.BatchFailures.Verdict verdict = null;
-      for (int i = 0; i < 5; i++) {
-        verdict =
-            failures
-                .recordFailure(Subscription.PROJECT_VIEW_PROJECTOR, 4, records, "malformed")
-                .verdict();
-      }
-      assertThat(verdict).isEqualTo(org.rhumbatron.router.run.BatchFailures.Verdict.DEAD_LETTERED);
-      records.forEach(EventRecord::ack);
+      EventRecord record = fetchOne(reader());
+      assertThat(record.streamSequence()).isEqualTo(1);
+      BatchFailures.Counted counted =
+          failures.deadLetterMalformed(Subscription.PROJECT_VIEW_PROJECTOR, 4, List.of(record));
+      assertThat(counted.deadLettered()).as("on its first failure").containsExactly(record);
+      record.ack();
       deadLetters.addAll(
           f.database.read(
               tx ->
@@ -206,101 +192,143 @@ class EventRouterTest {
                       "%" + marker + "%")));
     }
     assertThat(deadLetters).hasSize(2);
-    assertThat(f.count("SELECT COUNT(*) FROM k2_batch_failures")).isEqualTo(2);
+    assertThat(f.count("SELECT COUNT(*) FROM k2_batch_failures")).as("nothing counted").isZero();
   }
 
   /**
-   * A poison record was dead-lettered but its ack was lost, so it comes back, here with a new
-   * poison record behind it. The old one is only acked again; the new one counts under its own key
+   * A failed record was dead-lettered but its ack was lost, so it comes back, here with a new
+   * failing record behind it. The old one is only acked again; the new one counts under its own key
    * and gets a dead letter that names it.
    */
   @DatabaseTest
   void aDeadLetteredRecordThatComesBackDoesNotHideTheRecordsWithIt() throws Exception {
     fixture(Map.of());
-    org.rhumbatron.router.run.BatchFailures failures =
-        new org.rhumbatron.router.run.BatchFailures(
-            f.database, new org.rhumbatron.router.claims.EventClaims(f.clock), f.clock, 5);
-    org.rhumbatron.platform.eventlog.EventLogClient reader =
-        new org.rhumbatron.platform.eventlog.EventLogClient(
-            f.connection, new EnvelopeCodec(), f.settings);
-    f.publishRaw(4, "poison-old", "{\"not\": \"poison-old\"}".getBytes(StandardCharsets.UTF_8));
+    BatchFailures failures = failures();
+    Stream4Events events = new Stream4Events("p-back");
+    EventLogClient reader = reader();
+    String oldId = events.publish();
     EventRecord old = fetchOne(reader);
     for (int i = 0; i < 5; i++) {
-      failures.recordFailure(Subscription.PROJECT_VIEW_PROJECTOR, 4, List.of(old), "malformed");
+      failures.recordFailure(Subscription.PROJECT_VIEW_PROJECTOR, 4, List.of(old), "failing");
     }
-    assertThat(deadLettersNaming("poison-old")).isEqualTo(1);
+    assertThat(deadLettersNaming(oldId)).isEqualTo(1);
 
-    f.publishRaw(4, "poison-new", "{\"not\": \"poison-new\"}".getBytes(StandardCharsets.UTF_8));
+    String newId = events.publish();
     List<EventRecord> failed = new ArrayList<>(List.of(old, fetchOne(reader)));
     // As SubscriptionRun settles: what was handled before is acked, the rest nacked until the
     // verdict is a dead letter.
-    for (int delivery = 1; delivery <= 10 && !failed.isEmpty(); delivery++) {
-      org.rhumbatron.router.run.BatchFailures.Counted counted =
-          failures.recordFailure(Subscription.PROJECT_VIEW_PROJECTOR, 4, failed, "malformed");
+    int deliveries = 0;
+    while (!failed.isEmpty() && deliveries < 10) {
+      deliveries++;
+      BatchFailures.Counted counted =
+          failures.recordFailure(Subscription.PROJECT_VIEW_PROJECTOR, 4, failed, "failing");
       failed.removeAll(counted.handledBefore());
-      if (counted.verdict() == org.rhumbatron.router.run.BatchFailures.Verdict.DEAD_LETTERED) {
+      if (counted.verdict() == BatchFailures.Verdict.DEAD_LETTERED) {
         failed.clear();
       }
     }
-    assertThat(deadLettersNaming("poison-new"))
-        .as("a dead letter names the new record")
-        .isEqualTo(1);
+    assertThat(deliveries).as("the new record's own 5 failures").isEqualTo(5);
+    assertThat(deadLettersNaming(newId)).as("a dead letter names the new record").isEqualTo(1);
+    assertThat(deadLettersNaming(oldId)).isEqualTo(1);
+  }
+
+  /** The same for a malformed record: the old one is acked again, the new one dead-lettered. */
+  @DatabaseTest
+  void aDeadLetteredMalformedRecordThatComesBackDoesNotHideTheOneWithIt() throws Exception {
+    fixture(Map.of());
+    BatchFailures failures = failures();
+    EventLogClient reader = reader();
+    f.publishRaw(4, "poison-old", "{\"not\": \"poison-old\"}".getBytes(StandardCharsets.UTF_8));
+    EventRecord old = fetchOne(reader);
+    failures.deadLetterMalformed(Subscription.PROJECT_VIEW_PROJECTOR, 4, List.of(old));
+    assertThat(deadLettersNaming("poison-old")).isEqualTo(1);
+
+    f.publishRaw(4, "poison-new", "{\"not\": \"poison-new\"}".getBytes(StandardCharsets.UTF_8));
+    EventRecord fresh = fetchOne(reader);
+    BatchFailures.Counted counted =
+        failures.deadLetterMalformed(Subscription.PROJECT_VIEW_PROJECTOR, 4, List.of(old, fresh));
+    assertThat(counted.handledBefore()).containsExactly(old);
+    assertThat(counted.deadLettered()).containsExactly(fresh);
+    assertThat(counted.verdict()).isEqualTo(BatchFailures.Verdict.DEAD_LETTERED);
+    assertThat(deadLettersNaming("poison-new")).isEqualTo(1);
     assertThat(deadLettersNaming("poison-old")).isEqualTo(1);
   }
 
   /**
    * Redeliveries regroup failed records: each comes due on its own and a fetch takes whatever is
-   * due. A poison record still reaches its dead letter at its 5th failure, whatever came with it
+   * due. A failing record still reaches its dead letter at its 5th failure, whatever came with it
    * each time.
    */
   @DatabaseTest
-  void aPoisonRecordIsDeadLetteredAtItsFifthFailureHoweverItsDeliveriesAreGrouped()
+  void aFailingRecordIsDeadLetteredAtItsFifthFailureHoweverItsDeliveriesAreGrouped()
       throws Exception {
     fixture(Map.of());
-    org.rhumbatron.router.run.BatchFailures failures =
-        new org.rhumbatron.router.run.BatchFailures(
-            f.database, new org.rhumbatron.router.claims.EventClaims(f.clock), f.clock, 5);
-    org.rhumbatron.platform.eventlog.EventLogClient reader =
-        new org.rhumbatron.platform.eventlog.EventLogClient(
-            f.connection, new EnvelopeCodec(), f.settings);
-    List<EventRecord> poison = new ArrayList<>();
-    for (String marker : List.of("poison-a", "poison-b", "poison-c")) {
-      f.publishRaw(4, marker, ("{\"not\": \"" + marker + "\"}").getBytes(StandardCharsets.UTF_8));
-      poison.add(fetchOne(reader));
+    BatchFailures failures = failures();
+    Stream4Events events = new Stream4Events("p-grouped");
+    EventLogClient reader = reader();
+    List<EventRecord> failing = new ArrayList<>();
+    List<String> ids = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      ids.add(events.publish());
+      failing.add(fetchOne(reader));
     }
-    EventRecord a = poison.get(0);
-    EventRecord b = poison.get(1);
-    EventRecord c = poison.get(2);
+    EventRecord a = failing.get(0);
+    EventRecord b = failing.get(1);
+    EventRecord c = failing.get(2);
     List<List<EventRecord>> deliveries =
         List.of(List.of(a, b, c), List.of(b, c, a), List.of(c, a, b), List.of(a, b), List.of(b, a));
     for (List<EventRecord> delivery : deliveries.subList(0, 4)) {
       assertThat(
               failures
-                  .recordFailure(Subscription.PROJECT_VIEW_PROJECTOR, 4, delivery, "malformed")
+                  .recordFailure(Subscription.PROJECT_VIEW_PROJECTOR, 4, delivery, "failing")
                   .verdict())
-          .isEqualTo(org.rhumbatron.router.run.BatchFailures.Verdict.NACK);
+          .isEqualTo(BatchFailures.Verdict.NACK);
     }
-    org.rhumbatron.router.run.BatchFailures.Counted fifth =
+    BatchFailures.Counted fifth =
         failures.recordFailure(
-            Subscription.PROJECT_VIEW_PROJECTOR, 4, deliveries.get(4), "malformed");
+            Subscription.PROJECT_VIEW_PROJECTOR, 4, deliveries.get(4), "failing");
     assertThat(fifth.deadLettered()).as("a and b failed 5 times").containsExactlyInAnyOrder(a, b);
     assertThat(fifth.nacked()).isEmpty();
-    assertThat(deadLettersNaming("poison-a")).isEqualTo(1);
-    assertThat(deadLettersNaming("poison-b")).isEqualTo(1);
-    assertThat(deadLettersNaming("poison-c")).as("c failed 3 times").isZero();
-    org.rhumbatron.router.run.BatchFailures.Counted sixth =
-        failures.recordFailure(Subscription.PROJECT_VIEW_PROJECTOR, 4, List.of(a, c), "malformed");
+    assertThat(deadLettersNaming(ids.get(0))).isEqualTo(1);
+    assertThat(deadLettersNaming(ids.get(1))).isEqualTo(1);
+    assertThat(deadLettersNaming(ids.get(2))).as("c failed 3 times").isZero();
+    BatchFailures.Counted sixth =
+        failures.recordFailure(Subscription.PROJECT_VIEW_PROJECTOR, 4, List.of(a, c), "failing");
     assertThat(sixth.handledBefore()).as("a was dead-lettered before").containsExactly(a);
     assertThat(sixth.nacked()).containsExactly(c);
     assertThat(
             failures
-                .recordFailure(Subscription.PROJECT_VIEW_PROJECTOR, 4, List.of(c), "malformed")
+                .recordFailure(Subscription.PROJECT_VIEW_PROJECTOR, 4, List.of(c), "failing")
                 .deadLettered())
         .containsExactly(c);
-    assertThat(deadLettersNaming("poison-c")).isEqualTo(1);
+    assertThat(deadLettersNaming(ids.get(2))).isEqualTo(1);
   }
 
-  private static EventRecord fetchOne(org.rhumbatron.platform.eventlog.EventLogClient reader) {
+  private BatchFailures failures() {
+    return new BatchFailures(f.database, new EventClaims(f.clock), f.clock, 5);
+  }
+
+  private EventLogClient reader() throws Exception {
+    return new EventLogClient(f.connection, new EnvelopeCodec(), f.settings);
+  }
+
+  /** Valid Events of one Project on stream 4, each of its own Change; returns the event id. */
+  private final class Stream4Events {
+    private final String project;
+    private int changes;
+
+    Stream4Events(String prefix) {
+      this.project = RouterEvents.projectsOnStream(4, 1, prefix).get(0);
+    }
+
+    String publish() throws Exception {
+      Event e = RouterEvents.event(project, "c-" + ++changes, null, EventType.CHANGE_CREATED, null);
+      f.publish(List.of(e));
+      return e.eventId();
+    }
+  }
+
+  private static EventRecord fetchOne(EventLogClient reader) {
     List<EventRecord> records = new ArrayList<>();
     await()
         .atMost(Duration.ofSeconds(10))
@@ -321,7 +349,7 @@ class EventRouterTest {
   }
 
   @DatabaseTest
-  void poisonEventsFailFiveTimesThenBecomeOneDeadLetterWhileOtherProjectsFlow() throws Exception {
+  void aFailingEventFailsFiveTimesAndAMalformedRecordOnceWhileOtherProjectsFlow() throws Exception {
     fixture(Map.of("router.nack-delay", "100ms"));
     List<String> projects = RouterEvents.projectsOnStream(4, 2, "p-poison");
     String poisoned = projects.get(0);
@@ -340,15 +368,13 @@ class EventRouterTest {
               return f.count(
                           "SELECT COUNT(*) FROM dead_letters WHERE kind = 'event_batch'"
                               + " AND command_id LIKE 'batch:project-view-projector:%'")
-                      >= 1
+                      >= 2
                   && f.count("SELECT COUNT(*) FROM k2_batch_failures WHERE failures >= 5") >= 1;
             });
     // The healthy project flowed from the first run on; later events of it flow too.
     assertThat(applied(healthy)).isEqualTo(3);
     f.publish(
         List.of(RouterEvents.event(healthy, "c-later", null, EventType.CHANGE_CREATED, null)));
-    // A run may first fetch a poison record whose 100 ms nack delay just ended, in the same batch
-    // as the later event; that batch fails as a whole and the event comes back 100 ms later.
     await()
         .atMost(Duration.ofSeconds(30))
         .until(
@@ -366,27 +392,40 @@ class EventRouterTest {
               runOnce(4);
               return f.count("SELECT COUNT(*) FROM k2_batch_failures WHERE failures < 5") == 0;
             });
-    List<String> described =
-        f.database.read(
+    Map<String, Long> failuresByDescription = new java.util.HashMap<>();
+    f.database
+        .read(
             tx ->
                 tx.query(
-                    "SELECT command FROM dead_letters WHERE command_id LIKE"
-                        + " 'batch:project-view-projector:%'",
-                    rs -> rs.getString(1)));
-    String all = String.join("\n", described);
-    assertThat(all).contains(poison.eventId()).contains("not-an-envelope");
-    assertThat(all.split("\"eventId\":\"" + poison.eventId(), -1))
-        .as("the poison is in one dead letter")
-        .hasSize(2);
+                    "SELECT command, delivery_count, reason FROM dead_letters WHERE command_id"
+                        + " LIKE 'batch:project-view-projector:%'",
+                    rs -> List.of(rs.getString(1), rs.getString(2), rs.getString(3))))
+        .forEach(
+            row ->
+                failuresByDescription.put(
+                    row.get(0) + "\n" + row.get(2), Long.valueOf(row.get(1))));
+    assertThat(failuresByDescription).hasSize(2);
     ObjectMapper json = new ObjectMapper();
-    for (String d : described) {
-      assertThat(json.readTree(d).get("consumer").asText()).isEqualTo("project-view-projector");
+    for (Map.Entry<String, Long> e : failuresByDescription.entrySet()) {
+      String description = e.getKey().substring(0, e.getKey().indexOf('\n'));
+      String reason = e.getKey().substring(e.getKey().indexOf('\n') + 1);
+      assertThat(json.readTree(description).get("consumer").asText())
+          .isEqualTo("project-view-projector");
+      if (description.contains("not-an-envelope")) {
+        assertThat(description).doesNotContain(poison.eventId());
+        assertThat(e.getValue()).as("the malformed record failed once").isEqualTo(1);
+        assertThat(reason)
+            .startsWith("malformed envelope at stream sequence 2 (not-an-envelope): ");
+      } else {
+        assertThat(description).contains("\"eventId\":\"" + poison.eventId());
+        assertThat(e.getValue()).as("the failing event failed 5 times").isEqualTo(5);
+      }
     }
     assertThat(
             f.count(
-                "SELECT COUNT(*) FROM dead_letters WHERE command_id LIKE"
-                    + " 'batch:project-view-projector:%' AND delivery_count <> 5"))
-        .isZero();
+                "SELECT COUNT(*) FROM k2_batch_failures WHERE consumer = 'project-view-projector'"))
+        .as("only the failing event counted")
+        .isEqualTo(1);
     assertThat(
             f.count(
                 "SELECT COUNT(*) FROM processed_events WHERE consumer = 'project-view-projector'"
@@ -463,7 +502,14 @@ class EventRouterTest {
   @DatabaseTest
   void aFailedBatchComesBackAfterItsNackDelayWithoutAnotherNudge() throws Exception {
     fixture(Map.of("router.nack-delay", "200ms"));
-    f.publishRaw(4, "lone-poison", "{\"eventId\": 42}".getBytes(StandardCharsets.UTF_8));
+    // A task.ready without its Task: the view rejects it, and the causal rules throw on it.
+    String p = RouterEvents.projectsOnStream(4, 1, "p-lone").get(0);
+    Event lone = RouterEvents.event(p, "c-lone", null, EventType.TASK_READY, null);
+    f.causalRules =
+        (tx, fresh) -> {
+          throw new IllegalStateException("the rules refuse " + fresh.get(0).eventId());
+        };
+    f.publish(List.of(lone));
     runOnce(4);
 
     // One nudge only: the four more failures that dead-letter it come from the nack delay.
@@ -473,7 +519,8 @@ class EventRouterTest {
             () ->
                 f.count(
                         "SELECT COUNT(*) FROM dead_letters WHERE kind = 'event_batch'"
-                            + " AND command LIKE '%lone-poison%'")
+                            + " AND command LIKE ?",
+                        "%" + lone.eventId() + "%")
                     == 2);
     assertThat(
             f.count(
@@ -481,6 +528,99 @@ class EventRouterTest {
                     + " AND (command_id LIKE 'batch:project-view-projector:%'"
                     + " OR command_id LIKE 'batch:causal-router:%')"))
         .isEqualTo(2);
+  }
+
+  /**
+   * A record that does not decode never will: every consumer of the stream dead-letters it on its
+   * first delivery, naming the decode error, and acks it, so the seed's 30 s nack delay holds
+   * nothing up; the records behind it are applied and routed by the same run.
+   */
+  @DatabaseTest
+  void aMalformedRecordIsDeadLetteredOnItsFirstDeliveryAndTheStreamFlowsOn() throws Exception {
+    fixture(Map.of()); // the seed's 30 s nack delay
+    assertThat(f.settings.get(org.rhumbatron.platform.config.Settings.ROUTER_NACK_DELAY))
+        .isEqualTo(Duration.ofSeconds(30));
+    List<Event> routed = new java.util.concurrent.CopyOnWriteArrayList<>();
+    f.causalRules = (tx, fresh) -> routed.addAll(fresh);
+    String p = RouterEvents.projectsOnStream(4, 1, "p-behind").get(0);
+    byte[] garbage = "{\"eventId\": \"bad\u0000\"".getBytes(StandardCharsets.UTF_8);
+    f.publishRaw(4, "garbage-1", garbage);
+    List<Event> behind = RouterEvents.changeWithTasks(p, "c-behind", 1);
+    f.publish(behind);
+    long last = 1 + behind.size();
+
+    long started = System.nanoTime();
+    runOnce(4);
+    java.time.Instant tick = java.time.Instant.parse("2026-12-02T10:00:00Z");
+    // A sweep tick of the stream that runs the archiver and the analytics.
+    for (SweepTick t = f.router.sweepTick(tick).tick();
+        t.streamIndex() != 4 || !t.runsAnalytics();
+        t = f.router.sweepTick(tick).tick()) {
+      tick = tick.plusSeconds(60);
+    }
+    assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(20));
+
+    assertThat(applied(p)).isEqualTo(behind.size());
+    assertThat(routed)
+        .extracting(Event::eventId)
+        .containsExactlyElementsOf(behind.stream().map(Event::eventId).toList());
+    String decodeError =
+        assertThatThrownBy(() -> f.codec.decodeEvent(garbage))
+            .isInstanceOf(org.rhumbatron.protocol.EnvelopeException.class)
+            .actual()
+            .getMessage();
+    for (Subscription s :
+        List.of(
+            Subscription.PROJECT_VIEW_PROJECTOR,
+            Subscription.CAUSAL_ROUTER,
+            Subscription.ANALYTICS_PROJECTOR)) {
+      List<String> row =
+          f
+              .database
+              .read(
+                  tx ->
+                      tx.query(
+                          "SELECT reason, delivery_count, command FROM dead_letters"
+                              + " WHERE command_id LIKE ?",
+                          rs -> List.of(rs.getString(1), rs.getString(2), rs.getString(3)),
+                          "batch:" + s.durableName() + ":%"))
+              .stream()
+              .collect(
+                  java.util.stream.Collectors.collectingAndThen(
+                      java.util.stream.Collectors.toList(),
+                      rows -> {
+                        assertThat(rows).as(s.durableName()).hasSize(1);
+                        return rows.get(0);
+                      }));
+      assertThat(row.get(0))
+          .as(s.durableName() + " names the decode error")
+          .isEqualTo("malformed envelope at stream sequence 1 (garbage-1): " + decodeError);
+      assertThat(row.get(1)).as("tried once").isEqualTo("1");
+      com.fasterxml.jackson.databind.JsonNode record =
+          new ObjectMapper().readTree(row.get(2)).get("records").get(0);
+      assertThat(record.get("streamSequence").asLong()).isEqualTo(1);
+      assertThat(record.get("decodeError").asText()).isEqualTo(decodeError);
+      assertThat(record.get("data").asText())
+          .as("the raw bytes")
+          .isEqualTo(new String(garbage, StandardCharsets.UTF_8));
+      io.nats.client.api.ConsumerInfo c =
+          f.connection
+              .jetStreamManagement()
+              .getConsumerInfo(EventStreams.streamName(4), s.durableName());
+      assertThat(c.getAckFloor().getStreamSequence())
+          .as(s.durableName() + " acked the stream up to its end")
+          .isEqualTo(last);
+      assertThat(c.getNumAckPending()).as(s.durableName() + " holds nothing back").isZero();
+      assertThat(c.getRedelivered()).isZero();
+    }
+    assertThat(f.count("SELECT COUNT(*) FROM k2_batch_failures")).as("nothing counted").isZero();
+    io.nats.client.api.ConsumerInfo archiver =
+        f.connection
+            .jetStreamManagement()
+            .getConsumerInfo(EventStreams.streamName(4), Subscription.AUDIT_ARCHIVER.durableName());
+    assertThat(archiver.getAckFloor().getStreamSequence())
+        .as("the archiver keeps the malformed record in the archive and acks it")
+        .isEqualTo(last);
   }
 
   @DatabaseTest

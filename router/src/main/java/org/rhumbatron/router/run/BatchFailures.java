@@ -3,9 +3,14 @@ package org.rhumbatron.router.run;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
 import java.sql.SQLException;
 import java.time.Clock;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -25,9 +30,10 @@ import org.rhumbatron.router.claims.EventClaims;
  * record. Below the limit (5) the caller nacks; the records of a delivery that reach the limit
  * become one {@code dead_letters} row (kind {@code event_batch}, which an operator can only
  * dismiss) and are marked processed, in the same transaction, so the caller acks them and the
- * stream flows on. A failed record the consumer already marked processed (dead-lettered before, its
- * ack lost) is only acked again: it neither counts nor keys the batch, so the records that came
- * with it get a dead letter of their own.
+ * stream flows on. Records that did not decode skip the count: their first failure is their dead
+ * letter ({@link #deadLetterMalformed}). A failed record the consumer already marked processed
+ * (dead-lettered before, its ack lost) is only acked again: it neither counts nor keys the batch,
+ * so the records that came with it get a dead letter of their own.
  */
 public final class BatchFailures {
   /** {@code dead_letters.kind} of a skipped event batch. */
@@ -101,21 +107,15 @@ public final class BatchFailures {
    */
   public Counted recordFailure(
       Subscription subscription, int streamIndex, List<EventRecord> failed, String error) {
-    String consumer = subscription.durableName();
-    long now = clock.millis();
-    return database.inTransaction(
-        tx -> {
-          claims.fence(tx, streamIndex); // a failure counts only on the stream's holder
-          Set<String> processed = processedAmong(tx, consumer, failed);
-          List<EventRecord> handledBefore = new ArrayList<>();
+    return settle(
+        subscription,
+        streamIndex,
+        failed,
+        (tx, consumer, now, split) -> {
+          List<EventRecord> handledBefore = split.handledBefore();
           Map<String, List<EventRecord>> open = new LinkedHashMap<>();
-          for (EventRecord r : failed) {
-            String id = claimId(r);
-            if (id != null && processed.contains(id)) {
-              handledBefore.add(r);
-            } else {
-              open.computeIfAbsent(recordKey(streamIndex, r), k -> new ArrayList<>()).add(r);
-            }
+          for (EventRecord r : split.open()) {
+            open.computeIfAbsent(recordKey(streamIndex, r), k -> new ArrayList<>()).add(r);
           }
           if (open.isEmpty()) {
             return new Counted(List.of(), null, List.of(), handledBefore);
@@ -150,6 +150,75 @@ public final class BatchFailures {
             deadLetter(tx, consumer, streamIndex, deadLetterKey, reached, error, most, now);
           }
           return new Counted(reached, deadLetterKey, nacked, handledBefore);
+        });
+  }
+
+  /**
+   * Dead-letters {@code malformed} (records that did not decode) on their first failure, as one
+   * dead letter whose reason names each decode error: the limit is for effects that may succeed
+   * later, and a record that cannot decode never will. Those the consumer dead-lettered before (an
+   * ack lost) come back as {@code handledBefore}; nothing is counted or nacked.
+   */
+  public Counted deadLetterMalformed(
+      Subscription subscription, int streamIndex, List<EventRecord> malformed) {
+    if (malformed.stream().anyMatch(EventRecord::decoded)) {
+      throw new IllegalArgumentException("only records that did not decode are malformed");
+    }
+    return settle(
+        subscription,
+        streamIndex,
+        malformed,
+        (tx, consumer, now, split) -> {
+          List<EventRecord> fresh = split.open();
+          if (fresh.isEmpty()) {
+            return new Counted(List.of(), null, List.of(), split.handledBefore());
+          }
+          String key = recordKey(streamIndex, fresh.get(0));
+          String reason =
+              ClaimingTemplate.summary(
+                  fresh.stream().map(BatchFailures::malformedReason).toList(), "malformed record");
+          deadLetter(tx, consumer, streamIndex, key, fresh, reason, 1, now);
+          return new Counted(fresh, key, List.of(), split.handledBefore());
+        });
+  }
+
+  /** Why {@code r}, which did not decode, is dead-lettered: where it is and its decode error. */
+  static String malformedReason(EventRecord r) {
+    return "malformed envelope at stream sequence "
+        + r.streamSequence()
+        + (r.messageId() == null ? "" : " (" + r.messageId() + ")")
+        + ": "
+        + r.decodeError().getMessage();
+  }
+
+  /** Failed records split into those the consumer dead-lettered before and the open ones. */
+  private record Split(List<EventRecord> handledBefore, List<EventRecord> open) {}
+
+  /** What is done with the open records of a split, in its transaction. */
+  @FunctionalInterface
+  private interface Settle {
+    Counted apply(Tx tx, String consumer, long now, Split split) throws SQLException;
+  }
+
+  /**
+   * Splits {@code failed} and runs {@code settle} on it in one transaction, fenced on the stream's
+   * holder: a failure counts, and a dead letter is written, only there.
+   */
+  private Counted settle(
+      Subscription subscription, int streamIndex, List<EventRecord> failed, Settle settle) {
+    String consumer = subscription.durableName();
+    long now = clock.millis();
+    return database.inTransaction(
+        tx -> {
+          claims.fence(tx, streamIndex);
+          Set<String> processed = processedAmong(tx, consumer, failed);
+          List<EventRecord> handledBefore = new ArrayList<>();
+          List<EventRecord> open = new ArrayList<>();
+          for (EventRecord r : failed) {
+            String id = claimId(r);
+            (id != null && processed.contains(id) ? handledBefore : open).add(r);
+          }
+          return settle.apply(tx, consumer, now, new Split(handledBefore, open));
         });
   }
 
@@ -198,6 +267,7 @@ public final class BatchFailures {
     ObjectNode description = JSON.createObjectNode();
     description.put("consumer", consumer);
     description.put("stream", EventStreams.streamName(streamIndex));
+    description.put("subject", EventStreams.streamSubject(streamIndex));
     description.put("batchKey", key);
     ArrayNode records = description.putArray("records");
     List<String> ids = new ArrayList<>();
@@ -213,6 +283,7 @@ public final class BatchFailures {
         projectId = projectId == null ? r.event().projectId() : projectId;
       } else {
         row.put("decodeError", r.decodeError().getMessage());
+        putData(row, r.data());
         if (r.messageId() != null) {
           ids.add(r.messageId());
         }
@@ -237,5 +308,24 @@ public final class BatchFailures {
         projectId,
         now);
     claims.claimEvents(tx, streamIndex, consumer, ids);
+  }
+
+  /**
+   * The bytes of a record that did not decode, so its dead letter keeps them past the stream's
+   * retention: as text when they are UTF-8, else in base64.
+   */
+  private static void putData(ObjectNode row, byte[] data) {
+    try {
+      row.put(
+          "data",
+          StandardCharsets.UTF_8
+              .newDecoder()
+              .onMalformedInput(CodingErrorAction.REPORT)
+              .onUnmappableCharacter(CodingErrorAction.REPORT)
+              .decode(ByteBuffer.wrap(data))
+              .toString());
+    } catch (CharacterCodingException notUtf8) {
+      row.put("dataBase64", Base64.getEncoder().encodeToString(data));
+    }
   }
 }

@@ -5,16 +5,16 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Optional;
 import org.rhumbatron.platform.eventlog.EventRecord;
 
 /**
  * The steps every claiming subscription takes with a batch, around the effect it plugs in (as
- * eventuate-tram's duplicate-detecting handler): a record that does not decode fails with its
- * decode error, an event that comes twice goes to the effect once, and what the effect reports
- * becomes the {@link BatchOutcome}, with one error format for all. The effect claims the events it
- * is given ({@code claimEvents}, in the transaction of its effect) and reports which it did not
- * apply; a record is applied, deferred or failed with its event.
+ * eventuate-tram's duplicate-detecting handler): a record that does not decode is malformed (the
+ * run dead-letters it at once with its decode error), an event that comes twice goes to the effect
+ * once, and what the effect reports becomes the {@link BatchOutcome}, with one error format for
+ * all. The effect claims the events it is given ({@code claimEvents}, in the transaction of its
+ * effect) and reports which it did not apply; a record is applied, deferred or failed with its
+ * event.
  */
 public final class ClaimingTemplate {
   static final int MAX_REASONS = 3;
@@ -46,7 +46,7 @@ public final class ClaimingTemplate {
     /**
      * Claims and applies {@code events}: decoded records, one for each event id, in stream order,
      * never empty. Reports the ones it did not apply, their claims released or rolled back; a throw
-     * fails the whole batch ({@link SubscriptionRun}).
+     * fails every event it was given.
      */
     Report apply(List<EventRecord> events);
   }
@@ -85,7 +85,11 @@ public final class ClaimingTemplate {
     }
   }
 
-  /** Runs {@code effect} on {@code records} (one fetched batch, in stream order). */
+  /**
+   * Runs {@code effect} on {@code records} (one fetched batch, in stream order). The records that
+   * do not decode never reach the effect and are malformed whatever it does: a throw of the effect
+   * fails only the events it was given.
+   */
   public BatchOutcome handle(List<EventRecord> records, Effect effect) {
     int taken = Math.min(records.size(), takeLimit);
     List<EventRecord> deferred = new ArrayList<>(records.subList(taken, records.size()));
@@ -98,14 +102,9 @@ public final class ClaimingTemplate {
         malformed.add(r);
       }
     }
-    Report report =
-        byEvent.isEmpty()
-            ? Report.applied()
-            : effect.apply(byEvent.values().stream().map(rs -> rs.get(0)).toList());
+    Report report = byEvent.isEmpty() ? Report.applied() : apply(effect, byEvent);
 
-    // Malformed records first: the batch key (the first failed record) stays the same whether
-    // or not the effect fails on the next delivery.
-    List<EventRecord> failed = new ArrayList<>(malformed);
+    List<EventRecord> failed = new ArrayList<>();
     List<String> reasons = new ArrayList<>();
     List<EventRecord> waiting = new ArrayList<>();
     List<String> unavailable = new ArrayList<>();
@@ -115,13 +114,23 @@ public final class ClaimingTemplate {
       f.records().forEach(r -> (infrastructure ? waiting : failed).addAll(take(byEvent, r)));
       (infrastructure ? unavailable : reasons).add(f.reason());
     }
-    malformed.forEach(r -> reasons.add(malformedReason(r)));
     return new BatchOutcome(
         deferred,
         failed,
-        failed.isEmpty() ? null : summary(reasons, malformed.size()),
+        failed.isEmpty() ? null : summary(reasons, "reason"),
         waiting,
-        waiting.isEmpty() ? null : summary(unavailable, 0));
+        waiting.isEmpty() ? null : summary(unavailable, "reason"),
+        malformed);
+  }
+
+  /** The effect's report; a throw is a failure of every event it was given. */
+  private static Report apply(Effect effect, Map<String, List<EventRecord>> byEvent) {
+    List<EventRecord> events = byEvent.values().stream().map(rs -> rs.get(0)).toList();
+    try {
+      return effect.apply(events);
+    } catch (RuntimeException e) {
+      return Report.failed(e.getClass().getSimpleName(), events, e);
+    }
   }
 
   /** The records of {@code r}'s event, each handed out once. */
@@ -135,24 +144,15 @@ public final class ClaimingTemplate {
     return records;
   }
 
-  static String malformedReason(EventRecord r) {
-    return "malformed envelope at stream sequence "
-        + r.streamSequence()
-        + Optional.ofNullable(r.messageId()).map(id -> " (" + id + ")").orElse("")
-        + ": "
-        + r.decodeError().getMessage();
-  }
-
   /**
-   * The first few reasons and a count of the rest, so a batch of 100 malformed records stays one
-   * line; the malformed ones are the last {@code malformed} reasons.
+   * The first few reasons and a count of the rest, each of them a {@code what}, so a batch of 100
+   * failures stays one line.
    */
-  static String summary(List<String> reasons, int malformed) {
+  public static String summary(List<String> reasons, String what) {
     if (reasons.size() <= MAX_REASONS) {
       return String.join("; ", reasons);
     }
     int more = reasons.size() - MAX_REASONS;
-    String what = more <= malformed ? "malformed record" : "reason";
     return String.join("; ", reasons.subList(0, MAX_REASONS))
         + "; and "
         + more

@@ -15,8 +15,9 @@ public interface SubscriptionHandler {
 
   /**
    * Handles {@code records} (in stream order; a record that did not decode has {@code decoded() ==
-   * false}). Claims of events that are not applied must be released (or rolled back) before this
-   * returns, so the redelivery applies them.
+   * false}: it is reported malformed, unless the handler can do its work without the Event, as the
+   * archiver keeps the bytes). Claims of events that are not applied must be released (or rolled
+   * back) before this returns, so the redelivery applies them.
    */
   BatchOutcome handle(int streamIndex, List<EventRecord> records);
 }

@@ -23,7 +23,8 @@ import org.slf4j.LoggerFactory;
  * One consume of one subscription on one stream: fetch at most 100 records, hand them to the
  * handler, then settle each record. Applied records are acked; deferred ones are nacked for an
  * immediate redelivery (a deferral is not a failure); failed ones count in {@code
- * k2_batch_failures} and are nacked for 30 s, or at the 5th failure dead-lettered and acked.
+ * k2_batch_failures} and are nacked for 30 s, or at the 5th failure dead-lettered and acked;
+ * malformed ones (they never decode) are dead-lettered and acked at once.
  */
 public final class SubscriptionRun {
   private static final Logger log = LoggerFactory.getLogger(SubscriptionRun.class);
@@ -73,7 +74,10 @@ public final class SubscriptionRun {
     return applied.get(subscription).sum();
   }
 
-  /** What one consume did, for the caller's loop and the tests. */
+  /**
+   * What one consume did, for the caller's loop and the tests: {@code failed} counts the malformed
+   * records too, and {@code deadLettered} says whether any record was dead-lettered.
+   */
   public record Consumed(int fetched, int deferred, int failed, boolean deadLettered) {
     static final Consumed NOTHING = new Consumed(0, 0, 0, false);
   }
@@ -145,9 +149,13 @@ public final class SubscriptionRun {
     unapplied.addAll(outcome.deferred());
     unapplied.addAll(outcome.failed());
     unapplied.addAll(outcome.waiting());
+    unapplied.addAll(outcome.malformed());
     boolean deadLettered = false;
+    if (!outcome.malformed().isEmpty()) {
+      deadLettered = settleMalformed(streamIndex, handler, outcome.malformed());
+    }
     if (!outcome.failed().isEmpty()) {
-      deadLettered = settleFailed(streamIndex, handler, batch.size(), outcome);
+      deadLettered |= settleFailed(streamIndex, handler, batch.size(), outcome);
     }
     if (!outcome.waiting().isEmpty()) {
       log.warn(
@@ -172,7 +180,10 @@ public final class SubscriptionRun {
     }
     applied.get(handler.subscription()).add(acked);
     return new Consumed(
-        batch.size(), outcome.deferred().size(), outcome.failed().size(), deadLettered);
+        batch.size(),
+        outcome.deferred().size(),
+        outcome.failed().size() + outcome.malformed().size(),
+        deadLettered);
   }
 
   /** The most records of one consumer a takeover applies ahead of their redelivery. */
@@ -208,7 +219,8 @@ public final class SubscriptionRun {
           batch.size()
               - outcome.deferred().size()
               - outcome.failed().size()
-              - outcome.waiting().size();
+              - outcome.waiting().size()
+              - outcome.malformed().size();
     }
     if (!all.isEmpty()) {
       log.info(
@@ -225,6 +237,50 @@ public final class SubscriptionRun {
   /** Records applied ahead of their redelivery after a takeover, since start. */
   public long takenOverApplied() {
     return takenOverApplied.sum();
+  }
+
+  /**
+   * Dead-letters the malformed records and acks them, on their first delivery: they never decode,
+   * and a nack would only hold the stream up. While the database is out of reach they wait at the
+   * nack delay, uncounted, like any record that waits.
+   */
+  private boolean settleMalformed(
+      int streamIndex, SubscriptionHandler handler, List<EventRecord> malformed) {
+    String consumer = handler.subscription().durableName();
+    String stream = EventStreams.streamName(streamIndex);
+    BatchFailures.Counted counted;
+    try {
+      counted = failures.deadLetterMalformed(handler.subscription(), streamIndex, malformed);
+    } catch (RuntimeException e) {
+      if (!Unavailable.infrastructure(e)) {
+        throw e;
+      }
+      log.warn(
+          "{} on {}: cannot dead-letter {} malformed records, redelivery in {}: {}",
+          consumer,
+          stream,
+          malformed.size(),
+          nackDelay,
+          describe(e));
+      malformed.forEach(r -> r.nak(nackDelay));
+      retryLater.accept(streamIndex);
+      return false;
+    }
+    counted.handledBefore().forEach(EventRecord::ack);
+    if (counted.deadLettered().isEmpty()) {
+      return false;
+    }
+    log.error(
+        "{} on {}: {} records do not decode and are dead-lettered at once as {}: {}",
+        consumer,
+        stream,
+        counted.deadLettered().size(),
+        counted.deadLetterKey(),
+        ClaimingTemplate.summary(
+            counted.deadLettered().stream().map(BatchFailures::malformedReason).toList(),
+            "malformed record"));
+    counted.deadLettered().forEach(EventRecord::ack);
+    return true;
   }
 
   /** Counts the failure; nacks the failed records, or acks them once they are dead-lettered. */

@@ -181,7 +181,7 @@ class AnalyticsProjectorTest {
   }
 
   @DatabaseTest
-  void aMalformedRecordFailsWithItsDecodeErrorAndTheOthersAreCounted() throws Exception {
+  void aMalformedRecordIsReportedMalformedAndTheOthersAreCounted() throws Exception {
     publish(EventType.CANDIDATE_VERIFIED);
     log.publishRaw(
         STREAM,
@@ -192,17 +192,15 @@ class AnalyticsProjectorTest {
 
     BatchOutcome outcome = projector(Settings.defaults()).handle(STREAM, batch);
 
-    assertThat(outcome.failed()).containsExactly(batch.get(1));
-    assertThat(outcome.error())
-        .contains("evt_0000000000000000000000000000beef")
-        .contains(batch.get(1).decodeError().getMessage());
+    assertThat(outcome.malformed()).containsExactly(batch.get(1));
+    assertThat(outcome.failed()).isEmpty();
     assertThat(points())
         .extracting(Point::name)
         .containsExactly("candidate_verified", "promotion_canonical_advanced");
   }
 
   @DatabaseTest
-  void aBatchOfOnlyMalformedRecordsFailsWholeAndWritesNothing() throws Exception {
+  void aBatchOfOnlyMalformedRecordsIsAllMalformedAndWritesNothing() throws Exception {
     for (int i = 1; i <= 5; i++) {
       log.publishRaw(
           STREAM, "evt_0000000000000000000000000000000" + i, "x".getBytes(StandardCharsets.UTF_8));
@@ -211,12 +209,8 @@ class AnalyticsProjectorTest {
 
     BatchOutcome outcome = projector(Settings.defaults()).handle(STREAM, batch);
 
-    assertThat(outcome.failed()).containsExactlyElementsOf(batch);
-    assertThat(outcome.error())
-        .as("the first reasons, then a count")
-        .contains("evt_00000000000000000000000000000001", "evt_00000000000000000000000000000003")
-        .doesNotContain("evt_00000000000000000000000000000004")
-        .endsWith("; and 2 more malformed records");
+    assertThat(outcome.malformed()).containsExactlyElementsOf(batch);
+    assertThat(outcome.failed()).isEmpty();
     assertThat(points()).isEmpty();
     assertThat(claims()).isZero();
   }

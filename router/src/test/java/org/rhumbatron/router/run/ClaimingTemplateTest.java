@@ -28,6 +28,7 @@ class ClaimingTemplateTest {
 
   EventLogFixture log;
   final List<List<EventRecord>> given = new ArrayList<>();
+  List<EventRecord> fetched;
 
   @BeforeEach
   void start() throws Exception {
@@ -53,6 +54,14 @@ class ClaimingTemplateTest {
     log.publishRaw(STREAM, msgId, "{\"eventId\": 42}".getBytes(StandardCharsets.UTF_8));
   }
 
+  /** The template's outcome of {@code effect} on a batch of an Event and a malformed record. */
+  BatchOutcome anEventThenAMalformedRecord(ClaimingTemplate.Effect effect) throws Exception {
+    publish();
+    publishMalformed("msg-bad");
+    fetched = log.fetch(STREAM, SUB, 2);
+    return ClaimingTemplate.all().handle(fetched, effect);
+  }
+
   /** An effect that keeps what it was given and reports {@code report}. */
   ClaimingTemplate.Effect reporting(ClaimingTemplate.Report report) {
     return events -> {
@@ -66,7 +75,7 @@ class ClaimingTemplateTest {
   }
 
   @Test
-  void aMalformedRecordFailsWithItsDecodeErrorAndTheOthersGoToTheEffect() throws Exception {
+  void aMalformedRecordIsReportedMalformedNotFailedAndTheOthersGoToTheEffect() throws Exception {
     Event a = publish();
     publishMalformed("msg-bad");
     Event b = publish();
@@ -77,9 +86,12 @@ class ClaimingTemplateTest {
 
     assertThat(given).hasSize(1);
     assertThat(ids(given.get(0))).containsExactly(a.eventId(), b.eventId());
-    assertThat(outcome.failed()).containsExactly(batch.get(1));
+    assertThat(outcome.malformed()).containsExactly(batch.get(1));
+    assertThat(outcome.failed()).as("not a failure that counts towards 5").isEmpty();
     assertThat(outcome.deferred()).isEmpty();
-    assertThat(outcome.error())
+    assertThat(outcome.error()).isNull();
+    assertThat(outcome.allRecordsApplied()).isFalse();
+    assertThat(BatchFailures.malformedReason(batch.get(1)))
         .isEqualTo(
             "malformed envelope at stream sequence 2 (msg-bad): "
                 + batch.get(1).decodeError().getMessage());
@@ -95,7 +107,8 @@ class ClaimingTemplateTest {
         ClaimingTemplate.all().handle(batch, reporting(ClaimingTemplate.Report.applied()));
 
     assertThat(given).isEmpty();
-    assertThat(outcome.failed()).containsExactlyElementsOf(batch);
+    assertThat(outcome.malformed()).containsExactlyElementsOf(batch);
+    assertThat(outcome.failed()).isEmpty();
   }
 
   @Test
@@ -133,36 +146,44 @@ class ClaimingTemplateTest {
                         new IllegalStateException("boom")));
 
     assertThat(outcome.failed())
-        .as("the malformed record first, then the failed event's two records")
-        .containsExactly(batch.get(2), batch.get(0), batch.get(3));
-    assertThat(outcome.error())
-        .startsWith(
-            "project p-template: boom; malformed envelope at stream sequence 3 (msg-bad): ");
+        .as("the failed event's two records")
+        .containsExactly(batch.get(0), batch.get(3));
+    assertThat(outcome.error()).isEqualTo("project p-template: boom");
+    assertThat(outcome.malformed()).containsExactly(batch.get(2));
   }
 
   @Test
-  void anEventWhoseSendFoundNoRespondersWaitsWhileTheMalformedRecordFails() throws Exception {
-    Event a = publish();
-    publishMalformed("msg-bad");
-    List<EventRecord> batch = log.fetch(STREAM, SUB, 2);
-
+  void anEffectThatThrowsFailsItsEventsAndTheMalformedRecordStaysMalformed() throws Exception {
     BatchOutcome outcome =
-        ClaimingTemplate.all()
-            .handle(
-                batch,
-                events ->
-                    ClaimingTemplate.Report.failed(
-                        "routeCausalBatch",
-                        events,
-                        new IllegalStateException(
-                            "a causal command was not sent",
-                            new java.io.IOException(
-                                "Error Publishing: 503 No Responders Available For Request"))));
+        anEventThenAMalformedRecord(
+            events -> {
+              throw new IllegalStateException("the effect broke on " + ids(events));
+            });
 
-    assertThat(ids(outcome.waiting())).containsExactly(a.eventId());
+    String a = fetched.get(0).event().eventId();
+    assertThat(ids(outcome.failed())).containsExactly(a);
+    assertThat(outcome.error()).isEqualTo("IllegalStateException: the effect broke on [" + a + "]");
+    assertThat(outcome.malformed()).containsExactly(fetched.get(1));
+  }
+
+  @Test
+  void anEventWhoseSendFoundNoRespondersWaitsWhileTheMalformedRecordIsMalformed() throws Exception {
+    BatchOutcome outcome =
+        anEventThenAMalformedRecord(
+            events ->
+                ClaimingTemplate.Report.failed(
+                    "routeCausalBatch",
+                    events,
+                    new IllegalStateException(
+                        "a causal command was not sent",
+                        new java.io.IOException(
+                            "Error Publishing: 503 No Responders Available For Request"))));
+
+    assertThat(ids(outcome.waiting())).containsExactly(fetched.get(0).event().eventId());
     assertThat(outcome.unavailable()).startsWith("routeCausalBatch: a causal command was not sent");
-    assertThat(outcome.failed()).containsExactly(batch.get(1));
-    assertThat(outcome.error()).startsWith("malformed envelope at stream sequence 2 (msg-bad): ");
+    assertThat(outcome.malformed()).containsExactly(fetched.get(1));
+    assertThat(outcome.failed()).isEmpty();
+    assertThat(outcome.error()).isNull();
     assertThat(outcome.allRecordsApplied()).isFalse();
   }
 
@@ -213,13 +234,11 @@ class ClaimingTemplateTest {
 
   @Test
   void theSummaryKeepsThreeReasonsAndCountsTheRest() {
-    assertThat(ClaimingTemplate.summary(List.of("a: 1", "b: 2"), 0)).isEqualTo("a: 1; b: 2");
-    assertThat(ClaimingTemplate.summary(List.of("a", "m1", "m2", "m3", "m4"), 4))
-        .isEqualTo("a; m1; m2; and 2 more malformed records");
-    assertThat(ClaimingTemplate.summary(List.of("m1", "m2", "m3", "m4"), 4))
-        .isEqualTo("m1; m2; m3; and 1 more malformed record");
-    assertThat(ClaimingTemplate.summary(List.of("a", "b", "c", "d", "m1"), 1))
-        .as("an effect's failure among the rest")
-        .isEqualTo("a; b; c; and 2 more reasons");
+    assertThat(ClaimingTemplate.summary(List.of("a: 1", "b: 2"), "reason")).isEqualTo("a: 1; b: 2");
+    assertThat(ClaimingTemplate.summary(List.of("a", "b", "c"), "reason")).isEqualTo("a; b; c");
+    assertThat(ClaimingTemplate.summary(List.of("m1", "m2", "m3", "m4", "m5"), "malformed record"))
+        .isEqualTo("m1; m2; m3; and 2 more malformed records");
+    assertThat(ClaimingTemplate.summary(List.of("a", "b", "c", "d"), "reason"))
+        .isEqualTo("a; b; c; and 1 more reason");
   }
 }
