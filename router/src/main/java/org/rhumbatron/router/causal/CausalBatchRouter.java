@@ -6,8 +6,9 @@ import org.rhumbatron.platform.db.Tx;
 import org.rhumbatron.protocol.Event;
 
 /**
- * The seed's {@code routeCausalBatch}: what the fresh Events of one batch cause. It runs inside the
- * transaction that claims them, so a throw releases the claims and the batch counts as failed.
+ * The seed's {@code routeCausalBatch}: what the fresh Events of one batch cause, planned before the
+ * transaction that claims them ({@link #plan}) or run inside it; either way a throw leaves the
+ * Events unclaimed and the batch counts as failed.
  */
 @FunctionalInterface
 public interface CausalBatchRouter {
@@ -29,4 +30,32 @@ public interface CausalBatchRouter {
   }
 
   void routeCausalBatch(Tx tx, List<Event> fresh) throws SQLException;
+
+  /**
+   * Plans the route of {@code unclaimed} in {@code read}, a read before the claiming transaction:
+   * the commands go out and are stored by the queue before the claims are written (their ids derive
+   * from the Events, so a redelivery's sends are dropped as repeats), and the claiming transaction
+   * then writes only what the route counts. No write transaction waits for the queue. The default
+   * plans nothing ahead: it routes in the claiming transaction.
+   */
+  default Routing plan(Tx read, List<Event> unclaimed) throws SQLException {
+    return new Routing() {
+      @Override
+      public void send() {}
+
+      @Override
+      public void record(Tx tx, List<Event> fresh) throws SQLException {
+        routeCausalBatch(tx, fresh);
+      }
+    };
+  }
+
+  /** A planned route of one batch. */
+  interface Routing {
+    /** Sends the planned commands and waits until the queue stored each; throws when one is not. */
+    void send();
+
+    /** In the claiming transaction, with the Events it claimed: what the route writes. */
+    void record(Tx tx, List<Event> fresh) throws SQLException;
+  }
 }

@@ -12,9 +12,9 @@ import org.rhumbatron.router.run.ClaimingTemplate;
 import org.rhumbatron.router.run.SubscriptionHandler;
 
 /**
- * The causal-router subscription of a stream: claims the batch's events and routes the fresh ones
- * in one transaction. A record that does not decode fails; the others still route. Before the
- * transaction the router prepares the events not claimed yet (its Clef-flash questions).
+ * The causal-router subscription of a stream: for the batch's events not claimed yet, the router
+ * prepares its Clef-flash questions, plans the route in a read and sends its commands; then one
+ * transaction claims the events and writes what the route counts.
  */
 public final class CausalRouterSubscription implements SubscriptionHandler {
   private static final String CONSUMER = Subscription.CAUSAL_ROUTER.durableName();
@@ -42,20 +42,26 @@ public final class CausalRouterSubscription implements SubscriptionHandler {
   private ClaimingTemplate.Report route(int streamIndex, List<EventRecord> records) {
     List<Event> events = records.stream().map(EventRecord::event).toList();
     try {
-      List<Event> toPrepare = events.stream().filter(router::prepares).toList();
-      CausalBatchRouter batch = router;
-      if (!toPrepare.isEmpty()) {
-        Set<String> claimed =
-            claims.claimedAmong(
-                database, CONSUMER, toPrepare.stream().map(Event::eventId).toList());
-        batch =
-            router.prepare(toPrepare.stream().filter(e -> !claimed.contains(e.eventId())).toList());
+      Set<String> claimed =
+          claims.claimedAmong(database, CONSUMER, events.stream().map(Event::eventId).toList());
+      List<Event> unclaimed = events.stream().filter(e -> !claimed.contains(e.eventId())).toList();
+      if (unclaimed.isEmpty()) {
+        return ClaimingTemplate.Report.applied(); // a redelivery of what was routed
       }
-      CausalBatchRouter prepared = batch;
+      List<Event> toPrepare = unclaimed.stream().filter(router::prepares).toList();
+      CausalBatchRouter prepared = toPrepare.isEmpty() ? router : router.prepare(toPrepare);
+      CausalBatchRouter.Routing routing = database.read(tx -> prepared.plan(tx, unclaimed));
+      routing.send();
       database.inTransaction(
           tx -> {
-            List<Event> freshEvents = claims.claimFresh(tx, streamIndex, CONSUMER, events);
-            prepared.routeCausalBatch(tx, freshEvents);
+            List<Event> fresh = claims.claimFresh(tx, streamIndex, CONSUMER, events);
+            if (fresh.size() != unclaimed.size()) {
+              // Claimed by another delivery since the plan: route again from what is left.
+              throw new IllegalStateException(
+                  (unclaimed.size() - fresh.size())
+                      + " Events were claimed between the route's plan and its claims");
+            }
+            routing.record(tx, fresh);
             return null;
           });
       return ClaimingTemplate.Report.applied();

@@ -44,9 +44,11 @@ import org.slf4j.LoggerFactory;
  *   <li>A wake goes only to a Task its Agent still holds in an open Change, read in the claiming
  *       transaction; a wake whose earlier wake still waits in the queue is held back ({@link
  *       PendingWakes}).
- *   <li>Command ids derive from the Event, and the commands go out inside the claiming transaction,
- *       waited for: a failed send rolls the claims back and the redelivery sends the same ids.
- *       Every command passes the {@link CommandCap} first.
+ *   <li>Command ids derive from the Event. The route is planned in a read, its commands go out and
+ *       are waited for, and only then does the claiming transaction write the claims and the cap's
+ *       counts: a failed send leaves the Events unclaimed, the redelivery sends the same ids (the
+ *       queue drops the repeats), and no write transaction waits for the queue. Every command
+ *       passes the {@link CommandCap} first.
  * </ul>
  */
 public final class CausalRules implements CausalBatchRouter {
@@ -143,7 +145,17 @@ public final class CausalRules implements CausalBatchRouter {
     // The questions of the batch go out together: each waits on the model, not on the others.
     asked.forEach(
         (eventId, answers) -> answers.forEach(a -> a.join().ifPresent(overlaps.get(eventId)::add)));
-    return (tx, fresh) -> route(tx, fresh, overlaps);
+    return new CausalBatchRouter() {
+      @Override
+      public void routeCausalBatch(Tx tx, List<Event> fresh) throws SQLException {
+        route(tx, fresh, overlaps);
+      }
+
+      @Override
+      public Routing plan(Tx read, List<Event> unclaimed) throws SQLException {
+        return CausalRules.this.plan(read, unclaimed, overlaps);
+      }
+    };
   }
 
   @Override
@@ -193,13 +205,30 @@ public final class CausalRules implements CausalBatchRouter {
     route(tx, fresh, Map.of());
   }
 
+  /** Without {@link #prepare}: overlaps found in the read; a prefix one wakes unasked. */
+  @Override
+  public Routing plan(Tx read, List<Event> unclaimed) throws SQLException {
+    return plan(read, unclaimed, Map.of());
+  }
+
   private void route(Tx tx, List<Event> fresh, Map<String, List<Wakeable>> prepared)
+      throws SQLException {
+    Routing routing = plan(tx, fresh, prepared);
+    routing.send();
+    routing.record(tx, fresh);
+  }
+
+  /**
+   * The commands of {@code events} that pass the stale-wake checks and the cap, read in {@code tx};
+   * sent by {@link Routing#send}, counted by {@link Routing#record}.
+   */
+  private Routing plan(Tx tx, List<Event> events, Map<String, List<Wakeable>> prepared)
       throws SQLException {
     List<Command> out = new ArrayList<>();
     List<Command> overlapWakes = new ArrayList<>();
-    collect(tx, fresh, prepared, out, overlapWakes);
+    collect(tx, events, prepared, out, overlapWakes);
     if (out.isEmpty()) {
-      return;
+      return NOTHING;
     }
     StaleWakes.Held held = StaleWakes.held(tx, out);
     Set<String> dropped = new HashSet<>(held.stale());
@@ -212,16 +241,36 @@ public final class CausalRules implements CausalBatchRouter {
     if (!dropped.isEmpty()) {
       out.removeIf(c -> dropped.contains(c.commandId()));
     }
-    List<CompletableFuture<?>> sends = new ArrayList<>();
-    List<Command> admitted = cap.admit(tx, out);
-    for (Command c : admitted) {
-      sends.add(commands.apply(c));
-    }
+    CommandCap.Admission admission = cap.plan(tx, out);
     Set<String> overlapIds = new HashSet<>();
     overlapWakes.forEach(w -> overlapIds.add(w.commandId()));
-    pending.sent(admitted.stream().filter(c -> overlapIds.contains(c.commandId())).toList());
-    await(sends);
+    return new Routing() {
+      @Override
+      public void send() {
+        List<CompletableFuture<?>> sends = new ArrayList<>();
+        for (Command c : admission.admitted()) {
+          sends.add(commands.apply(c));
+        }
+        pending.sent(
+            admission.admitted().stream().filter(c -> overlapIds.contains(c.commandId())).toList());
+        await(sends);
+      }
+
+      @Override
+      public void record(Tx tx, List<Event> fresh) throws SQLException {
+        admission.record(tx);
+      }
+    };
   }
+
+  private static final Routing NOTHING =
+      new Routing() {
+        @Override
+        public void send() {}
+
+        @Override
+        public void record(Tx tx, List<Event> fresh) {}
+      };
 
   /**
    * Adds to {@code out} the commands of {@code fresh} and one wake per Task attempt; the overlap

@@ -8,6 +8,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -24,6 +26,7 @@ import org.rhumbatron.protocol.EventStreams;
 import org.rhumbatron.protocol.EventType;
 import org.rhumbatron.protocol.Queue;
 import org.rhumbatron.router.claims.EventClaims;
+import org.rhumbatron.router.run.BatchOutcome;
 import org.rhumbatron.testkit.db.DatabaseTest;
 import org.rhumbatron.testkit.db.TestDatabase;
 import org.rhumbatron.testkit.nats.NatsServerExtension;
@@ -136,6 +139,49 @@ class CausalRedeliveryTest {
         .as("Clef-flash is asked once per prefix overlap, not for api, woken exactly")
         .hasValue(1);
     assertThat(c.f.outbox("model.routed")).isEqualTo(1);
+  }
+
+  /**
+   * The route's sends are waited for outside any write transaction: while the queue has not stored
+   * them another writer commits at once (SQLite has one writer), and the Events stay unclaimed;
+   * once it has, one transaction claims them and counts the commands.
+   */
+  @DatabaseTest
+  void noWriteTransactionWaitsForTheQueue() throws Exception {
+    CountDownLatch sending = new CountDownLatch(1);
+    CompletableFuture<Void> queueStores = new CompletableFuture<>();
+    c.transport =
+        cmd -> {
+          sending.countDown();
+          return queueStores.thenCompose(x -> c.f.commands.send(cmd));
+        };
+    List<EventRecord> batch = fetch(3);
+    CompletableFuture<BatchOutcome> routed =
+        CompletableFuture.supplyAsync(() -> subscription.handle(stream, batch));
+    try {
+      assertThat(sending.await(20, TimeUnit.SECONDS)).isTrue();
+      CompletableFuture<Integer> otherWriter =
+          CompletableFuture.supplyAsync(
+              () ->
+                  c.f.database.inTransaction(
+                      tx ->
+                          tx.update(
+                              "DELETE FROM causal_command_counts WHERE change_id = ?", "none")));
+      assertThat(otherWriter.get(5, TimeUnit.SECONDS)).isZero();
+      assertThat(
+              new EventClaims(c.f.clock)
+                  .claimedAmong(
+                      c.f.database, Subscription.CAUSAL_ROUTER.durableName(), List.copyOf(mine)))
+          .as("claimed only once the queue stored the commands")
+          .isEmpty();
+      assertThat(countedForA()).isZero();
+    } finally {
+      queueStores.complete(null);
+    }
+    BatchOutcome outcome = routed.get(20, TimeUnit.SECONDS);
+    assertThat(outcome.failed()).isEmpty();
+    batch.forEach(EventRecord::ack);
+    assertEachCommandOnceOnItsQueue();
   }
 
   @DatabaseTest
