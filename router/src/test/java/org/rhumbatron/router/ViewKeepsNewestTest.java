@@ -14,6 +14,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.rhumbatron.coordinator.view.ProjectView;
+import org.rhumbatron.platform.eventlog.EventOrigin;
 import org.rhumbatron.platform.eventlog.EventRecord;
 import org.rhumbatron.platform.eventlog.Subscription;
 import org.rhumbatron.protocol.Event;
@@ -117,6 +118,50 @@ class ViewKeepsNewestTest {
         .containsEntry("agent:agt-1", "idle")
         .containsEntry("change:c1", "open");
     assertThat(view.canonicalGeneration()).isEqualTo(2L);
+  }
+
+  /** Publishes {@code e} as the outbox publisher does, from the outbox row {@code outboxSeq}. */
+  private void publishFromOutbox(Event e, long outboxSeq) throws Exception {
+    f.publisher
+        .publish(
+            EventStreams.streamIndex(e.projectId()),
+            e.eventId(),
+            f.codec.encodeEvent(e),
+            null,
+            new EventOrigin(null, outboxSeq))
+        .get();
+  }
+
+  @DatabaseTest
+  void anOlderEventSentAgainBehindANewerOneDoesNotSetTheItemBack() throws Exception {
+    f = new RouterFixture(nats.url(), db().url(), dataDir, Map.of());
+    String p = "p-resent";
+    Event ready = RouterEvents.event(p, "c3", "c3-t1", EventType.TASK_READY, null);
+    Event running = RouterEvents.event(p, "c3", "c3-t1", EventType.TASK_RUNNING, agent("agt-3"));
+    Event completed =
+        RouterEvents.event(p, "c3", "c3-t1", EventType.TASK_COMPLETED, agent("agt-3"));
+    // The writer committed ready, running, completed (outbox seqs 1, 2, 3). A lost tail took
+    // running from the stream and the repair sent it again, behind completed.
+    publishFromOutbox(ready, 1);
+    publishFromOutbox(completed, 3);
+    publishFromOutbox(running, 2);
+    int stream = EventStreams.streamIndex(p);
+    List<EventRecord> batch = f.eventLog.fetch(stream, Subscription.PROJECT_VIEW_PROJECTOR, 100);
+    assertThat(batch)
+        .extracting(r -> r.event().eventType())
+        .containsExactly(EventType.TASK_READY, EventType.TASK_COMPLETED, EventType.TASK_RUNNING);
+
+    // Delivered in stream order, in two runs: running comes last, at the highest sequence.
+    assertThat(f.projector.forRun().handle(stream, batch.subList(0, 2)).allRecordsApplied())
+        .isTrue();
+    assertThat(f.projector.forRun().handle(stream, batch.subList(2, 3)).allRecordsApplied())
+        .isTrue();
+
+    ProjectView view = ProjectView.read(f.database, p).orElseThrow();
+    assertThat(view.eventsApplied()).as("each Event applied once").isEqualTo(3);
+    assertThat(view.items())
+        .extracting(i -> i.kind() + ":" + i.itemId() + "=" + i.state())
+        .contains("task:c3-t1=completed", "agent:agt-3=idle");
   }
 
   @DatabaseTest
