@@ -35,6 +35,13 @@ public final class Headers {
   /** The envelope's projectId. */
   public static final String PROJECT_ID = "Rhumbatron-Project-Id";
 
+  /**
+   * On an Event: the seq of its outbox row, which orders the Events of one writer (an actor's
+   * transactions run one at a time) whatever their stream order, also after a lost tail sent an
+   * older Event again behind a newer one.
+   */
+  public static final String OUTBOX_SEQ = "Rhumbatron-Outbox-Seq";
+
   /** On a dead-letter message: the queue the command failed on. */
   public static final String ORIGIN_QUEUE = "Rhumbatron-Origin-Queue";
 

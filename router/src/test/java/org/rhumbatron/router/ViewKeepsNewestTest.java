@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.nats.client.JetStreamManagement;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.List;
@@ -14,8 +15,10 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.rhumbatron.coordinator.view.ProjectView;
+import org.rhumbatron.platform.eventlog.EventOrigin;
 import org.rhumbatron.platform.eventlog.EventRecord;
 import org.rhumbatron.platform.eventlog.Subscription;
+import org.rhumbatron.platform.jetstream.JetStreamTopology;
 import org.rhumbatron.protocol.Event;
 import org.rhumbatron.protocol.EventStreams;
 import org.rhumbatron.protocol.EventType;
@@ -119,6 +122,85 @@ class ViewKeepsNewestTest {
     assertThat(view.canonicalGeneration()).isEqualTo(2L);
   }
 
+  /** The project's items as {@code kind:id=state}. */
+  private List<String> itemStates(String projectId) {
+    return ProjectView.read(f.database, projectId).orElseThrow().items().stream()
+        .map(i -> i.kind() + ":" + i.itemId() + "=" + i.state())
+        .toList();
+  }
+
+  /** Publishes {@code e} as the outbox publisher does, from the outbox row {@code outboxSeq}. */
+  private void publishFromOutbox(Event e, long outboxSeq) throws Exception {
+    f.publisher
+        .publish(
+            EventStreams.streamIndex(e.projectId()),
+            e.eventId(),
+            f.codec.encodeEvent(e),
+            null,
+            new EventOrigin(null, outboxSeq))
+        .get();
+  }
+
+  @DatabaseTest
+  void anOlderEventSentAgainBehindANewerOneDoesNotSetTheItemBack() throws Exception {
+    f = new RouterFixture(nats.url(), db().url(), dataDir, Map.of());
+    String p = "p-resent";
+    Event ready = RouterEvents.event(p, "c3", "c3-t1", EventType.TASK_READY, null);
+    Event running = RouterEvents.event(p, "c3", "c3-t1", EventType.TASK_RUNNING, agent("agt-3"));
+    Event completed =
+        RouterEvents.event(p, "c3", "c3-t1", EventType.TASK_COMPLETED, agent("agt-3"));
+    // The writer committed ready, running, completed (outbox seqs 1, 2, 3). A lost tail took
+    // running from the stream and the repair sent it again, behind completed.
+    publishFromOutbox(ready, 1);
+    publishFromOutbox(completed, 3);
+    publishFromOutbox(running, 2);
+    int stream = EventStreams.streamIndex(p);
+    List<EventRecord> batch = f.eventLog.fetch(stream, Subscription.PROJECT_VIEW_PROJECTOR, 100);
+    assertThat(batch)
+        .extracting(r -> r.event().eventType())
+        .containsExactly(EventType.TASK_READY, EventType.TASK_COMPLETED, EventType.TASK_RUNNING);
+
+    // Delivered in stream order, in two runs: running comes last, at the highest sequence.
+    assertThat(f.projector.forRun().handle(stream, batch.subList(0, 2)).allRecordsApplied())
+        .isTrue();
+    assertThat(f.projector.forRun().handle(stream, batch.subList(2, 3)).allRecordsApplied())
+        .isTrue();
+
+    assertThat(ProjectView.read(f.database, p).orElseThrow().eventsApplied())
+        .as("each Event applied once")
+        .isEqualTo(3);
+    assertThat(itemStates(p)).contains("task:c3-t1=completed", "agent:agt-3=idle");
+  }
+
+  @DatabaseTest
+  void aNewerEventAtASequenceTheViewStoredForAnOlderOneMovesTheItem() throws Exception {
+    f = new RouterFixture(nats.url(), db().url(), dataDir, Map.of());
+    String p = "p-reused";
+    int stream = EventStreams.streamIndex(p);
+    publishFromOutbox(RouterEvents.event(p, "c4", "c4-t1", EventType.TASK_READY, null), 1);
+    publishFromOutbox(
+        RouterEvents.event(p, "c4", "c4-t1", EventType.TASK_RUNNING, agent("agt-4")), 2);
+    List<EventRecord> before = f.eventLog.fetch(stream, Subscription.PROJECT_VIEW_PROJECTOR, 100);
+    assertThat(f.projector.forRun().handle(stream, before).allRecordsApplied()).isTrue();
+
+    // The server lost the stream: its sequences start again below the one the view stored.
+    JetStreamManagement jsm = f.connection.jetStreamManagement();
+    jsm.deleteStream(EventStreams.streamName(stream));
+    new JetStreamTopology(jsm, f.settings).ensure();
+    f.eventLog.ensureConsumer(stream, Subscription.PROJECT_VIEW_PROJECTOR);
+    publishFromOutbox(
+        RouterEvents.event(p, "c4", "c4-t1", EventType.TASK_COMPLETED, agent("agt-4")), 3);
+    List<EventRecord> after = f.eventLog.fetch(stream, Subscription.PROJECT_VIEW_PROJECTOR, 100);
+    assertThat(after).hasSize(1);
+    assertThat(after.get(0).streamSequence()).isLessThan(before.get(1).streamSequence());
+    assertThat(f.projector.forRun().handle(stream, after).allRecordsApplied()).isTrue();
+
+    assertThat(ProjectView.read(f.database, p).orElseThrow().eventsApplied())
+        .as("each Event applied once")
+        .isEqualTo(3);
+    assertThat(itemStates(p)).contains("task:c4-t1=completed", "agent:agt-4=idle");
+  }
+
   @DatabaseTest
   void aNewerEventStillMovesAnItemSetByAnOlderOne() throws Exception {
     f = new RouterFixture(nats.url(), db().url(), dataDir, Map.of());
@@ -134,9 +216,6 @@ class ViewKeepsNewestTest {
     assertThat(f.projector.forRun().handle(stream, batch.subList(1, 2)).allRecordsApplied())
         .isTrue();
 
-    ProjectView view = ProjectView.read(f.database, p).orElseThrow();
-    assertThat(view.items())
-        .extracting(i -> i.kind() + ":" + i.itemId() + "=" + i.state())
-        .contains("task:c2-t1=running", "agent:agt-2=active");
+    assertThat(itemStates(p)).contains("task:c2-t1=running", "agent:agt-2=active");
   }
 }

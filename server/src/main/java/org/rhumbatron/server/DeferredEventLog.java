@@ -8,7 +8,7 @@ import java.util.stream.IntStream;
 import org.rhumbatron.platform.eventlog.ConnectionLostException;
 import org.rhumbatron.platform.eventlog.EventLogException;
 import org.rhumbatron.platform.eventlog.EventLogTransport;
-import org.rhumbatron.platform.tracing.TraceContext;
+import org.rhumbatron.platform.eventlog.EventOrigin;
 import org.rhumbatron.protocol.EventStreams;
 
 /**
@@ -58,16 +58,16 @@ final class DeferredEventLog implements EventLogTransport {
   @Override
   public CompletableFuture<Long> publish(
       int streamIndex, String msgId, byte[] body, String expectedLastMsgId) {
-    return publish(streamIndex, msgId, body, expectedLastMsgId, null);
+    return publish(streamIndex, msgId, body, expectedLastMsgId, EventOrigin.NONE);
   }
 
   @Override
   public CompletableFuture<Long> publish(
-      int streamIndex, String msgId, byte[] body, String expectedLastMsgId, TraceContext trace) {
+      int streamIndex, String msgId, byte[] body, String expectedLastMsgId, EventOrigin origin) {
     EventLogTransport l = log;
     return l == null
         ? CompletableFuture.failedFuture(new ConnectionLostException(notConnected))
-        : l.publish(streamIndex, msgId, body, expectedLastMsgId, trace);
+        : l.publish(streamIndex, msgId, body, expectedLastMsgId, origin);
   }
 
   @Override

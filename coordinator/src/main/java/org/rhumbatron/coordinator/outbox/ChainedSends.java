@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import org.rhumbatron.platform.eventlog.EventLogException;
 import org.rhumbatron.platform.eventlog.EventLogTransport;
+import org.rhumbatron.platform.eventlog.EventOrigin;
 import org.rhumbatron.protocol.EventStreams;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -37,7 +38,8 @@ final class ChainedSends {
     List<CompletableFuture<Long>> acks = new ArrayList<>(toSend.size());
     String expected = lane.lastMsgId;
     for (WaitingRow row : toSend) {
-      acks.add(transport.publish(streamIndex, row.eventId(), row.payload(), expected, row.trace()));
+      EventOrigin origin = new EventOrigin(row.trace(), row.seq());
+      acks.add(transport.publish(streamIndex, row.eventId(), row.payload(), expected, origin));
       expected = row.eventId();
     }
     SendOutcome outcome = SendOutcome.collect(toSend, acks, publishTimeout, transport, clock);

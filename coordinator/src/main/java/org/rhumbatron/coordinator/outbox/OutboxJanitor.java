@@ -11,7 +11,7 @@ import org.rhumbatron.platform.db.Database;
 /**
  * Deletes published outbox rows once they are older than the lost-tail horizon: past it nobody
  * needs their stream sequence, and the stream itself keeps the Event for 7 days. Failed rows stay
- * until an operator deals with them.
+ * until an operator deals with them, and so does the newest row, which keeps seqs rising.
  */
 public final class OutboxJanitor {
   /** Rows deleted per transaction at most (the seed's purge batch), so each one is short. */
@@ -48,7 +48,9 @@ public final class OutboxJanitor {
             database,
             tx -> ownership.fence(tx, Duty.SWEEP),
             "outbox",
-            "state = ? AND published_at_ms < ?",
+            // The newest row stays: SQLite gives a new row the highest seq there plus one, and
+            // the project view orders an item's Events by outbox seq, so seqs must never go back.
+            "state = ? AND published_at_ms < ? AND seq < (SELECT MAX(seq) FROM outbox)",
             "published_at_ms",
             PURGE_MAX,
             OutboxRowState.PUBLISHED.column(),

@@ -20,18 +20,22 @@ import org.rhumbatron.protocol.EventType;
 public final class ProjectViewActor extends Actor {
   public static final String ACTOR_CLASS = "project-view";
 
-  // An item keeps the state of its newest Event by stream sequence: an older Event applied later (a
-  // redelivery) changes nothing. Without a sequence on either side, the last applied wins.
+  // An item keeps the state of its newest Event: by outbox seq (the writer's commit order) when
+  // both Events carry one, else by stream sequence, else the last applied wins. An older Event
+  // applied later (a redelivery, a resend after a lost tail) changes nothing.
   private static final String UPSERT_ITEM =
       "INSERT INTO project_view_items"
           + " (project_id, kind, item_id, state, change_id, last_event_id, updated_at_ms,"
-          + " stream_seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+          + " stream_seq, outbox_seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
           + " ON CONFLICT (project_id, kind, item_id) DO UPDATE SET state = excluded.state,"
           + " change_id = COALESCE(excluded.change_id, project_view_items.change_id),"
           + " last_event_id = excluded.last_event_id, updated_at_ms = excluded.updated_at_ms,"
-          + " stream_seq = excluded.stream_seq"
-          + " WHERE excluded.stream_seq IS NULL OR project_view_items.stream_seq IS NULL"
-          + " OR excluded.stream_seq >= project_view_items.stream_seq";
+          + " stream_seq = excluded.stream_seq, outbox_seq = excluded.outbox_seq"
+          + " WHERE CASE WHEN excluded.outbox_seq IS NOT NULL"
+          + " AND project_view_items.outbox_seq IS NOT NULL"
+          + " THEN excluded.outbox_seq >= project_view_items.outbox_seq"
+          + " ELSE excluded.stream_seq IS NULL OR project_view_items.stream_seq IS NULL"
+          + " OR excluded.stream_seq >= project_view_items.stream_seq END";
 
   private static final String UPSERT_VIEW =
       "INSERT INTO project_views (project_id, events_applied, canonical_generation, last_event_id,"
@@ -70,12 +74,12 @@ public final class ProjectViewActor extends Actor {
    * The seed's {@code applyDelta}: claims {@code events} (all of this project, in stream order)
    * with {@code claim} and applies the fresh ones, in one transaction on this actor's lane. Returns
    * how many were fresh. Fails with {@link ProjectionException} when one cannot be applied; then
-   * nothing of the delta (claims included) is written. {@code streamSeqs}: each Event's sequence on
-   * its stream (the project's events are all on one), by event id; an item keeps the state of its
-   * Event with the highest one, whatever order the Events are applied in.
+   * nothing of the delta (claims included) is written. {@code positions}: each Event's {@link
+   * EventPosition}, by event id; an item keeps the state of its newest Event by that position,
+   * whatever order the Events are applied in.
    */
   public CompletableFuture<Integer> applyDelta(
-      List<Event> events, Map<String, Long> streamSeqs, Claim claim) {
+      List<Event> events, Map<String, EventPosition> positions, Claim claim) {
     for (Event e : events) {
       if (!e.projectId().equals(projectId())) {
         throw new IllegalArgumentException(
@@ -94,7 +98,7 @@ public final class ProjectViewActor extends Actor {
           for (Event e : fresh) {
             for (var item : List.of(ViewItem.of(e), ViewItem.agentOf(e))) {
               item.ifPresent(
-                  i -> items.add(itemRow(i, e.eventId(), streamSeqs.get(e.eventId()), now)));
+                  i -> items.add(itemRow(i, e.eventId(), positions.get(e.eventId()), now)));
             }
             if (e.canonicalGeneration() != null && e.eventType() == EventType.CANONICAL_ADVANCED) {
               generation = e.canonicalGeneration();
@@ -115,7 +119,7 @@ public final class ProjectViewActor extends Actor {
         });
   }
 
-  private Object[] itemRow(ViewItem item, String eventId, Long streamSeq, long now) {
+  private Object[] itemRow(ViewItem item, String eventId, EventPosition position, long now) {
     return new Object[] {
       projectId(),
       item.kind(),
@@ -124,7 +128,8 @@ public final class ProjectViewActor extends Actor {
       item.changeId(),
       eventId,
       now,
-      streamSeq
+      position == null ? null : position.streamSeq(),
+      position == null ? null : position.outboxSeq()
     };
   }
 }

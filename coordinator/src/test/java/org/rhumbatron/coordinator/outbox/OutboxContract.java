@@ -24,6 +24,7 @@ import org.rhumbatron.platform.config.Settings;
 import org.rhumbatron.platform.jetstream.JetStreamTopology;
 import org.rhumbatron.protocol.Event;
 import org.rhumbatron.protocol.EventStreams;
+import org.rhumbatron.protocol.Headers;
 import org.rhumbatron.testkit.SettableClock;
 import org.rhumbatron.testkit.db.TestDatabase;
 import org.rhumbatron.testkit.nats.NatsServerExtension;
@@ -111,6 +112,17 @@ abstract class OutboxContract {
         .containsExactlyElementsOf(events.stream().map(Event::eventId).toList());
     assertThat(rows(f, p)).allSatisfy(r -> assertThat(r.streamSeq()).isNotNull());
     assertThat(f.nudges).contains(EventStreams.streamIndex(p));
+    // Each message names its outbox row: readers order one writer's Events by it.
+    String stream = EventStreams.streamName(EventStreams.streamIndex(p));
+    for (OutboxRows.Row r : rows(f, p)) {
+      assertThat(
+              f.nats
+                  .jetStreamManagement()
+                  .getMessage(stream, r.streamSeq())
+                  .getHeaders()
+                  .getFirst(Headers.OUTBOX_SEQ))
+          .isEqualTo(Long.toString(r.seq()));
+    }
   }
 
   @Test
@@ -290,8 +302,14 @@ abstract class OutboxContract {
     clock.advance(Settings.defaults().get(Settings.OUTBOX_KEEP_PUBLISHED).minusSeconds(1));
     assertThat(f.coordinator.janitor().purgePublished()).as("inside the horizon").isZero();
     clock.advance(Duration.ofSeconds(2));
-    assertThat(f.coordinator.janitor().purgePublished()).isEqualTo(3);
-    assertThat(rows(f, p)).isEmpty();
+    long newest = count(f, "SELECT MAX(seq) FROM outbox");
+    assertThat(f.coordinator.janitor().purgePublished()).as("all but the newest").isEqualTo(2);
+    assertThat(count(f, "SELECT COUNT(*) FROM outbox")).isEqualTo(1);
+
+    // The project view orders an item's Events by outbox seq: a new row must not get a lower one.
+    f.coordinator.root(p).advanceCanonical(1, "cand-2", "c2").join();
+    assertThat(count(f, "SELECT MIN(seq) FROM outbox WHERE seq <> " + newest))
+        .isGreaterThan(newest);
   }
 
   @Test

@@ -3,7 +3,6 @@ package org.rhumbatron.platform.eventlog;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import org.rhumbatron.platform.tracing.TraceContext;
 
 /**
  * The transport SPI under the publisher: it moves bytes to one of the 8 event streams and reads a
@@ -38,12 +37,13 @@ public interface EventLogTransport {
       int streamIndex, String msgId, byte[] body, String expectedLastMsgId);
 
   /**
-   * {@link #publish(int, String, byte[], String)} in the trace of {@code trace} (the context of the
-   * transaction that wrote the Event, null: none): the message carries it as W3C headers. A
-   * transport that carries no headers ignores it.
+   * {@link #publish(int, String, byte[], String)} of a message that says where it comes from: the
+   * trace of the transaction that wrote the Event (W3C headers) and its outbox row's seq, by which
+   * a reader orders one writer's Events, since their stream order can differ after a lost tail. A
+   * transport that carries no headers ignores {@code origin}.
    */
   default CompletableFuture<Long> publish(
-      int streamIndex, String msgId, byte[] body, String expectedLastMsgId, TraceContext trace) {
+      int streamIndex, String msgId, byte[] body, String expectedLastMsgId, EventOrigin origin) {
     return publish(streamIndex, msgId, body, expectedLastMsgId);
   }
 

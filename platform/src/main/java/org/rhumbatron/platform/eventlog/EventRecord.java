@@ -80,6 +80,24 @@ public final class EventRecord {
     return streamSequence;
   }
 
+  /**
+   * The seq of the outbox row the Event was published from ({@link
+   * org.rhumbatron.protocol.Headers#OUTBOX_SEQ}), or null when the message carries none (published
+   * by hand, or before the header existed).
+   */
+  public Long outboxSeq() {
+    String value =
+        headers == null ? null : headers.getFirst(org.rhumbatron.protocol.Headers.OUTBOX_SEQ);
+    if (value == null) {
+      return null;
+    }
+    try {
+      return Long.parseLong(value.trim());
+    } catch (NumberFormatException e) {
+      return null; // a header no publisher of ours wrote: no order
+    }
+  }
+
   /** The message body as stored in the stream (the audit archive keeps it even when malformed). */
   public byte[] data() {
     return data == null ? new byte[0] : data.clone();

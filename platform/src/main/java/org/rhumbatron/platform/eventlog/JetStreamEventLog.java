@@ -107,24 +107,25 @@ public final class JetStreamEventLog implements EventLogTransport {
   @Override
   public CompletableFuture<Long> publish(
       int streamIndex, String msgId, byte[] body, String expectedLastMsgId) {
-    return publish(streamIndex, msgId, body, expectedLastMsgId, null);
+    return publish(streamIndex, msgId, body, expectedLastMsgId, EventOrigin.NONE);
   }
 
   /** Sends under a "publish" span of the Event's trace, whose context the message carries. */
   @Override
   public CompletableFuture<Long> publish(
-      int streamIndex, String msgId, byte[] body, String expectedLastMsgId, TraceContext trace) {
+      int streamIndex, String msgId, byte[] body, String expectedLastMsgId, EventOrigin origin) {
     Span span =
         Tracing.start(
             "publish",
             SpanKind.PRODUCER,
-            TraceContext.parent(trace),
+            TraceContext.parent(origin.trace()),
             Attributes.of(
                 TraceAttributes.EVENT_ID,
                 msgId,
                 TraceAttributes.DESTINATION,
                 EventStreams.streamName(streamIndex)));
-    CompletableFuture<Long> ack = send(streamIndex, msgId, body, expectedLastMsgId, span);
+    CompletableFuture<Long> ack =
+        send(streamIndex, msgId, body, expectedLastMsgId, origin.outboxSeq(), span);
     ack.whenComplete(
         (seq, error) -> {
           if (error != null) {
@@ -136,10 +137,18 @@ public final class JetStreamEventLog implements EventLogTransport {
   }
 
   private CompletableFuture<Long> send(
-      int streamIndex, String msgId, byte[] body, String expectedLastMsgId, Span span) {
+      int streamIndex,
+      String msgId,
+      byte[] body,
+      String expectedLastMsgId,
+      Long outboxSeq,
+      Span span) {
     Headers headers = new Headers().put(org.rhumbatron.protocol.Headers.MSG_ID, msgId);
     if (expectedLastMsgId != null) {
       headers.put(org.rhumbatron.protocol.Headers.EXPECTED_LAST_MSG_ID, expectedLastMsgId);
+    }
+    if (outboxSeq != null) {
+      headers.put(org.rhumbatron.protocol.Headers.OUTBOX_SEQ, Long.toString(outboxSeq));
     }
     TraceContext sent = TraceContext.of(span);
     if (sent != null) {

@@ -13,6 +13,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.function.Function;
+import org.rhumbatron.coordinator.view.EventPosition;
 import org.rhumbatron.coordinator.view.ProjectViewActor;
 import org.rhumbatron.platform.concurrent.Futures;
 import org.rhumbatron.platform.db.Database;
@@ -112,17 +113,17 @@ public final class ProjectViewProjector implements SubscriptionHandler {
   private CompletableFuture<Integer> applyDelta(
       int streamIndex, String projectId, List<EventRecord> records) {
     Map<String, EventRecord> byId = new HashMap<>();
-    Map<String, Long> streamSeqs = new HashMap<>();
+    Map<String, EventPosition> positions = new HashMap<>();
     List<Event> events = new ArrayList<>(records.size());
     for (EventRecord r : records) {
       byId.put(r.event().eventId(), r);
-      streamSeqs.put(r.event().eventId(), r.streamSequence());
+      positions.put(r.event().eventId(), new EventPosition(r.outboxSeq(), r.streamSequence()));
       events.add(r.event());
     }
     try {
       return f.views()
           .apply(projectId)
-          .applyDelta(events, streamSeqs, (tx, all) -> claimWithFeed(tx, streamIndex, all, byId));
+          .applyDelta(events, positions, (tx, all) -> claimWithFeed(tx, streamIndex, all, byId));
     } catch (RuntimeException e) {
       return CompletableFuture.failedFuture(e);
     }
