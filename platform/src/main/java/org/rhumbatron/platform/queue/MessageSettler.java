@@ -102,6 +102,14 @@ final class MessageSettler<T> {
       giveUp(m, hold, delivery, message, body, giveUp.reason());
     } else if (decision instanceof DeliveryPolicy.Redeliver redeliver) {
       retries.increment();
+      // A retry holds its Command back for the whole delay: the log says for how long and why.
+      log.info(
+          "{} on {}: handler run {} asked for a retry, redelivery in {}: {}",
+          delivery.messageId(),
+          config.queue().wireName(),
+          delivery.deliveredCount(),
+          redeliver.delay(),
+          outcome instanceof Outcome.Retry retry ? retry.reason() : outcome);
       hold.settle(() -> m.nakWithDelay(redeliver.delay()));
     } else if (decision instanceof DeliveryPolicy.Settle settle) {
       if (settle.refusal() != null) {
