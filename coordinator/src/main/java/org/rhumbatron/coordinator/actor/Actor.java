@@ -106,9 +106,16 @@ public abstract class Actor {
    * longer wait a commit each. Elsewhere the lane waits for the stage, as {@code onLaneAsync}.
    */
   protected final <T> CompletableFuture<T> onLaneQueued(Supplier<CompletionStage<T>> start) {
-    if (!database().commitsInQueueOrder()) {
-      return onLaneAsync(start);
-    }
+    return database().commitsInQueueOrder() ? onLaneRelaying(start) : onLaneAsync(start);
+  }
+
+  /** Runs {@code body} on this actor's lane (no transaction of its own). */
+  protected final <T> CompletableFuture<T> onLane(Supplier<T> body) {
+    return onLaneRelaying(() -> CompletableFuture.completedFuture(body.get()));
+  }
+
+  /** Runs {@code start} on the lane and relays its stage, without holding the lane for it. */
+  private <T> CompletableFuture<T> onLaneRelaying(Supplier<CompletionStage<T>> start) {
     CompletableFuture<T> result = new CompletableFuture<>();
     context
         .lane()
@@ -116,22 +123,6 @@ public abstract class Actor {
             () -> {
               try {
                 Futures.relay(start.get(), result);
-              } catch (RuntimeException | Error e) {
-                result.completeExceptionally(e);
-              }
-            });
-    return result;
-  }
-
-  /** Runs {@code body} on this actor's lane (no transaction of its own). */
-  protected final <T> CompletableFuture<T> onLane(Supplier<T> body) {
-    CompletableFuture<T> result = new CompletableFuture<>();
-    context
-        .lane()
-        .execute(
-            () -> {
-              try {
-                result.complete(body.get());
               } catch (CompletionException e) {
                 result.completeExceptionally(Futures.unwrap(e));
               } catch (RuntimeException | Error e) {

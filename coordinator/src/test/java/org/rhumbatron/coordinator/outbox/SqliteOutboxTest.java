@@ -48,15 +48,7 @@ class SqliteOutboxTest extends OutboxContract {
         IntStream.range(0, 5).mapToObj(i -> f.changeEvent(p, "c1", "t1", i)).toList();
     f.coordinator.changeEvents().appendChangeEvents(p, "c1", events).join();
     CountDownLatch release = new CountDownLatch(1);
-    CompletableFuture<Object> holding =
-        f.db.inTransactionAsync(
-            tx -> {
-              try {
-                return release.await(20, TimeUnit.SECONDS);
-              } catch (InterruptedException e) {
-                throw new IllegalStateException(e);
-              }
-            });
+    CompletableFuture<Object> holding = holdWriter(f, release);
     publisher.resume();
     publisher.kick(stream);
     await().atMost(Duration.ofSeconds(10)).until(() -> publisher.publishedCount() == 6);
@@ -92,15 +84,7 @@ class SqliteOutboxTest extends OutboxContract {
     String p = project(info);
     f.coordinator.root(p).createProject("tenant-1", "Demo").join();
     CountDownLatch release = new CountDownLatch(1);
-    CompletableFuture<Object> holding =
-        f.db.inTransactionAsync(
-            tx -> {
-              try {
-                return release.await(20, TimeUnit.SECONDS);
-              } catch (InterruptedException e) {
-                throw new IllegalStateException(e);
-              }
-            });
+    CompletableFuture<Object> holding = holdWriter(f, release);
     List<Event> events =
         IntStream.range(0, 10).mapToObj(i -> f.changeEvent(p, "c1", "t1", i)).toList();
     List<CompletableFuture<Integer>> appends =
@@ -119,5 +103,18 @@ class SqliteOutboxTest extends OutboxContract {
     }
     assertThat(rows(f, p).stream().map(OutboxRows.Row::eventId).skip(1))
         .containsExactlyElementsOf(events.stream().map(Event::eventId).toList());
+  }
+
+  /** A transaction that keeps SQLite's one writer until {@code release} (at most 20 s). */
+  private static CompletableFuture<Object> holdWriter(
+      CoordinatorFixture f, CountDownLatch release) {
+    return f.db.inTransactionAsync(
+        tx -> {
+          try {
+            return release.await(20, TimeUnit.SECONDS);
+          } catch (InterruptedException e) {
+            throw new IllegalStateException(e);
+          }
+        });
   }
 }

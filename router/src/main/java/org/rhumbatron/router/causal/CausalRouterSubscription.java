@@ -1,8 +1,10 @@
 package org.rhumbatron.router.causal;
 
+import java.sql.SQLException;
 import java.util.List;
 import java.util.Set;
 import org.rhumbatron.platform.db.Database;
+import org.rhumbatron.platform.db.Tx;
 import org.rhumbatron.platform.eventlog.EventRecord;
 import org.rhumbatron.platform.eventlog.Subscription;
 import org.rhumbatron.protocol.Event;
@@ -42,15 +44,25 @@ public final class CausalRouterSubscription implements SubscriptionHandler {
   private ClaimingTemplate.Report route(int streamIndex, List<EventRecord> records) {
     List<Event> events = records.stream().map(EventRecord::event).toList();
     try {
-      Set<String> claimed =
-          claims.claimedAmong(database, CONSUMER, events.stream().map(Event::eventId).toList());
-      List<Event> unclaimed = events.stream().filter(e -> !claimed.contains(e.eventId())).toList();
+      CausalBatchRouter batch = router;
+      if (events.stream().anyMatch(router::prepares)) {
+        // The Clef-flash questions go out before the plan's read, and only for unclaimed Events.
+        Set<String> claimed = claims.claimedAmong(database, CONSUMER, ids(events));
+        List<Event> toPrepare =
+            events.stream()
+                .filter(e -> router.prepares(e) && !claimed.contains(e.eventId()))
+                .toList();
+        if (!toPrepare.isEmpty()) {
+          batch = router.prepare(toPrepare);
+        }
+      }
+      CausalBatchRouter prepared = batch;
+      Plan plan = database.read(tx -> plan(tx, prepared, events));
+      List<Event> unclaimed = plan.unclaimed();
       if (unclaimed.isEmpty()) {
         return ClaimingTemplate.Report.applied(); // a redelivery of what was routed
       }
-      List<Event> toPrepare = unclaimed.stream().filter(router::prepares).toList();
-      CausalBatchRouter prepared = toPrepare.isEmpty() ? router : router.prepare(toPrepare);
-      CausalBatchRouter.Routing routing = database.read(tx -> prepared.plan(tx, unclaimed));
+      CausalBatchRouter.Routing routing = plan.routing();
       routing.send();
       database.inTransaction(
           tx -> {
@@ -68,5 +80,18 @@ public final class CausalRouterSubscription implements SubscriptionHandler {
     } catch (RuntimeException e) {
       return ClaimingTemplate.Report.failed("routeCausalBatch", records, e);
     }
+  }
+
+  /** The batch's Events not claimed yet and their route, planned in one read. */
+  private record Plan(List<Event> unclaimed, CausalBatchRouter.Routing routing) {}
+
+  private Plan plan(Tx tx, CausalBatchRouter batch, List<Event> events) throws SQLException {
+    Set<String> claimed = claims.claimedAmong(tx, CONSUMER, ids(events));
+    List<Event> unclaimed = events.stream().filter(e -> !claimed.contains(e.eventId())).toList();
+    return new Plan(unclaimed, unclaimed.isEmpty() ? null : batch.plan(tx, unclaimed));
+  }
+
+  private static List<String> ids(List<Event> events) {
+    return events.stream().map(Event::eventId).toList();
   }
 }
