@@ -68,7 +68,7 @@ final class JsonFields {
       return null;
     }
     try {
-      return Instant.parse(text);
+      return IsoInstants.parse(text);
     } catch (DateTimeParseException e) {
       throw new EnvelopeException(
           "/" + name,
@@ -98,8 +98,8 @@ final class JsonFields {
   }
 
   static void put(ObjectNode tree, String name, Instant value) {
-    // Instant.toString is ISO-8601 in UTC with a Z, the form IdFormat.TIMESTAMP accepts.
-    put(tree, name, value == null ? null : value.toString());
+    // Instant.toString's form: ISO-8601 in UTC with a Z, the form IdFormat.TIMESTAMP accepts.
+    put(tree, name, value == null ? null : IsoInstants.format(value));
   }
 
   private static EnvelopeException wrongType(String name, String expected, JsonNode node) {
