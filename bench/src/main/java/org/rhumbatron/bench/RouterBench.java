@@ -39,9 +39,9 @@ import org.rhumbatron.router.run.SubscriptionHandler;
  * The router benchmark: events per second from the stream to the applied projection
  * (project-view-projector, then causal-router, driven by nudges) on one stream and on 8, beside the
  * raw fetch + ack rate of a bare pull consumer on the same messages in the same run, and the
- * publish-to-applied latency on the nudge path. It purges the 8 event streams and deletes their
- * router consumers before and after; on a server that is not its own it first refuses streams that
- * hold messages or consumers, unless allowed to purge them.
+ * publish-to-applied latency on the nudge path, under load and on idle streams. It purges the 8
+ * event streams and deletes their router consumers before and after; on a server that is not its
+ * own it first refuses streams that hold messages or consumers, unless allowed to purge them.
  */
 final class RouterBench {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -53,6 +53,12 @@ final class RouterBench {
 
   /** The latency phase's highest publish rate (events per second). */
   static final double MAX_LATENCY_RATE = 20_000;
+
+  /**
+   * The idle phase's rate: an Event every 50 ms, round the 8 streams, so each stream's next one
+   * comes 400 ms after the last and finds the stream's lane and consumers idle.
+   */
+  static final double IDLE_RATE = 20;
 
   private final int latencySeconds;
   private final int rounds;
@@ -123,13 +129,14 @@ final class RouterBench {
       Map<String, List<RouterPhase>> measured = measureRounds(nats, log, router, projects);
       double oneStream =
           BenchRounds.median(each(measured.get("router_one_stream"), RouterPhase::perSecond));
-      long[] latencies = latency(router, log, projects, Math.max(50, oneStream / 2), nextEvent);
+      long[] latencies = latency(router, log, projects, Math.max(50, oneStream / 2));
+      long[] idleLatencies = latency(router, log, projects, IDLE_RATE);
       ObjectNode overlapOut =
           overlap(nats, db, coordinator, settings, causal, router, log, oneStream);
 
       ObjectNode out =
           new RouterReport(natsUrl, count, projectsPerStream)
-              .json(db, payloadBytes, measured, latencies, overlapOut);
+              .json(db, payloadBytes, measured, latencies, idleLatencies, overlapOut);
       return JSON.writerWithDefaultPrettyPrinter().writeValueAsString(out);
     }
   }
@@ -321,16 +328,14 @@ final class RouterBench {
 
   /** One event at a time at {@code rate}, nudged after its PubAck; publish-to-applied times. */
   private long[] latency(
-      EventRouter router,
-      JetStreamEventLog log,
-      List<List<String>> projects,
-      double rate,
-      long firstEvent)
+      EventRouter router, JetStreamEventLog log, List<List<String>> projects, double rate)
       throws Exception {
     // A phase that found its work already done measures an enormous rate; unbounded, the paced
     // publish loop would flood the connection until its output queue overflows.
     double paced = Math.min(rate, MAX_LATENCY_RATE);
     int n = (int) Math.max(100, paced * latencySeconds);
+    long firstEvent = nextEvent;
+    nextEvent += n;
     Map<String, Long> publishedAt = new ConcurrentHashMap<>();
     long interval = (long) (1e9 / paced);
     long next = System.nanoTime();

@@ -19,6 +19,7 @@ record RouterReport(String natsUrl, int count, int projectsPerStream) {
       int payloadBytes,
       Map<String, List<RouterPhase>> measured,
       long[] latencies,
+      long[] idleLatencies,
       ObjectNode overlapOut) {
     List<Double> raws = each(measured.get("raw_fetch_ack"), RouterPhase::perSecond);
     List<Double> rawTwos = each(measured.get("raw_two_subscriptions"), RouterPhase::perSecond);
@@ -64,6 +65,9 @@ record RouterReport(String natsUrl, int count, int projectsPerStream) {
     ObjectNode latency = out.putObject("publish_to_applied_ms");
     latency.put("offered_per_s", Math.round(Math.max(50, oneStream / 2)));
     LatencyStats.put(latency, latencies, 50, 99);
+    ObjectNode idle = out.putObject("publish_to_applied_idle_ms");
+    idle.put("offered_per_s", Math.round(RouterBench.IDLE_RATE));
+    LatencyStats.put(idle, idleLatencies, 50, 99);
     out.set("resource_overlap", overlapOut);
     return out;
   }
