@@ -1,13 +1,16 @@
 package org.rhumbatron.lifecycle;
 
+import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Clock;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import org.rhumbatron.platform.db.Tx;
@@ -23,7 +26,6 @@ import org.rhumbatron.protocol.StableIds;
  */
 final class ChangeLedger {
   private static final ObjectMapper JSON = new ObjectMapper();
-  private static final TypeReference<List<String>> STRINGS = new TypeReference<>() {};
 
   private static final String CHANGE =
       "SELECT c.change_id, c.project_id, p.tenant_id, c.client_request_id, c.title, c.state,"
@@ -155,11 +157,35 @@ final class ChangeLedger {
     }
   }
 
+  /**
+   * A stored JSON array of strings; read with the streaming parser, as every dispatch reads the
+   * lists of all its Change's Tasks.
+   */
   static List<String> fromJson(String json) {
-    try {
-      return json == null ? List.of() : List.copyOf(JSON.readValue(json, STRINGS));
-    } catch (JsonProcessingException e) {
-      throw new IllegalStateException("not a JSON array of strings: " + json, e);
+    if (json == null || json.equals("[]")) {
+      return List.of();
     }
+    try (JsonParser p = JSON.getFactory().createParser(json)) {
+      if (p.nextToken() != JsonToken.START_ARRAY) {
+        throw notStrings(json, null);
+      }
+      List<String> values = new ArrayList<>();
+      for (JsonToken t = p.nextToken(); t != JsonToken.END_ARRAY; t = p.nextToken()) {
+        if (t != JsonToken.VALUE_STRING) {
+          throw notStrings(json, null);
+        }
+        values.add(p.getText());
+      }
+      if (p.nextToken() != null) {
+        throw notStrings(json, null);
+      }
+      return List.copyOf(values);
+    } catch (IOException e) {
+      throw notStrings(json, e);
+    }
+  }
+
+  private static IllegalStateException notStrings(String json, Exception cause) {
+    return new IllegalStateException("not a JSON array of strings: " + json, cause);
   }
 }
