@@ -1,8 +1,5 @@
 package org.rhumbatron.api;
 
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -14,6 +11,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.regex.Pattern;
 import org.rhumbatron.platform.db.Database;
+import org.rhumbatron.protocol.Sha256;
 
 /**
  * The {@code credentials} table, whose only writer this is: a credential is created with a role and
@@ -143,12 +141,7 @@ final class Credentials {
   }
 
   static String sha256(String token) {
-    try {
-      MessageDigest digest = MessageDigest.getInstance("SHA-256");
-      return HexFormat.of().formatHex(digest.digest(token.getBytes(StandardCharsets.UTF_8)));
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("the JVM lacks SHA-256", e);
-    }
+    return Sha256.hex(token);
   }
 
   private byte[] bytes(int n) {

@@ -2,13 +2,9 @@ package org.rhumbatron.lifecycle;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.sql.SQLException;
 import java.time.Clock;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
@@ -16,6 +12,7 @@ import java.util.TreeSet;
 import org.rhumbatron.coordinator.outbox.OutboxActor.Appender;
 import org.rhumbatron.platform.db.Tx;
 import org.rhumbatron.protocol.EventType;
+import org.rhumbatron.protocol.Sha256;
 import org.rhumbatron.protocol.StableIds;
 
 /**
@@ -43,13 +40,7 @@ final class CandidateComposer {
             + baseGeneration
             + StableIds.UNIT_SEPARATOR
             + String.join(",", new TreeSet<>(changesetIds));
-    try {
-      byte[] digest =
-          MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8));
-      return HexFormat.of().formatHex(digest);
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("every Java runtime must provide SHA-256", e);
-    }
+    return Sha256.hex(text);
   }
 
   /** {@code cand_} + the first 16 bytes of the composition key. */

@@ -1,9 +1,7 @@
 package org.rhumbatron.lifecycle;
 
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
+import org.rhumbatron.protocol.Sha256;
 import org.rhumbatron.protocol.StableIds;
 
 /**
@@ -53,12 +51,6 @@ public final class LifecycleIds {
   }
 
   private static String hash(String text, int bytes) {
-    try {
-      byte[] digest =
-          MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8));
-      return HEX.formatHex(digest, 0, bytes);
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("every Java runtime must provide SHA-256", e);
-    }
+    return Sha256.hex(text, bytes);
   }
 }

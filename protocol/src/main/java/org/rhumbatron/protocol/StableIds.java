@@ -1,8 +1,5 @@
 package org.rhumbatron.protocol;
 
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.time.Instant;
 import java.util.HexFormat;
 import java.util.UUID;
@@ -57,7 +54,7 @@ public final class StableIds {
             + (taskId == null ? "" : taskId)
             + UNIT_SEPARATOR
             + (key == null ? "" : key);
-    byte[] digest = sha256().digest(joined.getBytes(StandardCharsets.UTF_8));
+    byte[] digest = Sha256.of(joined);
     return "evt_" + HEX.formatHex(digest, 0, 16);
   }
 
@@ -144,13 +141,5 @@ public final class StableIds {
     UUID uuid = Check.required("uuid", uuids.get());
     return HEX.toHexDigits(uuid.getMostSignificantBits())
         + HEX.toHexDigits(uuid.getLeastSignificantBits());
-  }
-
-  private static MessageDigest sha256() {
-    try {
-      return MessageDigest.getInstance("SHA-256");
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("every Java runtime must provide SHA-256", e);
-    }
   }
 }

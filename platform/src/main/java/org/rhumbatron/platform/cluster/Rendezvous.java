@@ -1,10 +1,8 @@
 package org.rhumbatron.platform.cluster;
 
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.Collection;
+import org.rhumbatron.protocol.Sha256;
 
 /**
  * Rendezvous (highest random weight) hashing: a duty goes to the live node with the highest weight
@@ -32,12 +30,7 @@ public final class Rendezvous {
 
   /** The first 8 bytes of SHA-256 of {@code duty/node}: spread well, the same in every JVM. */
   static long weight(Duty duty, String node) {
-    try {
-      MessageDigest sha = MessageDigest.getInstance("SHA-256");
-      byte[] digest = sha.digest((duty.key() + "/" + node).getBytes(StandardCharsets.UTF_8));
-      return ByteBuffer.wrap(digest, 0, Long.BYTES).getLong();
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("every JVM has SHA-256", e);
-    }
+    byte[] digest = Sha256.of(duty.key() + "/" + node);
+    return ByteBuffer.wrap(digest, 0, Long.BYTES).getLong();
   }
 }

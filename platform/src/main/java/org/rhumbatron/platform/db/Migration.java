@@ -1,12 +1,9 @@
 package org.rhumbatron.platform.db;
 
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
-import java.util.HexFormat;
 import java.util.Objects;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.rhumbatron.protocol.Sha256;
 
 /**
  * One versioned migration, from a file {@code V<n>__<name>.sql}.
@@ -41,13 +38,6 @@ public record Migration(int version, String name, String file, String sql) {
 
   /** SHA-256 of the script with line endings normalized, to notice an edit after it ran. */
   public String checksum() {
-    try {
-      byte[] digest =
-          MessageDigest.getInstance("SHA-256")
-              .digest(sql.replace("\r\n", "\n").getBytes(StandardCharsets.UTF_8));
-      return HexFormat.of().formatHex(digest);
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("SHA-256 is missing from this JVM", e);
-    }
+    return Sha256.hex(sql.replace("\r\n", "\n"));
   }
 }

@@ -2,7 +2,6 @@ package org.rhumbatron.router.archive;
 
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
@@ -10,6 +9,7 @@ import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import org.rhumbatron.platform.eventlog.EventRecord;
+import org.rhumbatron.protocol.Sha256;
 
 /**
  * The seed's archive key {@code
@@ -69,12 +69,7 @@ public final class ArchiveKey {
 
   /** First 16 hex digits of SHA-256 over each id followed by a newline. */
   public static String hash(List<String> ids) {
-    MessageDigest sha256;
-    try {
-      sha256 = MessageDigest.getInstance("SHA-256");
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("every Java runtime has SHA-256", e);
-    }
+    MessageDigest sha256 = Sha256.digest();
     for (String id : ids) {
       sha256.update(id.getBytes(StandardCharsets.UTF_8));
       sha256.update((byte) '\n');

@@ -2,13 +2,9 @@ package org.rhumbatron.router.deadletter;
 
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.HexFormat;
 import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -32,6 +28,7 @@ import org.rhumbatron.protocol.EnvelopeException;
 import org.rhumbatron.protocol.Event;
 import org.rhumbatron.protocol.EventType;
 import org.rhumbatron.protocol.Queue;
+import org.rhumbatron.protocol.Sha256;
 import org.rhumbatron.protocol.StableIds;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -278,12 +275,6 @@ public final class DeadLetterConsumer
    * of SHA-256 of the text, so a repeat finds the same row.
    */
   static String undecodableId(String original) {
-    try {
-      byte[] digest =
-          MessageDigest.getInstance("SHA-256").digest(original.getBytes(StandardCharsets.UTF_8));
-      return "cmd_undecodable_" + HexFormat.of().formatHex(digest, 0, 16);
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("every Java runtime must provide SHA-256", e);
-    }
+    return "cmd_undecodable_" + Sha256.hex(original, 16);
   }
 }

@@ -89,14 +89,8 @@ public final class BatchFailures {
   }
 
   private static String digest(byte[] data) {
-    try {
-      byte[] d =
-          java.security.MessageDigest.getInstance("SHA-256")
-              .digest(data == null ? new byte[0] : data);
-      return java.util.HexFormat.of().formatHex(d, 0, 8);
-    } catch (java.security.NoSuchAlgorithmException e) {
-      throw new IllegalStateException("SHA-256 is part of every JVM", e);
-    }
+    byte[] d = org.rhumbatron.protocol.Sha256.of(data == null ? new byte[0] : data);
+    return java.util.HexFormat.of().formatHex(d, 0, 8);
   }
 
   /**
