@@ -22,8 +22,9 @@ import org.rhumbatron.protocol.EnvelopeCodec;
 
 /**
  * The body of an archive object: gzip of one JSON line per record, in stream order. A decoded
- * record is its Event envelope as the codec writes it. A record that did not decode is kept, not
- * dropped (an audit archive must show what the log held): a line {@code {"malformed":true,
+ * record is its bytes as published, or, when those span lines, its Event envelope as the codec
+ * writes it. A record that did not decode is kept, not dropped (an audit archive must show what the
+ * log held): a line {@code {"malformed":true,
  * "streamSequence":..,"messageId":..,"error":..,"dataBase64":..}} with its raw bytes, which no
  * envelope can be mistaken for (an envelope has no {@code malformed} field).
  */
@@ -81,9 +82,19 @@ final class ArchiveLines {
     return ids;
   }
 
+  private static boolean oneLine(byte[] data) {
+    for (byte b : data) {
+      if (b == '\n' || b == '\r') {
+        return false;
+      }
+    }
+    return true;
+  }
+
   private byte[] line(EventRecord r) {
     if (r.decoded()) {
-      return codec.encodeEvent(r.event());
+      // The published bytes decoded, so they are the envelope; core's own writer puts no newline.
+      return oneLine(r.data()) ? r.data() : codec.encodeEvent(r.event());
     }
     ObjectNode line = JSON.createObjectNode();
     line.put(MALFORMED, true);

@@ -101,6 +101,36 @@ abstract class AuditArchiveContract {
   }
 
   /**
+   * An archived Event is the bytes its stream holds, one line each; one published across several
+   * lines (another writer's pretty-printed JSON) is written on one line, as the codec writes it.
+   */
+  @Test
+  void anEnvelopeIsArchivedAsPublishedAndOnOneLine() throws Exception {
+    Event compact = EventLogFixture.event(EventType.TASK_COMPLETED, "p-arc", AT);
+    Event spread = EventLogFixture.event(EventType.TASK_COMPLETED, "p-arc", AT.plusSeconds(1));
+    // One line, yet not the codec's bytes: a space after the opening brace.
+    byte[] compactBytes =
+        ("{ " + new String(log.codec().encodeEvent(compact), StandardCharsets.UTF_8).substring(1))
+            .getBytes(StandardCharsets.UTF_8);
+    log.publishRaw(STREAM, compact.eventId(), compactBytes);
+    log.publishRaw(
+        STREAM,
+        spread.eventId(),
+        new ObjectMapper()
+            .writerWithDefaultPrettyPrinter()
+            .writeValueAsBytes(new ObjectMapper().readTree(log.codec().encodeEvent(spread))));
+    List<EventRecord> batch = log.fetch(STREAM, SUB, 2);
+    assertThat(batch).allMatch(EventRecord::decoded);
+
+    assertThat(archiver.handle(STREAM, batch).allRecordsApplied()).isTrue();
+
+    List<String> lines = lines(bucket.get(bucket.list("").get(0).key()).orElseThrow());
+    assertThat(lines).hasSize(2);
+    assertThat(lines.get(0).getBytes(StandardCharsets.UTF_8)).isEqualTo(compactBytes);
+    assertThat(log.codec().decodeEvent(lines.get(1))).isEqualTo(spread);
+  }
+
+  /**
    * A core killed between its put and its claims left an object; the batch came back with more
    * records fetched, so under another key. Once its claims commit, the object of the dead put goes
    * and each Event is in one object.
