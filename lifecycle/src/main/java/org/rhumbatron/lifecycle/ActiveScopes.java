@@ -8,6 +8,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.rhumbatron.platform.db.Placeholders;
 import org.rhumbatron.platform.db.Tx;
 
 /**
@@ -84,10 +85,10 @@ public final class ActiveScopes {
           "SELECT s.resource_key, s.task_id, s.change_id, s.agent_id, t.attempts, t.title"
               + " FROM active_scopes s JOIN tasks t ON t.task_id = s.task_id"
               + " AND t.agent_id = s.agent_id AND t.state IN ("
-              + StoredStates.placeholders(TaskState.HELD)
+              + Placeholders.of(TaskState.HELD)
               + ")"
               + " WHERE s.project_id = ? AND (s.resource_key IN ("
-              + StoredStates.placeholders(equalOrAbove)
+              + Placeholders.of(equalOrAbove)
               + ") OR (s.resource_key >= ? AND s.resource_key < ?))";
       List<Match> rows =
           tx.query(

@@ -5,6 +5,7 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
 import org.rhumbatron.platform.db.Database;
+import org.rhumbatron.platform.db.Placeholders;
 
 /**
  * The lifecycle's read API: what other modules may know of its tables (Projects, Changes, Tasks,
@@ -59,7 +60,7 @@ public final class LifecycleReads {
   private List<String> openChanges(String projectId, String limitClause) {
     return ids(
         "SELECT change_id FROM changes WHERE project_id = ? AND state IN ("
-            + StoredStates.placeholders(ChangeState.OPEN_STATES)
+            + Placeholders.of(ChangeState.OPEN_STATES)
             + ") ORDER BY created_at_ms, change_id"
             + limitClause,
         withOpenStates(projectId));
@@ -71,7 +72,7 @@ public final class LifecycleReads {
         "SELECT s.change_id FROM changes c JOIN changes s"
             + " ON s.parent_change_id = c.parent_change_id AND s.change_id <> c.change_id"
             + " WHERE c.change_id = ? AND s.state IN ("
-            + StoredStates.placeholders(ChangeState.OPEN_STATES)
+            + Placeholders.of(ChangeState.OPEN_STATES)
             + ") ORDER BY s.created_at_ms, s.change_id",
         withOpenStates(changeId));
   }
@@ -87,7 +88,7 @@ public final class LifecycleReads {
     return ids(
         "SELECT f.change_id FROM changes f WHERE f.parent_change_id IS NOT NULL"
             + " AND f.state IN ("
-            + StoredStates.placeholders(ChangeState.OPEN_STATES)
+            + Placeholders.of(ChangeState.OPEN_STATES)
             + ") AND EXISTS (SELECT 1 FROM changes s WHERE s.change_id <> f.change_id"
             + " AND (s.state = ? OR s.promoted_at_ms IS NOT NULL)"
             + " AND (s.change_id = f.parent_change_id"

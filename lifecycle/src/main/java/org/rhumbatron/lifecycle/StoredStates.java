@@ -1,7 +1,6 @@
 package org.rhumbatron.lifecycle;
 
 import java.util.Collection;
-import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
 
@@ -22,11 +21,6 @@ final class StoredStates {
     }
     throw new IllegalStateException(
         "unknown " + type.getSimpleName() + " '" + value + "' in table " + table);
-  }
-
-  /** {@code ?, ?, ...}: one parameter per state, for an {@code IN} list. */
-  static String placeholders(Collection<?> states) {
-    return String.join(", ", Collections.nCopies(states.size(), "?"));
   }
 
   static List<String> dbNames(Collection<? extends Enum<?>> states) {
