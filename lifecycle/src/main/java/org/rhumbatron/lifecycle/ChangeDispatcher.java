@@ -72,30 +72,7 @@ final class ChangeDispatcher {
     if (!"active".equals(project.status())) {
       throw LifecycleException.projectNotActive(projectId, project.status());
     }
-    List<Object[]> rows = new ArrayList<>();
-    int position = 0;
-    for (WorkGraph.TaskSpec t : graph.tasks()) {
-      rows.add(
-          new Object[] {
-            LifecycleIds.taskId(changeId, t.key()),
-            changeId,
-            projectId,
-            t.key(),
-            position++,
-            t.title(),
-            TaskState.PENDING.dbName(),
-            ChangeLedger.toJson(
-                t.dependsOn().stream().map(d -> LifecycleIds.taskId(changeId, d)).toList()),
-            ChangeLedger.toJson(t.resourceScopes()),
-            now,
-            now
-          });
-    }
-    tx.updateBatch(
-        "INSERT INTO tasks (task_id, change_id, project_id, task_key, position, title, state,"
-            + " depends_on, resource_scopes, attempts, created_at_ms, updated_at_ms)"
-            + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?)",
-        rows);
+    TaskLedger.insertPending(tx, changeId, projectId, graph, now);
     ChangeInfo change =
         new ChangeInfo(
             changeId,
@@ -180,14 +157,7 @@ final class ChangeDispatcher {
       Tx tx, Appender out, String writer, ChangeInfo change, TaskInfo t, String causedBy, long now)
       throws SQLException {
     int attempt = t.attempt() + 1;
-    tx.update(
-        "UPDATE tasks SET state = ?, attempts = ?, agent_id = NULL, blocked_limit = NULL,"
-            + " ready_at_ms = ?, updated_at_ms = ? WHERE task_id = ?",
-        TaskState.READY.dbName(),
-        attempt,
-        now,
-        now,
-        t.taskId());
+    TaskLedger.ready(tx, t, attempt, now);
     ObjectNode payload = ChangeLedger.payload();
     payload.put("attempt", attempt);
     out.append(
@@ -211,16 +181,7 @@ final class ChangeDispatcher {
       Tx tx, Appender out, String writer, ChangeInfo change, TaskInfo t, String causedBy, long now)
       throws SQLException {
     String agentId = LifecycleIds.agentId(t.taskId(), t.attempt());
-    int moved =
-        tx.update(
-            "UPDATE tasks SET state = ?, agent_id = ?, updated_at_ms = ?"
-                + " WHERE task_id = ? AND state = ?",
-            TaskState.ASSIGNED.dbName(),
-            agentId,
-            now,
-            t.taskId(),
-            TaskState.READY.dbName());
-    if (moved == 0) {
+    if (!TaskLedger.assign(tx, t, agentId, now)) {
       return t;
     }
     ActiveScopes.admit(

@@ -206,11 +206,7 @@ final class ChangeSettler {
             causedBy,
             payload));
     // Pending again: dispatch readies them in dependency order, each for its next attempt.
-    tx.update(
-        "UPDATE tasks SET state = ?, agent_id = NULL, updated_at_ms = ? WHERE change_id = ?",
-        TaskState.PENDING.dbName(),
-        now,
-        change.changeId());
+    TaskLedger.reopen(tx, change.changeId(), now);
     ActiveScopes.endChange(tx, change.changeId());
   }
 
@@ -300,14 +296,7 @@ final class ChangeSettler {
       if (!TaskState.UNENDED.contains(t.taskState())) {
         continue; // completed, failed and blocked ended with an Event of their own
       }
-      tx.update(
-          "UPDATE tasks SET state = ?, end_reason = ?, ended_at_ms = ?,"
-              + " updated_at_ms = ? WHERE task_id = ?",
-          TaskState.CANCELLED.dbName(),
-          endReason,
-          now,
-          now,
-          t.taskId());
+      TaskLedger.cancel(tx, t, endReason, now);
       ObjectNode payload = ChangeLedger.payload();
       payload.put("reason", endReason);
       payload.put("previousState", t.state());

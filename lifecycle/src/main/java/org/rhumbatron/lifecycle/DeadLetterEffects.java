@@ -30,18 +30,7 @@ public final class DeadLetterEffects {
     if (tenant.isEmpty()) {
       return Optional.empty();
     }
-    int moved =
-        tx.update(
-            "UPDATE tasks SET state = ?, blocked_limit = ?, last_error = ?, updated_at_ms = ?"
-                + " WHERE task_id = ? AND state IN (?, ?)",
-            TaskState.BLOCKED.dbName(),
-            blockedLimit,
-            error,
-            now,
-            taskId,
-            TaskState.READY.dbName(),
-            TaskState.ASSIGNED.dbName());
-    return moved == 1 ? tenant : Optional.empty();
+    return TaskLedger.block(tx, taskId, blockedLimit, error, now) ? tenant : Optional.empty();
   }
 
   /** Puts {@code reason} on the Change: a dead letter that blocked none of its Tasks. */

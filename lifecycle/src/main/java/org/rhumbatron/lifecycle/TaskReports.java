@@ -110,11 +110,7 @@ final class TaskReports {
       return;
     }
     long now = clock.millis();
-    tx.update(
-        "UPDATE tasks SET state = ?, updated_at_ms = ? WHERE task_id = ?",
-        TaskState.RUNNING.dbName(),
-        now,
-        ref.taskId());
+    TaskLedger.start(tx, h.task(), now);
     ChangeLedger.touch(tx, ref.changeId(), now);
     out.append(agentEvent(h, EventType.TASK_RUNNING, writer, ref, null));
   }
@@ -202,14 +198,7 @@ final class TaskReports {
 
   private void finish(Tx tx, Held h, TaskState state, String error) throws SQLException {
     long now = clock.millis();
-    tx.update(
-        "UPDATE tasks SET state = ?, last_error = ?, ended_at_ms = ?, updated_at_ms = ?"
-            + " WHERE task_id = ?",
-        state.dbName(),
-        error,
-        now,
-        now,
-        h.task().taskId());
+    TaskLedger.finish(tx, h.task(), state, error, now);
     ActiveScopes.endTask(tx, h.task().taskId());
     ChangeLedger.touch(tx, h.change().changeId(), now);
   }
