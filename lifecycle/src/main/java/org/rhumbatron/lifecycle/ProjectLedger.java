@@ -7,6 +7,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import org.rhumbatron.coordinator.outbox.OutboxActor.Appender;
+import org.rhumbatron.coordinator.project.ProjectFlags;
 import org.rhumbatron.coordinator.project.ProjectStatus;
 import org.rhumbatron.platform.db.Tx;
 import org.rhumbatron.protocol.Event;
@@ -14,10 +15,10 @@ import org.rhumbatron.protocol.EventType;
 import org.rhumbatron.protocol.StableIds;
 
 /**
- * A Project's flags that the seed leaves to a ResourceShard (archived, deleted, live app), changed
- * in a transaction of the shard that owns {@code project:<id>}. The root keeps the row's creation
- * and its canonical generation. Each change is conditional on the flag's old value, so a repeat
- * writes nothing; the Events have random ids (the shard's own transactions).
+ * A Project's flags that the seed leaves to a ResourceShard (archived, deleted, live app): the
+ * rules and the Events, in a transaction of the shard that owns {@code project:<id>}; the row
+ * itself is written by the root's {@link ProjectFlags}. A repeat writes nothing; the Events have
+ * random ids (the shard's own transactions).
  */
 final class ProjectLedger {
   private final Clock clock;
@@ -61,15 +62,7 @@ final class ProjectLedger {
       }
       throw LifecycleException.projectNotActive(projectId, p.status());
     }
-    long now = clock.millis();
-    tx.update(
-        "UPDATE projects SET status = ?, archived_at_ms = ?, updated_at_ms = ?"
-            + " WHERE project_id = ? AND status = ?",
-        ProjectStatus.ARCHIVED.column(),
-        now,
-        now,
-        projectId,
-        ProjectStatus.ACTIVE.column());
+    ProjectFlags.archive(tx, projectId, clock.millis());
     out.append(event(p, EventType.PROJECT_ARCHIVED, writer, null));
     return true;
   }
@@ -80,15 +73,7 @@ final class ProjectLedger {
     if (ProjectStatus.DELETED.is(p.status())) {
       return false;
     }
-    long now = clock.millis();
-    tx.update(
-        "UPDATE projects SET status = ?, deleted_at_ms = ?, updated_at_ms = ?"
-            + " WHERE project_id = ? AND status <> ?",
-        ProjectStatus.DELETED.column(),
-        now,
-        now,
-        projectId,
-        ProjectStatus.DELETED.column());
+    ProjectFlags.delete(tx, projectId, clock.millis());
     out.append(event(p, EventType.PROJECT_DELETED, writer, null));
     return true;
   }
@@ -107,11 +92,7 @@ final class ProjectLedger {
     if (live && !ProjectStatus.ACTIVE.is(p.status())) {
       throw LifecycleException.projectNotActive(projectId, p.status());
     }
-    tx.update(
-        "UPDATE projects SET has_live_app = ?, updated_at_ms = ? WHERE project_id = ?",
-        live ? 1 : 0,
-        clock.millis(),
-        projectId);
+    ProjectFlags.setLiveApp(tx, projectId, live, clock.millis());
     out.append(
         event(p, live ? EventType.APP_PROVISIONED : EventType.APP_REMOVED, writer, causedBy));
     return true;

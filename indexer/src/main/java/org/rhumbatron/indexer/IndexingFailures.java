@@ -1,9 +1,8 @@
-package org.rhumbatron.server;
+package org.rhumbatron.indexer;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.time.Clock;
 import java.util.Optional;
-import org.rhumbatron.indexer.IndexState;
 import org.rhumbatron.platform.db.Database;
 import org.rhumbatron.platform.queue.QueueFailure;
 import org.rhumbatron.platform.queue.QueueListener;
@@ -17,15 +16,16 @@ import org.slf4j.LoggerFactory;
  * reason in {@code last_error}), for the project and the generation the command names ({@code
  * payload.generation}, else the project's current canonical generation). It adds no attempt (the
  * indexer counts the builds it starts), leaves a {@code ready} row alone, and records nothing for a
- * project that does not exist.
+ * project that does not exist. It lives beside {@link IndexConsumer}: the indexer is the one writer
+ * of its table, the server only hangs this hook on the queue.
  */
-final class IndexingFailures implements QueueListener<Command> {
+public final class IndexingFailures implements QueueListener<Command> {
   private static final Logger log = LoggerFactory.getLogger(IndexingFailures.class);
 
   private final Database database;
   private final Clock clock;
 
-  IndexingFailures(Database database, Clock clock) {
+  public IndexingFailures(Database database, Clock clock) {
     this.database = database;
     this.clock = clock;
   }

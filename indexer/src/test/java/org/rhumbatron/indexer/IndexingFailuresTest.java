@@ -1,4 +1,4 @@
-package org.rhumbatron.server;
+package org.rhumbatron.indexer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
