@@ -14,7 +14,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.function.Supplier;
 import org.rhumbatron.coordinator.outbox.OutboxRowState;
-import org.rhumbatron.lifecycle.ChangeInfo;
+import org.rhumbatron.lifecycle.changes.ChangeInfo;
 import org.rhumbatron.platform.bucket.Bucket;
 import org.rhumbatron.platform.bucket.NatsObjectStoreBucket;
 import org.rhumbatron.platform.db.Database;

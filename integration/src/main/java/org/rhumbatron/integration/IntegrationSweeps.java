@@ -2,11 +2,12 @@ package org.rhumbatron.integration;
 
 import java.util.List;
 import org.rhumbatron.integration.IntegrationConsumer.Result;
-import org.rhumbatron.lifecycle.ChangeState;
 import org.rhumbatron.lifecycle.Lifecycle;
 import org.rhumbatron.lifecycle.LifecycleException;
 import org.rhumbatron.lifecycle.LifecycleReads;
-import org.rhumbatron.lifecycle.ProjectInfo;
+import org.rhumbatron.lifecycle.changes.ChangeState;
+import org.rhumbatron.lifecycle.projects.ProjectInfo;
+import org.rhumbatron.lifecycle.projects.Projects;
 import org.rhumbatron.lifecycle.workflow.WorkflowEngine;
 import org.rhumbatron.platform.queue.Commands;
 import org.rhumbatron.protocol.Command;
@@ -61,7 +62,7 @@ final class IntegrationSweeps {
           changeId,
           ChangeState.CANCELLED,
           EventType.CHANGE_CANCELLED,
-          Lifecycle.projectEndReason(project.status()),
+          Projects.endReason(project.status()),
           c.commandId());
     }
     return more(open);
@@ -80,12 +81,13 @@ final class IntegrationSweeps {
     List<LifecycleReads.CandidateOf> stale =
         reads.candidatesBefore(c.projectId(), generation, rowsPerDelivery + 1);
     for (LifecycleReads.CandidateOf candidate : bounded(stale)) {
-      steps.await(lifecycle.staleCandidate(candidate.candidateId(), c.commandId()));
+      steps.await(lifecycle.approvals().stale(candidate.candidateId(), c.commandId()));
       steps.await(
           commands.sendTo(
               Queue.VERIFICATION,
-              lifecycle.rebaseCommand(
-                  c.projectId(), candidate.changeId(), candidate.candidateId())));
+              lifecycle
+                  .commands()
+                  .rebase(c.projectId(), candidate.changeId(), candidate.candidateId())));
     }
     return more(stale);
   }
@@ -105,7 +107,7 @@ final class IntegrationSweeps {
           c.commandId());
     }
     for (String candidateId : reads.candidatesNotSelected(rowsPerDelivery)) {
-      steps.await(lifecycle.staleCandidate(candidateId, c.commandId()));
+      steps.await(lifecycle.approvals().stale(candidateId, c.commandId()));
     }
     return more(forks);
   }
@@ -125,7 +127,8 @@ final class IntegrationSweeps {
       var instance = workflows.instance(releaseId);
       if (instance.isEmpty()) {
         log.warn("release.recover: {} has no Workflow; starting it", releaseId);
-        starts.sendOrStart(lifecycle.releaseStart(c.projectId(), c.changeId(), releaseId));
+        starts.sendOrStart(
+            lifecycle.commands().releaseStart(c.projectId(), c.changeId(), releaseId));
       } else if (workflows.retryFailed(releaseId)) {
         log.warn(
             "release.recover: {} failed ({}); running it again",
@@ -151,7 +154,7 @@ final class IntegrationSweeps {
       String changeId, ChangeState state, EventType type, String reason, String causedBy)
       throws Exception {
     try {
-      steps.await(lifecycle.endChange(changeId, state, type, reason, causedBy));
+      steps.await(lifecycle.ends().endChange(changeId, state, type, reason, causedBy));
     } catch (LifecycleException e) {
       log.info("{} stays as it is: {}", changeId, e.getMessage());
     }

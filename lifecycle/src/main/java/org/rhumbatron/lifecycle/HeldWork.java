@@ -6,6 +6,9 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.stream.Collectors;
+import org.rhumbatron.lifecycle.changes.ChangeState;
+import org.rhumbatron.lifecycle.tasks.TaskRef;
+import org.rhumbatron.lifecycle.tasks.TaskState;
 import org.rhumbatron.platform.db.Placeholders;
 import org.rhumbatron.platform.db.Tx;
 

@@ -4,6 +4,21 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
+import org.rhumbatron.lifecycle.candidates.CandidateLedger;
+import org.rhumbatron.lifecycle.candidates.CandidateState;
+import org.rhumbatron.lifecycle.candidates.ReleaseState;
+import org.rhumbatron.lifecycle.changes.ChangeInfo;
+import org.rhumbatron.lifecycle.changes.ChangeLedger;
+import org.rhumbatron.lifecycle.changes.ChangeState;
+import org.rhumbatron.lifecycle.claims.ActiveScopes;
+import org.rhumbatron.lifecycle.claims.ResourceLedger;
+import org.rhumbatron.lifecycle.projects.ProjectInfo;
+import org.rhumbatron.lifecycle.projects.ProjectLedger;
+import org.rhumbatron.lifecycle.routes.ModelRouted;
+import org.rhumbatron.lifecycle.routes.ModelRoutes;
+import org.rhumbatron.lifecycle.tasks.TaskInfo;
+import org.rhumbatron.lifecycle.tasks.TaskRef;
+import org.rhumbatron.lifecycle.tasks.TaskState;
 import org.rhumbatron.platform.db.Database;
 import org.rhumbatron.platform.db.Placeholders;
 
@@ -249,11 +264,11 @@ public final class LifecycleReads {
                 releaseId));
   }
 
-  Optional<CandidateLedger.Verified> verifiedCandidate(String changeId) {
+  public Optional<CandidateLedger.Verified> verifiedCandidate(String changeId) {
     return database.read(tx -> CandidateLedger.verifiedCandidate(tx, changeId));
   }
 
-  List<ResourceLedger.HeldClaim> heldClaims(String changeId) {
+  public List<ResourceLedger.HeldClaim> heldClaims(String changeId) {
     return database.read(tx -> ResourceLedger.heldClaims(tx, changeId));
   }
 

@@ -7,16 +7,18 @@ import org.rhumbatron.coordinator.Coordinator;
 import org.rhumbatron.coordinator.outbox.OutboxActor.Appender;
 import org.rhumbatron.coordinator.outbox.OutboxActor.EventWork;
 import org.rhumbatron.coordinator.shard.ResourceShardActor;
+import org.rhumbatron.lifecycle.changes.ChangeInfo;
+import org.rhumbatron.lifecycle.tasks.TaskRef;
 import org.rhumbatron.platform.db.Tx;
 
 /**
  * Which shard owns a state change: {@code change:<id>} for a Change, its Tasks, Candidates and
  * releases; a resource key for its intents and claims; {@code project:<id>} for a Project's flags.
  */
-final class LifecycleShards {
+public final class LifecycleShards {
   /** A state change on a shard, with the shard at hand (for its writer id and alarm). */
   @FunctionalInterface
-  interface ShardWork<T> {
+  public interface ShardWork<T> {
     T run(Tx tx, Appender out, ResourceShardActor shard) throws SQLException;
   }
 
@@ -28,16 +30,16 @@ final class LifecycleShards {
     this.reads = reads;
   }
 
-  <T> CompletableFuture<T> on(ResourceShardActor shard, ShardWork<T> work) {
+  public <T> CompletableFuture<T> on(ResourceShardActor shard, ShardWork<T> work) {
     EventWork<T> body = (tx, out) -> work.run(tx, out, shard);
     return shard.change(body);
   }
 
-  ResourceShardActor changeShard(String projectId, String changeId) {
+  public ResourceShardActor changeShard(String projectId, String changeId) {
     return coordinator.changeEvents().shardFor(projectId, "change:" + changeId);
   }
 
-  <T> CompletableFuture<T> onChange(String changeId, ShardWork<T> work) {
+  public <T> CompletableFuture<T> onChange(String changeId, ShardWork<T> work) {
     String projectId;
     try {
       projectId =
@@ -51,11 +53,11 @@ final class LifecycleShards {
     return on(changeShard(projectId, changeId), work);
   }
 
-  <T> CompletableFuture<T> onCandidate(String candidateId, ShardWork<T> work) {
+  public <T> CompletableFuture<T> onCandidate(String candidateId, ShardWork<T> work) {
     return onChangeOf(reads.changeOfCandidate(candidateId), "candidate " + candidateId, work);
   }
 
-  <T> CompletableFuture<T> onRelease(String releaseId, ShardWork<T> work) {
+  public <T> CompletableFuture<T> onRelease(String releaseId, ShardWork<T> work) {
     return onChangeOf(reads.changeOfRelease(releaseId), "release " + releaseId, work);
   }
 
@@ -67,15 +69,15 @@ final class LifecycleShards {
     return onChange(changeId.get(), work);
   }
 
-  <T> CompletableFuture<T> onTask(TaskRef ref, ShardWork<T> work) {
+  public <T> CompletableFuture<T> onTask(TaskRef ref, ShardWork<T> work) {
     return on(changeShard(ref.projectId(), ref.changeId()), work);
   }
 
-  <T> CompletableFuture<T> onResource(String projectId, String key, ShardWork<T> work) {
+  public <T> CompletableFuture<T> onResource(String projectId, String key, ShardWork<T> work) {
     return on(coordinator.changeEvents().shardFor(projectId, key), work);
   }
 
-  <T> CompletableFuture<T> onProject(String projectId, ShardWork<T> work) {
+  public <T> CompletableFuture<T> onProject(String projectId, ShardWork<T> work) {
     return onResource(projectId, "project:" + projectId, work);
   }
 }

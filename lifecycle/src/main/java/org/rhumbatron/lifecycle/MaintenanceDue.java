@@ -8,6 +8,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import org.rhumbatron.coordinator.project.ProjectStatus;
+import org.rhumbatron.lifecycle.changes.ChangeState;
 import org.rhumbatron.platform.db.Database;
 import org.rhumbatron.platform.db.Placeholders;
 import org.rhumbatron.platform.db.Tx;

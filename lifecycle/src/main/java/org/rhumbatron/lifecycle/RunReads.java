@@ -9,6 +9,8 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.rhumbatron.lifecycle.candidates.CandidateState;
+import org.rhumbatron.lifecycle.changes.ChangeState;
 import org.rhumbatron.platform.db.Database;
 import org.rhumbatron.platform.db.Placeholders;
 import org.rhumbatron.platform.db.RowMapper;

@@ -5,15 +5,15 @@ import java.util.List;
 import java.util.Locale;
 
 /** The lower-case names the state columns store for the lifecycle's state enums. */
-final class StoredStates {
+public final class StoredStates {
   private StoredStates() {}
 
-  static String dbName(Enum<?> state) {
+  public static String dbName(Enum<?> state) {
     return state.name().toLowerCase(Locale.ROOT);
   }
 
   /** The constant {@code value} names; a value no constant names is a corrupt {@code table} row. */
-  static <E extends Enum<E>> E parse(Class<E> type, String value, String table) {
+  public static <E extends Enum<E>> E parse(Class<E> type, String value, String table) {
     for (E e : type.getEnumConstants()) {
       if (dbName(e).equals(value)) {
         return e;
@@ -23,7 +23,7 @@ final class StoredStates {
         "unknown " + type.getSimpleName() + " '" + value + "' in table " + table);
   }
 
-  static List<String> dbNames(Collection<? extends Enum<?>> states) {
+  public static List<String> dbNames(Collection<? extends Enum<?>> states) {
     return states.stream().map(StoredStates::dbName).toList();
   }
 }
