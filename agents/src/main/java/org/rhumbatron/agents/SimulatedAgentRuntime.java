@@ -98,7 +98,7 @@ public final class SimulatedAgentRuntime implements AgentRuntime {
 
   /** Starts every Task attempt an Agent holds in an open Change (after a restart); how many. */
   public int resumeHeld() {
-    List<TaskRef> held = lifecycle.reads().heldTasks(RESUME_LIMIT);
+    List<TaskRef> held = lifecycle.changes().heldTasks(RESUME_LIMIT);
     held.forEach(this::start);
     if (!held.isEmpty()) {
       log.info("simulated agents resume {} held tasks", held.size());
@@ -153,7 +153,7 @@ public final class SimulatedAgentRuntime implements AgentRuntime {
   }
 
   private List<String> scopesOf(TaskRef task) {
-    return lifecycle.reads().task(task.taskId()).map(TaskInfo::resourceScopes).orElse(List.of());
+    return lifecycle.changes().task(task.taskId()).map(TaskInfo::resourceScopes).orElse(List.of());
   }
 
   private CompletableFuture<Void> each(

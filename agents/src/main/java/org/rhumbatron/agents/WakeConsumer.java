@@ -86,7 +86,7 @@ public final class WakeConsumer implements QueueHandler<Command> {
               + wake.commandId()
               + ": needs a taskId and a payload with agentId and attempt (1 or more)");
     }
-    Optional<TaskInfo> task = lifecycle.reads().task(wake.taskId());
+    Optional<TaskInfo> task = lifecycle.changes().task(wake.taskId());
     if (task.isEmpty()) {
       return Outcome.reject("agent.wake " + wake.commandId() + ": unknown task " + wake.taskId());
     }
@@ -140,7 +140,7 @@ public final class WakeConsumer implements QueueHandler<Command> {
 
   /** Why the wake is stale, or null when the Agent still holds the Task for this attempt. */
   private Stale staleBecause(TaskInfo task, TaskRef ref) {
-    Optional<ChangeInfo> change = lifecycle.reads().change(task.changeId());
+    Optional<ChangeInfo> change = lifecycle.changes().change(task.changeId());
     if (change.isEmpty() || !"open".equals(change.get().state())) {
       return new Stale(
           StaleReason.CHANGE_ENDED,

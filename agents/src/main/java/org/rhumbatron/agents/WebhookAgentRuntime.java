@@ -126,7 +126,7 @@ public final class WebhookAgentRuntime implements AgentRuntime {
   }
 
   ObjectNode body(String kind, TaskRef task) {
-    TaskInfo info = lifecycle.reads().task(task.taskId()).orElse(null);
+    TaskInfo info = lifecycle.changes().task(task.taskId()).orElse(null);
     ObjectNode body = JSON.createObjectNode();
     body.put("kind", kind);
     body.put("taskId", task.taskId());

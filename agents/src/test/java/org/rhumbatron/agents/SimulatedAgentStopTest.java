@@ -62,7 +62,8 @@ class SimulatedAgentStopTest {
       assertThat(f.lifecycle.ends().cancel(c).get()).isTrue();
 
       await().atMost(Duration.ofSeconds(10)).until(() -> !agents.works(w.task()));
-      assertThat(f.lifecycle.reads().task(w.taskId()).orElseThrow().state()).isEqualTo("cancelled");
+      assertThat(f.lifecycle.changes().task(w.taskId()).orElseThrow().state())
+          .isEqualTo("cancelled");
     }
   }
 }

@@ -161,7 +161,8 @@ class WakeConsumerTest {
       await()
           .atMost(Duration.ofSeconds(20))
           .until(
-              () -> f.lifecycle.reads().task(w.taskId()).orElseThrow().state().equals("completed"));
+              () ->
+                  f.lifecycle.changes().task(w.taskId()).orElseThrow().state().equals("completed"));
     }
     List<String> types =
         f.database.read(
@@ -202,7 +203,7 @@ class WakeConsumerTest {
       await()
           .atMost(Duration.ofSeconds(20))
           .until(
-              () -> f.lifecycle.reads().task(w.taskId()).orElseThrow().state().equals("running"));
+              () -> f.lifecycle.changes().task(w.taskId()).orElseThrow().state().equals("running"));
       // Past the 1 s + 2 s + 4 s pauses: the fourth try failed too.
       await().atMost(Duration.ofSeconds(20)).until(() -> agents.retriedSteps() >= 4);
       assertThat(f.count("SELECT COUNT(*) FROM claims")).isZero();
@@ -210,7 +211,8 @@ class WakeConsumerTest {
       await()
           .atMost(Duration.ofSeconds(40))
           .until(
-              () -> f.lifecycle.reads().task(w.taskId()).orElseThrow().state().equals("completed"));
+              () ->
+                  f.lifecycle.changes().task(w.taskId()).orElseThrow().state().equals("completed"));
     }
     assertThat(f.count("SELECT COUNT(*) FROM claims WHERE state = 'released'")).isEqualTo(2);
   }

@@ -53,7 +53,7 @@ final class AgentRoutes {
   private TaskInfo task(Context ctx) {
     String id = ctx.pathParam("taskId");
     return lifecycle
-        .reads()
+        .changes()
         .task(id)
         .orElseThrow(() -> ApiException.notFound("unknown task " + id));
   }
@@ -177,7 +177,7 @@ final class AgentRoutes {
   }
 
   private void answer(Context ctx, TaskRef ref, Map<String, Object> extra) {
-    TaskInfo now = lifecycle.reads().task(ref.taskId()).orElseThrow();
+    TaskInfo now = lifecycle.changes().task(ref.taskId()).orElseThrow();
     Map<String, Object> body =
         Json.object("agentId", ref.agentId(), "attempt", ref.attempt(), "task", Views.task(now));
     body.putAll(extra);

@@ -8,8 +8,8 @@ import java.util.List;
 import java.util.Optional;
 import org.rhumbatron.lifecycle.Lifecycle;
 import org.rhumbatron.lifecycle.LifecycleOverview;
-import org.rhumbatron.lifecycle.LifecycleReads;
 import org.rhumbatron.lifecycle.candidates.Approval;
+import org.rhumbatron.lifecycle.candidates.Candidates;
 import org.rhumbatron.lifecycle.changes.ChangeCreated;
 import org.rhumbatron.lifecycle.changes.ChangeInfo;
 import org.rhumbatron.lifecycle.changes.ChangeState;
@@ -52,13 +52,13 @@ final class ChangeRoutes {
   ChangeInfo find(Context ctx) {
     String id = ctx.pathParam("changeId");
     return lifecycle
-        .reads()
+        .changes()
         .change(id)
         .orElseThrow(() -> ApiException.notFound("unknown change " + id));
   }
 
   private Object withTasks(ChangeInfo change) {
-    return Views.change(change, lifecycle.reads().tasks(change.changeId()));
+    return Views.change(change, lifecycle.changes().tasks(change.changeId()));
   }
 
   private void create(Context ctx) {
@@ -102,7 +102,7 @@ final class ChangeRoutes {
   private void approve(Context ctx) {
     ChangeInfo change = find(ctx);
     JsonBody.read(ctx);
-    Optional<LifecycleReads.Promotion> before = promotedBefore(change);
+    Optional<Candidates.Promotion> before = promotedBefore(change);
     if (before.isPresent()) {
       // A repeat (a client that lost the first answer retries) is the seed's already_promoted,
       // not a refusal: the approval it asks for holds.
@@ -123,12 +123,12 @@ final class ChangeRoutes {
    * The generation and release (or null) of a Change promoted before: one that is releasing or
    * completed through an approval. Empty for any other state, which the lifecycle refuses (409).
    */
-  private Optional<LifecycleReads.Promotion> promotedBefore(ChangeInfo change) {
+  private Optional<Candidates.Promotion> promotedBefore(ChangeInfo change) {
     if (change.changeState() != ChangeState.COMPLETED
         && change.changeState() != ChangeState.RELEASING) {
       return Optional.empty();
     }
-    return lifecycle.reads().promotion(change.changeId());
+    return lifecycle.candidates().promotion(change.changeId());
   }
 
   private void answerApproval(Context ctx, String promotion, long generation, String releaseId) {
@@ -144,7 +144,7 @@ final class ChangeRoutes {
             "releaseId",
             releaseId,
             "change",
-            Views.change(lifecycle.reads().change(changeId).orElseThrow())));
+            Views.change(lifecycle.changes().change(changeId).orElseThrow())));
   }
 
   private void decline(Context ctx) {
@@ -169,6 +169,6 @@ final class ChangeRoutes {
             "changed",
             changed,
             "change",
-            Views.change(lifecycle.reads().change(changeId).orElseThrow())));
+            Views.change(lifecycle.changes().change(changeId).orElseThrow())));
   }
 }

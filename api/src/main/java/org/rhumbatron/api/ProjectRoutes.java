@@ -43,7 +43,7 @@ final class ProjectRoutes {
   ProjectInfo find(Context ctx) {
     String id = ctx.pathParam("projectId");
     return lifecycle
-        .reads()
+        .projects()
         .project(id)
         .orElseThrow(() -> ApiException.notFound("unknown project " + id));
   }
@@ -69,7 +69,7 @@ final class ProjectRoutes {
     }
     String tenantId = body.text("tenantId");
     String name = body.text("name");
-    var existing = lifecycle.reads().project(projectId);
+    var existing = lifecycle.projects().project(projectId);
     if (existing.isPresent()) {
       Json.answer(
           ctx, 200, Json.object("projectId", projectId, "project", Views.project(existing.get())));
@@ -121,7 +121,7 @@ final class ProjectRoutes {
         "changed",
         changed,
         "project",
-        Views.project(lifecycle.reads().project(projectId).orElseThrow()));
+        Views.project(lifecycle.projects().project(projectId).orElseThrow()));
   }
 
   /** The message id is {@code <queue>:<commandId>}. */

@@ -219,7 +219,7 @@ final class LifecycleBench {
     long deadline = System.nanoTime() + (60_000L + 2_000L * changeIds.size()) * 1_000_000L;
     int done = 0;
     while (done < changeIds.size()) {
-      ChangeInfo c = lifecycle.reads().change(changeIds.get(done)).orElseThrow();
+      ChangeInfo c = lifecycle.changes().change(changeIds.get(done)).orElseThrow();
       if (c.reachedVerification()) {
         done++;
         continue;
@@ -244,7 +244,7 @@ final class LifecycleBench {
     long deadline = System.nanoTime() + (180_000L + 2_000L * changeIds.size()) * 1_000_000L;
     int done = 0;
     while (done < changeIds.size()) {
-      ChangeInfo c = lifecycle.reads().change(changeIds.get(done)).orElseThrow();
+      ChangeInfo c = lifecycle.changes().change(changeIds.get(done)).orElseThrow();
       if (c.changeState() == ChangeState.COMPLETED) {
         done++;
         continue;

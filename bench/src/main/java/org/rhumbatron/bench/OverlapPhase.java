@@ -106,7 +106,7 @@ final class OverlapPhase implements AutoCloseable {
               .change()
               .changeId();
       lifecycle.changes().dispatch(changeId, null).get();
-      agents.addAll(lifecycle.reads().tasks(changeId));
+      agents.addAll(lifecycle.changes().tasks(changeId));
     }
     if (agents.stream().filter(TaskInfo::held).count() != AGENTS) {
       throw new IllegalStateException("the overlap phase needs " + AGENTS + " active agents");

@@ -60,7 +60,7 @@ public final class IndexConsumer implements QueueHandler<Command> {
 
   private Outcome build(Command command) throws Exception {
     String projectId = command.projectId();
-    Optional<ProjectInfo> project = lifecycle.reads().project(projectId);
+    Optional<ProjectInfo> project = lifecycle.projects().project(projectId);
     if (project.isEmpty()) {
       return Outcome.reject(name(command) + ": unknown project " + projectId);
     }

@@ -156,7 +156,7 @@ public final class IntegrationConsumer implements QueueHandler<Command> {
     if (!projectWork || c.projectId() == null) {
       return null;
     }
-    Optional<ProjectInfo> project = lifecycle.reads().project(c.projectId());
+    Optional<ProjectInfo> project = lifecycle.projects().project(c.projectId());
     if (project.isEmpty() || "active".equals(project.get().status())) {
       return null;
     }
@@ -207,7 +207,7 @@ public final class IntegrationConsumer implements QueueHandler<Command> {
     sendWakes(s.dispatched());
     if (s.decision() == Settled.Decision.CANDIDATE_AGAIN) {
       String projectId =
-          lifecycle.reads().change(c.changeId()).map(ChangeInfo::projectId).orElse(c.projectId());
+          lifecycle.changes().change(c.changeId()).map(ChangeInfo::projectId).orElse(c.projectId());
       steps.await(
           commands.send(
               lifecycle.commands().candidateAgain(projectId, c.changeId(), c.commandId())));

@@ -4,7 +4,7 @@ import java.util.List;
 import org.rhumbatron.integration.IntegrationConsumer.Result;
 import org.rhumbatron.lifecycle.Lifecycle;
 import org.rhumbatron.lifecycle.LifecycleException;
-import org.rhumbatron.lifecycle.LifecycleReads;
+import org.rhumbatron.lifecycle.candidates.Candidates;
 import org.rhumbatron.lifecycle.changes.ChangeState;
 import org.rhumbatron.lifecycle.projects.ProjectInfo;
 import org.rhumbatron.lifecycle.projects.Projects;
@@ -23,7 +23,6 @@ import org.slf4j.LoggerFactory;
 final class IntegrationSweeps {
   private static final Logger log = LoggerFactory.getLogger(IntegrationSweeps.class);
   private final Lifecycle lifecycle;
-  private final LifecycleReads reads;
   private final WorkflowEngine workflows;
   private final WorkflowStarts starts;
   private final Commands commands;
@@ -38,7 +37,6 @@ final class IntegrationSweeps {
       Steps steps,
       int rowsPerDelivery) {
     this.lifecycle = lifecycle;
-    this.reads = lifecycle.reads();
     this.workflows = workflows;
     this.starts = starts;
     this.commands = commands;
@@ -49,14 +47,15 @@ final class IntegrationSweeps {
   /** project.cleanup: cancels the open Changes of an archived or deleted Project. */
   Result cleanupProject(Command c) throws Exception {
     ProjectInfo project =
-        reads
+        lifecycle
+            .projects()
             .project(c.projectId())
             .orElseThrow(() -> LifecycleException.unknownProject(c.projectId()));
     if ("active".equals(project.status())) {
       log.info("project.cleanup {}: the project is active, nothing to clean up", c.projectId());
       return Result.DONE;
     }
-    List<String> open = reads.openChanges(c.projectId(), rowsPerDelivery + 1);
+    List<String> open = lifecycle.changes().openChanges(c.projectId(), rowsPerDelivery + 1);
     for (String changeId : bounded(open)) {
       endIfOpen(
           changeId,
@@ -78,9 +77,9 @@ final class IntegrationSweeps {
       throw LifecycleException.payload(
           c.commandType().wireName(), c.commandId(), "lacks generation (1 or more)");
     }
-    List<LifecycleReads.CandidateOf> stale =
-        reads.candidatesBefore(c.projectId(), generation, rowsPerDelivery + 1);
-    for (LifecycleReads.CandidateOf candidate : bounded(stale)) {
+    List<Candidates.CandidateOf> stale =
+        lifecycle.candidates().candidatesBefore(c.projectId(), generation, rowsPerDelivery + 1);
+    for (Candidates.CandidateOf candidate : bounded(stale)) {
       steps.await(lifecycle.approvals().stale(candidate.candidateId(), c.commandId()));
       steps.await(
           commands.sendTo(
@@ -97,7 +96,7 @@ final class IntegrationSweeps {
    * and the open Candidates of variants not selected go stale.
    */
   Result sweepForks(Command c) throws Exception {
-    List<String> forks = reads.forksNotSelected(rowsPerDelivery + 1);
+    List<String> forks = lifecycle.changes().forksNotSelected(rowsPerDelivery + 1);
     for (String changeId : bounded(forks)) {
       endIfOpen(
           changeId,
@@ -106,7 +105,7 @@ final class IntegrationSweeps {
           "a sibling variant completed",
           c.commandId());
     }
-    for (String candidateId : reads.candidatesNotSelected(rowsPerDelivery)) {
+    for (String candidateId : lifecycle.candidates().candidatesNotSelected(rowsPerDelivery)) {
       steps.await(lifecycle.approvals().stale(candidateId, c.commandId()));
     }
     return more(forks);
@@ -118,11 +117,11 @@ final class IntegrationSweeps {
    * running is left to the engine.
    */
   Result recoverRelease(Command c) throws Exception {
-    List<LifecycleReads.Release> releases = reads.openReleases(c.changeId());
+    List<Candidates.Release> releases = lifecycle.candidates().openReleases(c.changeId());
     if (releases.isEmpty()) {
       log.warn("release.recover {}: change {} has no open release", c.commandId(), c.changeId());
     }
-    for (LifecycleReads.Release release : releases) {
+    for (Candidates.Release release : releases) {
       String releaseId = release.releaseId();
       var instance = workflows.instance(releaseId);
       if (instance.isEmpty()) {

@@ -136,11 +136,11 @@ public final class Workflows {
                       // changes.auto-approve stands in for the operator (demo, benchmarks).
                       String changeId = ctx.input().path("changeId").asText();
                       String state =
-                          lifecycle.reads().change(changeId).map(c -> c.state()).orElse("gone");
+                          lifecycle.changes().change(changeId).map(c -> c.state()).orElse("gone");
                       if (autoApprove && state.equals("releasing")) {
                         // A re-run after the approval went through: its release.start may not
                         // have gone out before a crash; the queue drops a repeat.
-                        var release = lifecycle.reads().pendingRelease(changeId);
+                        var release = lifecycle.candidates().pendingRelease(changeId);
                         if (release.isPresent()) {
                           commands
                               .send(
@@ -156,7 +156,9 @@ public final class Workflows {
                       }
                       if (autoApprove
                           && state.equals("verifying")
-                          && lifecycle.reads().staleAwaitingRebase(changeId, ctx.instanceId())) {
+                          && lifecycle
+                              .candidates()
+                              .staleAwaitingRebase(changeId, ctx.instanceId())) {
                         resendRebase(lifecycle, commands, ctx.input(), ctx.instanceId());
                         return null;
                       }
@@ -196,7 +198,7 @@ public final class Workflows {
                       // does not go live: the release fails with the reason.
                       String status =
                           lifecycle
-                              .reads()
+                              .projects()
                               .project(projectId)
                               .map(ProjectInfo::status)
                               .orElse("gone");

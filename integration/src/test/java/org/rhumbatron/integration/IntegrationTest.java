@@ -165,9 +165,9 @@ class IntegrationTest {
     assertThat(f.outbox("project.created")).isEqualTo(1);
 
     twice(command(CommandType.APP_PROVISION, "p1", null, null));
-    assertThat(f.lifecycle.reads().project("p1").orElseThrow().hasLiveApp()).isTrue();
+    assertThat(f.lifecycle.projects().project("p1").orElseThrow().hasLiveApp()).isTrue();
     twice(command(CommandType.APP_REMOVE, "p1", null, null));
-    assertThat(f.lifecycle.reads().project("p1").orElseThrow().hasLiveApp()).isFalse();
+    assertThat(f.lifecycle.projects().project("p1").orElseThrow().hasLiveApp()).isFalse();
     assertThat(f.outboxTypes())
         .containsExactly("project.created", "app.provisioned", "app.removed");
 
@@ -186,12 +186,12 @@ class IntegrationTest {
     // a fails; change.settle makes its second attempt ready and wakes its new Agent.
     TaskRef a =
         new TaskRef(
-            "p1", c, c + ":a", f.lifecycle.reads().task(c + ":a").orElseThrow().agentId(), 1);
+            "p1", c, c + ":a", f.lifecycle.changes().task(c + ":a").orElseThrow().agentId(), 1);
     f.lifecycle.agents().start(a).get();
     f.lifecycle.agents().fail(a, "tests failed").get();
     twice(command(CommandType.CHANGE_SETTLE, "p1", c, null));
-    assertThat(f.lifecycle.reads().task(c + ":a").orElseThrow().attempt()).isEqualTo(2);
-    assertThat(f.lifecycle.reads().task(c + ":a").orElseThrow().state()).isEqualTo("assigned");
+    assertThat(f.lifecycle.changes().task(c + ":a").orElseThrow().attempt()).isEqualTo(2);
+    assertThat(f.lifecycle.changes().task(c + ":a").orElseThrow().state()).isEqualTo("assigned");
     assertThat(f.commandsOn(Queue.AGENT_WAKEUPS)).isEqualTo(3);
 
     // release.recover finds the release rows and writes nothing.
@@ -212,16 +212,16 @@ class IntegrationTest {
             .createdAt(f.clock.instant())
             .build();
     twice(sweep);
-    assertThat(f.lifecycle.reads().change("fork-b").orElseThrow().state())
+    assertThat(f.lifecycle.changes().change("fork-b").orElseThrow().state())
         .isEqualTo("not_selected");
-    assertThat(f.lifecycle.reads().change("fork-a").orElseThrow().state()).isEqualTo("completed");
+    assertThat(f.lifecycle.changes().change("fork-a").orElseThrow().state()).isEqualTo("completed");
     assertThat(f.outbox("change.not_selected")).isEqualTo(1);
 
     // project.cleanup cancels the open Changes of an archived project.
     f.lifecycle.projects().archive("p1").get();
     twice(command(CommandType.PROJECT_CLEANUP, "p1", null, null));
-    assertThat(f.lifecycle.reads().change(c).orElseThrow().state()).isEqualTo("cancelled");
-    assertThat(f.lifecycle.reads().change("parent").orElseThrow().state()).isEqualTo("cancelled");
+    assertThat(f.lifecycle.changes().change(c).orElseThrow().state()).isEqualTo("cancelled");
+    assertThat(f.lifecycle.changes().change("parent").orElseThrow().state()).isEqualTo("cancelled");
     assertThat(f.outbox("change.cancelled")).isEqualTo(2);
   }
 
@@ -312,16 +312,16 @@ class IntegrationTest {
                       + reason
                       + ")"));
     }
-    assertThat(f.lifecycle.reads().change(c).orElseThrow().state()).isEqualTo("cancelled");
-    assertThat(f.lifecycle.reads().change(c).orElseThrow().reason()).isEqualTo(reason);
-    assertThat(f.lifecycle.reads().task(c + ":a").orElseThrow().state()).isEqualTo("cancelled");
+    assertThat(f.lifecycle.changes().change(c).orElseThrow().state()).isEqualTo("cancelled");
+    assertThat(f.lifecycle.changes().change(c).orElseThrow().reason()).isEqualTo(reason);
+    assertThat(f.lifecycle.changes().task(c + ":a").orElseThrow().state()).isEqualTo("cancelled");
     assertThat(f.outbox("change.cancelled")).isEqualTo(1);
     assertThat(f.outbox("task.ready")).as("nothing dispatched").isZero();
     assertThat(f.count("SELECT COUNT(*) FROM candidates")).as("nothing composed").isZero();
     assertThat(
             consumer.handle(command(CommandType.APP_PROVISION, "p-end", null, null), delivery(1)))
         .isInstanceOf(Outcome.Refuse.class);
-    assertThat(f.lifecycle.reads().project("p-end").orElseThrow().hasLiveApp()).isFalse();
+    assertThat(f.lifecycle.projects().project("p-end").orElseThrow().hasLiveApp()).isFalse();
   }
 
   @DatabaseTest
@@ -352,7 +352,7 @@ class IntegrationTest {
             .change()
             .changeId();
     assertThat(f.lifecycle.projects().delete("p-del").get()).isTrue();
-    assertThat(f.lifecycle.reads().change(c).orElseThrow().reason()).isEqualTo("project_deleted");
+    assertThat(f.lifecycle.changes().change(c).orElseThrow().reason()).isEqualTo("project_deleted");
     f.commands.send(command(CommandType.CHANGE_DISPATCH, "p-del", c, null)).get();
     await().atMost(Duration.ofSeconds(20)).until(() -> !outcomes.isEmpty());
     assertThat(outcomes.get(0)).isInstanceOf(Outcome.Refuse.class);
@@ -694,9 +694,9 @@ class IntegrationTest {
     f.lifecycle.approvals().recordVerdict(composeCandidate(first), true, null, "cmd_v0").get();
     f.lifecycle.approvals().approve(first).get(); // canonical advances: cand's base is stale
     f.lifecycle.approvals().stale(cand, "approve:" + cand).get(); // the commit; no rebase sent
-    assertThat(f.lifecycle.reads().change(c).orElseThrow().state()).isEqualTo("verifying");
+    assertThat(f.lifecycle.changes().change(c).orElseThrow().state()).isEqualTo("verifying");
     long before = f.commandsOn(Queue.VERIFICATION);
-    assertThat(f.lifecycle.reads().staleAwaitingRebase(c, cand)).isTrue();
+    assertThat(f.lifecycle.candidates().staleAwaitingRebase(c, cand)).isTrue();
 
     ObjectNode input =
         JsonNodeFactory.instance.objectNode().put("projectId", "p1").put("changeId", c);
@@ -708,7 +708,7 @@ class IntegrationTest {
     assertThat(
             f.count("SELECT COUNT(*) FROM candidates WHERE change_id = ? AND state <> 'stale'", c))
         .isEqualTo(1);
-    assertThat(f.lifecycle.reads().staleAwaitingRebase(c, cand)).isFalse();
+    assertThat(f.lifecycle.candidates().staleAwaitingRebase(c, cand)).isFalse();
   }
 
   @DatabaseTest
@@ -732,7 +732,8 @@ class IntegrationTest {
     assertThat(twice(start)).isInstanceOf(Outcome.Ack.class);
     assertThat(workflows.instance(cand).orElseThrow().stepsDone())
         .containsExactly("verify", "record", "approve");
-    assertThat(f.lifecycle.reads().change(c).orElseThrow().state()).isEqualTo("awaiting_approval");
+    assertThat(f.lifecycle.changes().change(c).orElseThrow().state())
+        .isEqualTo("awaiting_approval");
     assertThat(f.outbox("candidate.verified")).isEqualTo(1);
     Command noKey =
         Command.builder()
@@ -779,7 +780,7 @@ class IntegrationTest {
     Command release = f.lifecycle.commands().releaseStart("p1", c, "rel_p1_1");
     assertThat(release.commandId()).isEqualTo("cmd_rel_p1_1_release");
     twice(release);
-    assertThat(f.lifecycle.reads().change(c).orElseThrow().state()).isEqualTo("completed");
+    assertThat(f.lifecycle.changes().change(c).orElseThrow().state()).isEqualTo("completed");
     assertThat(f.outbox("release.completed")).isEqualTo(1);
     assertThat(f.count("SELECT COUNT(*) FROM releases WHERE state = 'completed'")).isEqualTo(1);
   }
@@ -807,7 +808,7 @@ class IntegrationTest {
     DeadLetterOperator operator = new DeadLetterOperator(f.database, f.commands, codec, f.clock);
     assertThat(operator.listOpen(10)).hasSize(1);
     assertThat(f.lifecycle.approvals().decline(c).get()).isTrue();
-    assertThat(f.lifecycle.reads().change(c).orElseThrow().state()).isEqualTo("declined");
+    assertThat(f.lifecycle.changes().change(c).orElseThrow().state()).isEqualTo("declined");
     new org.rhumbatron.router.maintenance.Maintenance(
             f.database, command -> {}, operator, f.settings)
         .runReleaseSweep(Instant.parse("2026-12-04T10:04:00Z"));
@@ -843,14 +844,14 @@ class IntegrationTest {
     IntegrationConsumer withFailing = consumerOn(failing);
     withFailing.handle(f.lifecycle.commands().releaseStart("p1", c, "rel_p1_1"), delivery(1));
     await().atMost(Duration.ofSeconds(10)).until(() -> f.outbox("release.failed") == 1);
-    assertThat(f.lifecycle.reads().change(c).orElseThrow().state()).isEqualTo("releasing");
+    assertThat(f.lifecycle.changes().change(c).orElseThrow().state()).isEqualTo("releasing");
     assertThat(f.count("SELECT COUNT(*) FROM releases WHERE state = 'failed'")).isEqualTo(1);
     broken.set(false);
     Command recover = command(CommandType.RELEASE_RECOVER, "p1", c, null);
     assertThat(withFailing.handle(recover, delivery(1))).isInstanceOf(Outcome.Ack.class);
     await()
         .atMost(Duration.ofSeconds(10))
-        .until(() -> f.lifecycle.reads().change(c).orElseThrow().state().equals("completed"));
+        .until(() -> f.lifecycle.changes().change(c).orElseThrow().state().equals("completed"));
     assertThat(f.outbox("release.completed")).isEqualTo(1);
     // Recovering a completed release does nothing more.
     withFailing.handle(recover, delivery(2));
@@ -885,7 +886,7 @@ class IntegrationTest {
     assertThat(tries).hasValue(1);
     assertThat(f.outbox("release.completed")).isZero();
     assertThat(f.count("SELECT COUNT(*) FROM releases WHERE state = 'failed'")).isEqualTo(1);
-    assertThat(f.lifecycle.reads().change(c).orElseThrow().state()).isEqualTo("cancelled");
+    assertThat(f.lifecycle.changes().change(c).orElseThrow().state()).isEqualTo("cancelled");
   }
 
   /**

@@ -4,6 +4,7 @@ import java.time.Clock;
 import org.rhumbatron.coordinator.Coordinator;
 import org.rhumbatron.coordinator.shard.ShardAlarmWork;
 import org.rhumbatron.lifecycle.candidates.Approvals;
+import org.rhumbatron.lifecycle.candidates.Candidates;
 import org.rhumbatron.lifecycle.changes.ChangeDispatcher;
 import org.rhumbatron.lifecycle.changes.ChangeEnds;
 import org.rhumbatron.lifecycle.changes.ChangeSettler;
@@ -16,6 +17,7 @@ import org.rhumbatron.lifecycle.tasks.AgentReports;
 import org.rhumbatron.lifecycle.tasks.TaskReports;
 import org.rhumbatron.lifecycle.tasks.TaskTokens;
 import org.rhumbatron.platform.config.Settings;
+import org.rhumbatron.platform.db.Database;
 import org.rhumbatron.platform.queue.Commands;
 import org.rhumbatron.platform.secrets.SigningKeys;
 
@@ -23,12 +25,13 @@ import org.rhumbatron.platform.secrets.SigningKeys;
  * The Change lifecycle's object graph, built once, and its entry points by aggregate: {@link
  * #projects}, {@link #changes} and their {@link #ends}, the Candidates' {@link #approvals}, the
  * Agents' reports on their Tasks and claims ({@link #agents}), the {@link #commands} it sends, and
- * its {@link #reads}. Every state change runs on the actor that owns it ({@link LifecycleShards}),
- * in one transaction with its Events. The project and app commands go on the integration queue (the
- * seed's api → integration arrow) and their handlers call back here.
+ * the reads of {@link #candidates}. Each entry point also answers the reads of its aggregate. Every
+ * state change runs on the actor that owns it ({@link LifecycleShards}), in one transaction with
+ * its Events. The project and app commands go on the integration queue (the seed's api →
+ * integration arrow) and their handlers call back here.
  */
 public final class Lifecycle {
-  private final LifecycleReads reads;
+  private final Candidates candidates;
   private final LifecycleCommands commands;
   private final Projects projects;
   private final Changes changes;
@@ -38,20 +41,31 @@ public final class Lifecycle {
   private final TaskTokens taskTokens;
 
   public Lifecycle(Coordinator coordinator, Commands commands, Clock clock, Settings settings) {
-    this.reads = new LifecycleReads(coordinator.database());
-    LifecycleShards shards = new LifecycleShards(coordinator, reads);
+    Database database = coordinator.database();
+    LifecycleShards shards = new LifecycleShards(coordinator);
     this.commands = new LifecycleCommands(commands, clock);
     ChangeDispatcher dispatcher = new ChangeDispatcher(clock, settings);
-    this.changes = new Changes(shards, reads, dispatcher, settings);
+    this.changes = new Changes(shards, database, dispatcher, settings);
     ChangeSettler settler = new ChangeSettler(clock, settings, dispatcher);
     ResourceLedger resources = new ResourceLedger(clock, settings.get(Settings.CLAIM_TTL));
-    this.ends = new ChangeEnds(shards, reads, settler, resources);
-    this.projects = new Projects(coordinator, shards, reads, ends, new ProjectLedger(clock));
+    this.ends = new ChangeEnds(shards, database, settler, resources);
+    this.projects = new Projects(coordinator, shards, changes, ends, new ProjectLedger(clock));
+    this.candidates = new Candidates(database);
     this.approvals =
         new Approvals(
-            coordinator, commands, this.commands, shards, reads, ends, projects, settler, clock);
+            coordinator,
+            commands,
+            this.commands,
+            shards,
+            changes,
+            candidates,
+            ends,
+            projects,
+            settler,
+            clock);
     this.agents =
-        new AgentReports(shards, new TaskReports(clock), resources, new ModelRoutes(clock));
+        new AgentReports(
+            shards, new TaskReports(clock), resources, new ModelRoutes(clock), database);
     this.taskTokens =
         new TaskTokens(
             new SigningKeys(coordinator.database(), clock),
@@ -100,8 +114,8 @@ public final class Lifecycle {
     return taskTokens;
   }
 
-  /** The lifecycle's read API. */
-  public LifecycleReads reads() {
-    return reads;
+  /** Candidates and releases as other modules read them. */
+  public Candidates candidates() {
+    return candidates;
   }
 }

@@ -8,6 +8,7 @@ import org.rhumbatron.coordinator.outbox.OutboxActor.Appender;
 import org.rhumbatron.coordinator.outbox.OutboxActor.EventWork;
 import org.rhumbatron.coordinator.shard.ResourceShardActor;
 import org.rhumbatron.lifecycle.changes.ChangeInfo;
+import org.rhumbatron.lifecycle.changes.ChangeLedger;
 import org.rhumbatron.lifecycle.tasks.TaskRef;
 import org.rhumbatron.platform.db.Tx;
 
@@ -23,11 +24,9 @@ public final class LifecycleShards {
   }
 
   private final Coordinator coordinator;
-  private final LifecycleReads reads;
 
-  LifecycleShards(Coordinator coordinator, LifecycleReads reads) {
+  LifecycleShards(Coordinator coordinator) {
     this.coordinator = coordinator;
-    this.reads = reads;
   }
 
   public <T> CompletableFuture<T> on(ResourceShardActor shard, ShardWork<T> work) {
@@ -43,8 +42,9 @@ public final class LifecycleShards {
     String projectId;
     try {
       projectId =
-          reads
-              .change(changeId)
+          coordinator
+              .database()
+              .read(tx -> ChangeLedger.change(tx, changeId))
               .map(ChangeInfo::projectId)
               .orElseThrow(() -> LifecycleException.unknownChange(changeId));
     } catch (RuntimeException e) {
@@ -54,11 +54,11 @@ public final class LifecycleShards {
   }
 
   public <T> CompletableFuture<T> onCandidate(String candidateId, ShardWork<T> work) {
-    return onChangeOf(reads.changeOfCandidate(candidateId), "candidate " + candidateId, work);
+    return onChangeOf(changeOfCandidate(candidateId), "candidate " + candidateId, work);
   }
 
   public <T> CompletableFuture<T> onRelease(String releaseId, ShardWork<T> work) {
-    return onChangeOf(reads.changeOfRelease(releaseId), "release " + releaseId, work);
+    return onChangeOf(changeOfRelease(releaseId), "release " + releaseId, work);
   }
 
   private <T> CompletableFuture<T> onChangeOf(
@@ -79,5 +79,27 @@ public final class LifecycleShards {
 
   public <T> CompletableFuture<T> onProject(String projectId, ShardWork<T> work) {
     return onResource(projectId, "project:" + projectId, work);
+  }
+
+  private Optional<String> changeOfCandidate(String candidateId) {
+    return coordinator
+        .database()
+        .read(
+            tx ->
+                tx.queryFirst(
+                    "SELECT change_id FROM candidates WHERE candidate_id = ?",
+                    rs -> rs.getString(1),
+                    candidateId));
+  }
+
+  private Optional<String> changeOfRelease(String releaseId) {
+    return coordinator
+        .database()
+        .read(
+            tx ->
+                tx.queryFirst(
+                    "SELECT change_id FROM releases WHERE release_id = ?",
+                    rs -> rs.getString(1),
+                    releaseId));
   }
 }

@@ -92,13 +92,13 @@ class ChangeEndTest {
     String c = change("req", task("a"), task("b"));
     Wake a = lifecycle.changes().dispatch(c, "cmd_1").get().wakes().get(0);
     runWithClaims(a);
-    assertThat(lifecycle.reads().task(c + ":b").orElseThrow().state()).isEqualTo("ready");
+    assertThat(lifecycle.changes().task(c + ":b").orElseThrow().state()).isEqualTo("ready");
     assertThat(heldClaims(c)).isEqualTo(2);
 
     assertThat(lifecycle.ends().cancel(c).get()).isTrue();
 
     for (String key : List.of("a", "b")) {
-      TaskInfo t = lifecycle.reads().task(c + ":" + key).orElseThrow();
+      TaskInfo t = lifecycle.changes().task(c + ":" + key).orElseThrow();
       assertThat(t.state()).as(key).isEqualTo("cancelled");
       assertThat(t.endReason()).as(key).isEqualTo("change_cancelled");
     }
@@ -119,9 +119,9 @@ class ChangeEndTest {
     assertThat(outboxEvents("claim.released"))
         .extracting(Event::resource)
         .containsExactlyInAnyOrder("path:src/a/", "path:docs/a");
-    assertThat(lifecycle.reads().overlapping("p1", List.of("path:src/a/", "path:src/b/"), null))
+    assertThat(lifecycle.agents().overlapping("p1", List.of("path:src/a/", "path:src/b/"), null))
         .isEmpty();
-    assertThat(lifecycle.reads().heldTasks(10)).isEmpty();
+    assertThat(lifecycle.changes().heldTasks(10)).isEmpty();
 
     // The stopped Agent reports late: refused, nothing written, the Task stays cancelled.
     long outbox = f.count("SELECT COUNT(*) FROM outbox");
@@ -135,7 +135,7 @@ class ChangeEndTest {
     assertThatThrownBy(() -> lifecycle.agents().acquireClaim(a.task(), "path:src/a/x").get())
         .hasCauseInstanceOf(TaskNotHeldException.class)
         .hasMessageContaining("cancelled");
-    assertThat(lifecycle.reads().task(c + ":a").orElseThrow().state()).isEqualTo("cancelled");
+    assertThat(lifecycle.changes().task(c + ":a").orElseThrow().state()).isEqualTo("cancelled");
     assertThat(f.count("SELECT COUNT(*) FROM outbox")).isEqualTo(outbox);
 
     // A repeated cancel writes nothing and stops nothing again.
@@ -159,12 +159,12 @@ class ChangeEndTest {
     Settled settled = lifecycle.ends().settle(c, "cmd_failed_settle").get();
 
     assertThat(settled.decision()).isEqualTo(Settled.Decision.FAILED);
-    assertThat(lifecycle.reads().change(c).orElseThrow().state()).isEqualTo("failed");
-    TaskInfo failed = lifecycle.reads().task(c + ":a").orElseThrow();
+    assertThat(lifecycle.changes().change(c).orElseThrow().state()).isEqualTo("failed");
+    TaskInfo failed = lifecycle.changes().task(c + ":a").orElseThrow();
     assertThat(failed.state()).as("ended on its own").isEqualTo("failed");
     assertThat(failed.endReason()).isNull();
     for (String key : List.of("b", "c")) {
-      TaskInfo t = lifecycle.reads().task(c + ":" + key).orElseThrow();
+      TaskInfo t = lifecycle.changes().task(c + ":" + key).orElseThrow();
       assertThat(t.state()).as(key).isEqualTo("cancelled");
       assertThat(t.endReason()).as(key).isEqualTo("change_failed");
     }
@@ -195,7 +195,7 @@ class ChangeEndTest {
                     "x")
                 .get())
         .isTrue();
-    TaskInfo t = lifecycle.reads().task(a.taskId()).orElseThrow();
+    TaskInfo t = lifecycle.changes().task(a.taskId()).orElseThrow();
     assertThat(t.state()).isEqualTo("cancelled");
     assertThat(t.endReason()).isEqualTo("change_not_selected");
     assertThat(stops).containsExactly(a.agentId() + " change_not_selected");

@@ -121,7 +121,7 @@ class LifecycleTest {
     assertThat(first.created()).isTrue();
     assertThat(again.created()).isFalse();
     assertThat(again.change()).isEqualTo(first.change());
-    assertThat(lifecycle.reads().tasks(first.change().changeId()))
+    assertThat(lifecycle.changes().tasks(first.change().changeId()))
         .extracting(TaskInfo::key)
         .containsExactly("a");
     assertThat(f.outbox("change.created")).isEqualTo(1);
@@ -144,10 +144,10 @@ class LifecycleTest {
     f.database.inTransaction(
         tx -> tx.update("UPDATE tasks SET state = 'napping' WHERE change_id = ?", c));
 
-    assertThatThrownBy(() -> lifecycle.reads().change(c))
+    assertThatThrownBy(() -> lifecycle.changes().change(c))
         .hasMessageContaining("'limbo'")
         .hasMessageContaining("table changes");
-    assertThatThrownBy(() -> lifecycle.reads().tasks(c))
+    assertThatThrownBy(() -> lifecycle.changes().tasks(c))
         .hasMessageContaining("'napping'")
         .hasMessageContaining("table tasks");
   }
@@ -213,7 +213,7 @@ class LifecycleTest {
     assertThat(f.outbox("task.assigned")).isEqualTo(8);
     assertThat(f.count("SELECT COUNT(*) FROM tasks WHERE change_id = ? AND state = 'ready'", c))
         .isEqualTo(2);
-    assertThat(lifecycle.reads().task(c + ":leaf").orElseThrow().state()).isEqualTo("pending");
+    assertThat(lifecycle.changes().task(c + ":leaf").orElseThrow().state()).isEqualTo("pending");
   }
 
   /** Runs the Agent's whole attempt on {@code w}: running, changeset, completed. */
@@ -243,7 +243,7 @@ class LifecycleTest {
     complete(first.get(0));
     Dispatched afterCompleted = lifecycle.changes().dispatch(c, "cmd_completed_dispatch").get();
     assertThat(afterCompleted.admitted()).isEqualTo(1);
-    assertThat(lifecycle.reads().task(c + ":r8").orElseThrow().state()).isEqualTo("assigned");
+    assertThat(lifecycle.changes().task(c + ":r8").orElseThrow().state()).isEqualTo("assigned");
 
     Wake r1 = first.get(1);
     lifecycle.agents().start(r1.task()).get();
@@ -251,10 +251,10 @@ class LifecycleTest {
     Settled settled = lifecycle.ends().settle(c, "cmd_failed_settle").get();
     // Ready Tasks are admitted in work-graph order: r1's next attempt before r9.
     assertThat(settled.dispatched().admitted()).isEqualTo(1);
-    TaskInfo retried = lifecycle.reads().task(c + ":r1").orElseThrow();
+    TaskInfo retried = lifecycle.changes().task(c + ":r1").orElseThrow();
     assertThat(retried.state()).isEqualTo("assigned");
     assertThat(retried.attempt()).isEqualTo(2);
-    assertThat(lifecycle.reads().task(c + ":r9").orElseThrow().state())
+    assertThat(lifecycle.changes().task(c + ":r9").orElseThrow().state())
         .as("still waiting at the limit")
         .isEqualTo("ready");
     assertThat(f.count("SELECT COUNT(*) FROM tasks WHERE change_id = ? AND state = 'assigned'", c))
@@ -262,7 +262,7 @@ class LifecycleTest {
 
     complete(first.get(2));
     lifecycle.changes().dispatch(c, "cmd_completed2_dispatch").get();
-    assertThat(lifecycle.reads().task(c + ":r9").orElseThrow().state()).isEqualTo("assigned");
+    assertThat(lifecycle.changes().task(c + ":r9").orElseThrow().state()).isEqualTo("assigned");
   }
 
   @DatabaseTest
@@ -286,7 +286,7 @@ class LifecycleTest {
     complete(last.wakes().get(0));
     Dispatched done = lifecycle.changes().dispatch(c, "cmd_4").get();
     assertThat(done.verification()).isTrue();
-    assertThat(lifecycle.reads().change(c).orElseThrow().state()).isEqualTo("verifying");
+    assertThat(lifecycle.changes().change(c).orElseThrow().state()).isEqualTo("verifying");
     assertThat(f.outbox("verification.started")).isEqualTo(1);
     assertThat(lifecycle.changes().dispatch(c, "cmd_5").get().changeState()).isEqualTo("verifying");
     assertThat(f.outbox("verification.started")).isEqualTo(1);
@@ -348,7 +348,7 @@ class LifecycleTest {
       }
     }
     assertThat(agents).hasSize(3); // each attempt its own Agent
-    ChangeInfo failed = lifecycle.reads().change(c).orElseThrow();
+    ChangeInfo failed = lifecycle.changes().change(c).orElseThrow();
     assertThat(failed.state()).isEqualTo("failed");
     assertThat(failed.reason()).contains(c + ":a");
     assertThat(f.outbox("change.failed")).isEqualTo(1);
@@ -428,7 +428,7 @@ class LifecycleTest {
     f.project("p1");
     assertThat(lifecycle.projects().setLiveApp("p1", true, "cmd_a").get()).isTrue();
     assertThat(lifecycle.projects().setLiveApp("p1", true, "cmd_b").get()).isFalse();
-    assertThat(lifecycle.reads().project("p1").orElseThrow().hasLiveApp()).isTrue();
+    assertThat(lifecycle.projects().project("p1").orElseThrow().hasLiveApp()).isTrue();
     assertThat(lifecycle.projects().setLiveApp("p1", false, "cmd_c").get()).isTrue();
     assertThat(lifecycle.projects().delete("p1").get()).isTrue();
     assertThat(lifecycle.projects().delete("p1").get()).isFalse();

@@ -91,7 +91,7 @@ class PostgresTwoNodeActorTest {
       }
     }
     for (String p : ids) {
-      assertThat(one.lifecycle.reads().project(p).orElseThrow().canonicalGeneration())
+      assertThat(one.lifecycle.projects().project(p).orElseThrow().canonicalGeneration())
           .isEqualTo(rounds);
       assertThat(one.count("SELECT COUNT(*) FROM promotions WHERE project_id = ?", p))
           .isEqualTo(rounds);
@@ -264,7 +264,7 @@ class PostgresTwoNodeActorTest {
     resume.countDown();
     // Node two's first attempt was rolled back with its session; it ran again, after node one.
     assertThat(paused.get(30, TimeUnit.SECONDS)).isEqualTo(2);
-    assertThat(one.lifecycle.reads().change(c).orElseThrow().title()).isEqualTo("attempt 2");
+    assertThat(one.lifecycle.changes().change(c).orElseThrow().title()).isEqualTo("attempt 2");
     assertThat(held(c)).isEqualTo(2);
   }
 

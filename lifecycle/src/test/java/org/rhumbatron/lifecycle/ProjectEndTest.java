@@ -57,7 +57,7 @@ class ProjectEndTest {
     String c = f.verifying("p1", request);
     Composition comp = lifecycle.approvals().compose(c, "cmd_cc_" + c, false).get();
     lifecycle.approvals().recordVerdict(comp.candidateId(), true, null, "cmd_v_" + c).get();
-    assertThat(lifecycle.reads().change(c).orElseThrow().state()).isEqualTo("awaiting_approval");
+    assertThat(lifecycle.changes().change(c).orElseThrow().state()).isEqualTo("awaiting_approval");
     return c;
   }
 
@@ -94,12 +94,12 @@ class ProjectEndTest {
         .isTrue();
 
     for (String c : List.of(waiting, run)) {
-      ChangeInfo info = lifecycle.reads().change(c).orElseThrow();
+      ChangeInfo info = lifecycle.changes().change(c).orElseThrow();
       assertThat(info.state()).as(c).isEqualTo("cancelled");
       assertThat(info.reason()).as(c).isEqualTo(reason);
     }
     assertThat(f.outbox("change.cancelled")).isEqualTo(2);
-    assertThat(lifecycle.reads().task(run + ":a").orElseThrow().state()).isEqualTo("cancelled");
+    assertThat(lifecycle.changes().task(run + ":a").orElseThrow().state()).isEqualTo("cancelled");
     assertThat(stops).containsExactly(run + ":a change_cancelled");
     assertThat(f.count("SELECT COUNT(*) FROM claims WHERE state = 'held'")).isZero();
 
@@ -109,7 +109,7 @@ class ProjectEndTest {
     assertThat(f.coordinator.root("p1").decidePromotion(candidate, 0, waiting, "late").get())
         .extracting(d -> d.promotion())
         .isEqualTo(Promotion.PROJECT_NOT_ACTIVE);
-    assertThat(lifecycle.reads().project("p1").orElseThrow().canonicalGeneration()).isZero();
+    assertThat(lifecycle.projects().project("p1").orElseThrow().canonicalGeneration()).isZero();
     assertThat(f.outbox("canonical.advanced")).isZero();
     assertThat(f.outbox("artifact.promoted")).isZero();
   }
@@ -133,10 +133,10 @@ class ProjectEndTest {
         tx -> tx.update("UPDATE projects SET status = 'deleted' WHERE project_id = 'p1'"));
     assertThatThrownBy(() -> lifecycle.approvals().approve(waiting).get())
         .hasMessageContaining("project p1 is deleted");
-    ChangeInfo info = lifecycle.reads().change(waiting).orElseThrow();
+    ChangeInfo info = lifecycle.changes().change(waiting).orElseThrow();
     assertThat(info.state()).isEqualTo("cancelled");
     assertThat(info.reason()).isEqualTo("project_deleted");
-    assertThat(lifecycle.reads().project("p1").orElseThrow().canonicalGeneration()).isZero();
+    assertThat(lifecycle.projects().project("p1").orElseThrow().canonicalGeneration()).isZero();
     assertThat(f.outbox("canonical.advanced")).isZero();
   }
 
@@ -144,6 +144,6 @@ class ProjectEndTest {
   void anActiveProjectsChangesAreLeftAlone() throws Exception {
     String run = running("r1");
     assertThat(lifecycle.projects().endChanges("p1", null).get()).isZero();
-    assertThat(lifecycle.reads().change(run).orElseThrow().state()).isEqualTo("open");
+    assertThat(lifecycle.changes().change(run).orElseThrow().state()).isEqualTo("open");
   }
 }

@@ -63,13 +63,13 @@ class PromotionTest {
     String cand = candidateOf(c);
     assertThat(lifecycle.approvals().recordVerdict(cand, true, null, "cmd_v").get()).isTrue();
     assertThat(lifecycle.approvals().recordVerdict(cand, true, null, "cmd_v").get()).isFalse();
-    assertThat(lifecycle.reads().change(c).orElseThrow().state()).isEqualTo("awaiting_approval");
+    assertThat(lifecycle.changes().change(c).orElseThrow().state()).isEqualTo("awaiting_approval");
     Approval approval = lifecycle.approvals().approve(c).get();
     assertThat(approval.promotion()).isEqualTo(Promotion.PROMOTED);
     assertThat(approval.generation()).isEqualTo(1);
     assertThat(approval.releaseId()).isNull(); // no live app: completed at promotion
-    assertThat(lifecycle.reads().change(c).orElseThrow().state()).isEqualTo("completed");
-    assertThat(lifecycle.reads().project("p1").orElseThrow().canonicalGeneration()).isEqualTo(1);
+    assertThat(lifecycle.changes().change(c).orElseThrow().state()).isEqualTo("completed");
+    assertThat(lifecycle.projects().project("p1").orElseThrow().canonicalGeneration()).isEqualTo(1);
     assertThat(f.outbox("artifact.promoted")).isEqualTo(1);
     assertThat(f.outbox("canonical.advanced")).isEqualTo(1);
     assertThat(f.outbox("candidate.promoted")).isEqualTo(1);
@@ -94,7 +94,7 @@ class PromotionTest {
     assertThat(lifecycle.approvals().approve(a).get().promotion()).isEqualTo(Promotion.PROMOTED);
     Approval late = lifecycle.approvals().approve(b).get();
     assertThat(late.promotion()).isEqualTo(Promotion.STALE_BASE);
-    assertThat(lifecycle.reads().change(b).orElseThrow().state()).isEqualTo("verifying");
+    assertThat(lifecycle.changes().change(b).orElseThrow().state()).isEqualTo("verifying");
     assertThat(f.count("SELECT COUNT(*) FROM candidates WHERE state = 'stale'")).isEqualTo(1);
     assertThat(f.commandsOn(Queue.VERIFICATION)).isEqualTo(1); // candidate.create after a rebase
     String recomposed = candidateOf(b);
@@ -105,7 +105,7 @@ class PromotionTest {
     Approval second = lifecycle.approvals().approve(b).get();
     assertThat(second.promotion()).isEqualTo(Promotion.PROMOTED);
     assertThat(second.generation()).isEqualTo(2);
-    assertThat(lifecycle.reads().change(b).orElseThrow().state()).isEqualTo("completed");
+    assertThat(lifecycle.changes().change(b).orElseThrow().state()).isEqualTo("completed");
     assertThat(f.outbox("canonical.advanced")).isEqualTo(2);
   }
 
@@ -120,11 +120,11 @@ class PromotionTest {
         .isEqualTo(Promotion.PROMOTED);
     assertThat(lifecycle.approvals().stale(cand, "cmd_recompose").get()).isFalse();
     assertThat(f.outbox("candidate.stale")).isZero();
-    assertThat(lifecycle.reads().change(c).orElseThrow().state()).isEqualTo("awaiting_approval");
+    assertThat(lifecycle.changes().change(c).orElseThrow().state()).isEqualTo("awaiting_approval");
     // The approval finishes: the root answers already_promoted and the Change completes once.
     assertThat(lifecycle.approvals().approve(c).get().promotion())
         .isEqualTo(Promotion.ALREADY_PROMOTED);
-    assertThat(lifecycle.reads().change(c).orElseThrow().state()).isEqualTo("completed");
+    assertThat(lifecycle.changes().change(c).orElseThrow().state()).isEqualTo("completed");
     assertThat(f.outbox("canonical.advanced")).isEqualTo(1);
   }
 
@@ -136,7 +136,7 @@ class PromotionTest {
     lifecycle.approvals().recordVerdict(cand, true, null, "cmd_v").get();
     Approval approval = lifecycle.approvals().approve(c).get();
     assertThat(approval.releaseId()).isEqualTo("rel_p1_1");
-    assertThat(lifecycle.reads().change(c).orElseThrow().state()).isEqualTo("releasing");
+    assertThat(lifecycle.changes().change(c).orElseThrow().state()).isEqualTo("releasing");
     assertThat(f.count("SELECT COUNT(*) FROM releases WHERE release_id = 'rel_p1_1'")).isEqualTo(1);
   }
 
@@ -149,13 +149,13 @@ class PromotionTest {
     lifecycle.approvals().recordVerdict(cand, true, null, "cmd_v").get();
     assertThat(lifecycle.approvals().decline(c).get()).isTrue();
     assertThat(lifecycle.approvals().decline(c).get()).isFalse();
-    assertThat(lifecycle.reads().change(c).orElseThrow().state()).isEqualTo("declined");
+    assertThat(lifecycle.changes().change(c).orElseThrow().state()).isEqualTo("declined");
     assertThat(f.outbox("change.declined")).isEqualTo(1);
     String d = composed("r2");
     String rejected = candidateOf(d);
     assertThat(lifecycle.approvals().recordVerdict(rejected, false, "tests failed", "cmd_v2").get())
         .isTrue();
-    assertThat(lifecycle.reads().change(d).orElseThrow().state()).isEqualTo("verifying");
+    assertThat(lifecycle.changes().change(d).orElseThrow().state()).isEqualTo("verifying");
     assertThat(f.outbox("candidate.rejected")).isEqualTo(1);
   }
 
@@ -177,7 +177,7 @@ class PromotionTest {
               .changeId();
       variants.add(id);
     }
-    assertThat(lifecycle.reads().openSiblings(variants.get(0)))
+    assertThat(lifecycle.changes().openSiblings(variants.get(0)))
         .containsExactlyInAnyOrder(variants.get(1), variants.get(2));
     // Run the first variant to approval and promote it.
     String winner = variants.get(0);
@@ -195,10 +195,10 @@ class PromotionTest {
     lifecycle.approvals().recordVerdict(candidateOf(winner), true, null, "cmd_vw").get();
     assertThat(lifecycle.approvals().approve(winner).get().promotion())
         .isEqualTo(Promotion.PROMOTED);
-    assertThat(lifecycle.reads().change(winner).orElseThrow().state()).isEqualTo("completed");
+    assertThat(lifecycle.changes().change(winner).orElseThrow().state()).isEqualTo("completed");
     for (String loser : variants.subList(1, 3)) {
-      assertThat(lifecycle.reads().change(loser).orElseThrow().state()).isEqualTo("not_selected");
-      assertThat(lifecycle.reads().change(loser).orElseThrow().reason()).contains(winner);
+      assertThat(lifecycle.changes().change(loser).orElseThrow().state()).isEqualTo("not_selected");
+      assertThat(lifecycle.changes().change(loser).orElseThrow().reason()).contains(winner);
     }
     assertThat(f.outbox("change.not_selected")).isEqualTo(2);
     assertThatThrownBy(

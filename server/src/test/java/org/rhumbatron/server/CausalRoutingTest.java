@@ -154,14 +154,14 @@ class CausalRoutingTest {
     await().atMost(Duration.ofSeconds(60)).until(() -> agents.started().size() == 5);
     Map<String, String> keyOfTask = new HashMap<>();
     for (String changeId : changes) {
-      for (TaskInfo t : lifecycle.reads().tasks(changeId)) {
+      for (TaskInfo t : lifecycle.changes().tasks(changeId)) {
         keyOfTask.put(t.taskId(), t.key());
       }
     }
     List<TaskRef> held = agents.started();
     Map<String, List<String>> scopes = new HashMap<>();
     for (TaskRef t : held) {
-      scopes.put(t.taskId(), lifecycle.reads().task(t.taskId()).orElseThrow().resourceScopes());
+      scopes.put(t.taskId(), lifecycle.changes().task(t.taskId()).orElseThrow().resourceScopes());
     }
     each(held, lifecycle.agents()::start);
     each(

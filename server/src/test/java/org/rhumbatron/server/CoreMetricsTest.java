@@ -129,7 +129,7 @@ class CoreMetricsTest {
   private static void awaitVerification(Lifecycle lifecycle, String changeId) {
     await()
         .atMost(WAIT)
-        .until(() -> lifecycle.reads().change(changeId).orElseThrow().reachedVerification());
+        .until(() -> lifecycle.changes().change(changeId).orElseThrow().reachedVerification());
   }
 
   private static Command wake(String commandId, String changeId, String taskId, String agent) {

@@ -320,7 +320,7 @@ class IdempotencyTableTest {
     assertThat(again.created()).isFalse();
     assertThat(again.candidateId()).isEqualTo(first.candidateId());
     List<String> changesets =
-        lifecycle.reads().tasks(c).stream()
+        lifecycle.changes().tasks(c).stream()
             .map(t -> LifecycleIds.changesetId(t.taskId(), t.attempt()))
             .toList();
     // Literal vectors, computed once by production code: the Change of (p1, r1), its two Tasks'
@@ -342,7 +342,7 @@ class IdempotencyTableTest {
     PromotionDecision again =
         f.coordinator.root(P).decidePromotion(cand, 0, c, "approve:" + cand).get();
     assertThat(again).isEqualTo(new PromotionDecision(Promotion.ALREADY_PROMOTED, 1));
-    assertThat(lifecycle.reads().project(P).orElseThrow().canonicalGeneration()).isEqualTo(1);
+    assertThat(lifecycle.projects().project(P).orElseThrow().canonicalGeneration()).isEqualTo(1);
     assertThat(f.count("SELECT COUNT(*) FROM promotions")).isEqualTo(1);
     assertThat(f.outbox("artifact.promoted")).isEqualTo(1);
     assertThat(f.outbox("canonical.advanced")).isEqualTo(1);
@@ -373,7 +373,7 @@ class IdempotencyTableTest {
     assertThat(f.count("SELECT COUNT(*) FROM releases WHERE state = 'completed'")).isEqualTo(1);
     assertThat(f.outbox("change.releasing")).isEqualTo(1);
     assertThat(f.outbox("release.completed")).isEqualTo(1);
-    assertThat(lifecycle.reads().change(c).orElseThrow().state()).isEqualTo("completed");
+    assertThat(lifecycle.changes().change(c).orElseThrow().state()).isEqualTo("completed");
   }
 
   // Event batch failure | (consumer, batch_key) | k2_batch_failures
@@ -486,7 +486,7 @@ class IdempotencyTableTest {
         lifecycle.agents().complete(w.task()).get();
       }
     }
-    throw new AssertionError(c + " did not verify: " + lifecycle.reads().tasks(c));
+    throw new AssertionError(c + " did not verify: " + lifecycle.changes().tasks(c));
   }
 
   /** Composes the verifying Change's Candidate and records its passing verdict. */

@@ -40,7 +40,7 @@ class IndexingQueueTest {
     core.lifecycle().commands().provisionProject("p-idx", "tenant-1", "Indexed").get();
     await()
         .atMost(Duration.ofSeconds(30))
-        .until(() -> core.lifecycle().reads().project("p-idx").isPresent());
+        .until(() -> core.lifecycle().projects().project("p-idx").isPresent());
     return core;
   }
 

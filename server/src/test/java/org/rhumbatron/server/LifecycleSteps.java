@@ -13,13 +13,13 @@ public final class LifecycleSteps {
     lifecycle.commands().provisionProject(projectId, "tenant-1", "Project " + projectId).get();
     await()
         .atMost(Duration.ofSeconds(30))
-        .until(() -> lifecycle.reads().project(projectId).isPresent());
+        .until(() -> lifecycle.projects().project(projectId).isPresent());
   }
 
   /** Waits until the Change is in {@code state}. */
   public static void awaitState(Lifecycle lifecycle, String changeId, String state, int seconds) {
     await()
         .atMost(Duration.ofSeconds(seconds))
-        .until(() -> lifecycle.reads().change(changeId).orElseThrow().state().equals(state));
+        .until(() -> lifecycle.changes().change(changeId).orElseThrow().state().equals(state));
   }
 }

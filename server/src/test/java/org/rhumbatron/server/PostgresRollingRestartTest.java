@@ -136,7 +136,7 @@ class PostgresRollingRestartTest {
                           id ->
                               !survivor
                                   .lifecycle()
-                                  .reads()
+                                  .changes()
                                   .change(id)
                                   .map(ChangeInfo::ended)
                                   .orElse(false))

@@ -78,7 +78,7 @@ public final class LifecycleWorkload {
     }
     long deadline = clock.millis() + within.toMillis();
     for (String p : projectIds) {
-      while (lifecycle.reads().project(p).isEmpty()) {
+      while (lifecycle.projects().project(p).isEmpty()) {
         if (clock.millis() > deadline) {
           throw new IllegalStateException("project " + p + " not provisioned in " + within);
         }
@@ -89,7 +89,7 @@ public final class LifecycleWorkload {
       lifecycle.commands().provisionApp(p).get();
     }
     for (String p : projectIds) {
-      while (!lifecycle.reads().project(p).orElseThrow().hasLiveApp()) {
+      while (!lifecycle.projects().project(p).orElseThrow().hasLiveApp()) {
         if (clock.millis() > deadline) {
           throw new IllegalStateException("project " + p + " has no live app after " + within);
         }

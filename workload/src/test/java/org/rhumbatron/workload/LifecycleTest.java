@@ -57,7 +57,7 @@ class LifecycleTest {
       String changeId = created.change().changeId();
       await()
           .atMost(Duration.ofSeconds(60))
-          .until(() -> lifecycle.reads().change(changeId).orElseThrow().reachedVerification());
+          .until(() -> lifecycle.changes().change(changeId).orElseThrow().reachedVerification());
       await()
           .atMost(Duration.ofSeconds(30))
           .until(
@@ -69,7 +69,7 @@ class LifecycleTest {
       assertThat(check.problems).isEmpty();
       assertThat(check.completionOrder).hasSize(20);
       assertThat(check.maxHeld).isEqualTo(8); // 12 roots: the limit was reached, never passed
-      assertThat(lifecycle.reads().tasks(changeId)).allMatch(t -> t.state().equals("completed"));
+      assertThat(lifecycle.changes().tasks(changeId)).allMatch(t -> t.state().equals("completed"));
       assertThat(events).filteredOn(e -> e.eventType() == EventType.PROJECT_CREATED).hasSize(1);
     }
   }
@@ -86,12 +86,12 @@ class LifecycleTest {
           .atMost(Duration.ofSeconds(90))
           .until(
               () -> {
-                ChangeInfo now = lifecycle.reads().change(changeId).orElseThrow();
+                ChangeInfo now = lifecycle.changes().change(changeId).orElseThrow();
                 return now.reachedVerification() || now.state().equals("failed");
               });
       // verifying, or past it: the verification Workflow goes on at once
       String end =
-          lifecycle.reads().change(changeId).orElseThrow().reachedVerification()
+          lifecycle.changes().change(changeId).orElseThrow().reachedVerification()
               ? "verifying"
               : "failed";
       EventType endType =
@@ -130,7 +130,7 @@ class LifecycleTest {
       assertThat(end).isEqualTo(expectedEnd);
       assertThat(end.equals("failed")).isEqualTo(lastAttemptFailed);
       if (end.equals("failed")) {
-        assertThat(lifecycle.reads().change(changeId).orElseThrow().reason())
+        assertThat(lifecycle.changes().change(changeId).orElseThrow().reason())
             .contains("attempt 3 of 3");
         assertThat(events).filteredOn(e -> e.eventType() == EventType.CHANGE_FAILED).hasSize(1);
         assertThat(events).noneMatch(e -> e.eventType() == EventType.VERIFICATION_STARTED);
@@ -160,7 +160,7 @@ class LifecycleTest {
       lifecycle.commands().provisionApp("p-live").get();
       await()
           .atMost(Duration.ofSeconds(30))
-          .until(() -> lifecycle.reads().project("p-live").orElseThrow().hasLiveApp());
+          .until(() -> lifecycle.projects().project("p-live").orElseThrow().hasLiveApp());
       String changeId =
           lifecycle.changes().create("p-live", "req-1", graph).get().change().changeId();
       await()
@@ -168,7 +168,7 @@ class LifecycleTest {
           .until(
               () ->
                   lifecycle
-                      .reads()
+                      .changes()
                       .change(changeId)
                       .orElseThrow()
                       .state()
@@ -249,12 +249,12 @@ class LifecycleTest {
                                           + " AND state = 'verified' AND base_generation = 1",
                                       second))
                       == 1);
-      assertThat(lifecycle.reads().change(second).orElseThrow().state())
+      assertThat(lifecycle.changes().change(second).orElseThrow().state())
           .isEqualTo("awaiting_approval");
       Approval approval = lifecycle.approvals().approve(second).get();
       assertThat(approval.promotion().name()).isEqualTo("PROMOTED");
       assertThat(approval.generation()).isEqualTo(2);
-      assertThat(lifecycle.reads().change(second).orElseThrow().state()).isEqualTo("completed");
+      assertThat(lifecycle.changes().change(second).orElseThrow().state()).isEqualTo("completed");
       long stale =
           core.coordinator()
               .database()
@@ -281,7 +281,7 @@ class LifecycleTest {
               .change()
               .changeId();
       LifecycleSteps.awaitState(lifecycle, changeId, "completed", 90);
-      assertThat(lifecycle.reads().project("p-auto").orElseThrow().canonicalGeneration())
+      assertThat(lifecycle.projects().project("p-auto").orElseThrow().canonicalGeneration())
           .isEqualTo(1);
     }
   }
@@ -301,7 +301,7 @@ class LifecycleTest {
               .change()
               .changeId();
       LifecycleSteps.awaitState(lifecycle, changeId, "failed", 90);
-      assertThat(lifecycle.reads().change(changeId).orElseThrow().reason())
+      assertThat(lifecycle.changes().change(changeId).orElseThrow().reason())
           .contains("was rejected by verification");
       await()
           .atMost(Duration.ofSeconds(30))
@@ -317,7 +317,7 @@ class LifecycleTest {
       assertThat(events)
           .filteredOn(e -> e.eventType() == EventType.VERIFICATION_STARTED)
           .hasSize(2);
-      assertThat(lifecycle.reads().tasks(changeId)).allMatch(t -> t.attempt() == 2);
+      assertThat(lifecycle.changes().tasks(changeId)).allMatch(t -> t.attempt() == 2);
       assertThat(LifecycleChecker.check(Workloads.twentyTasks(), changeId, 8, events).problems)
           .isEmpty();
     }

@@ -7,13 +7,13 @@ import org.rhumbatron.coordinator.Coordinator;
 import org.rhumbatron.coordinator.project.ProjectRootActor;
 import org.rhumbatron.lifecycle.LifecycleCommands;
 import org.rhumbatron.lifecycle.LifecycleException;
-import org.rhumbatron.lifecycle.LifecycleReads;
 import org.rhumbatron.lifecycle.LifecycleShards;
 import org.rhumbatron.lifecycle.changes.ChangeEnds;
 import org.rhumbatron.lifecycle.changes.ChangeInfo;
 import org.rhumbatron.lifecycle.changes.ChangeLedger;
 import org.rhumbatron.lifecycle.changes.ChangeSettler;
 import org.rhumbatron.lifecycle.changes.ChangeState;
+import org.rhumbatron.lifecycle.changes.Changes;
 import org.rhumbatron.lifecycle.projects.ProjectInfo;
 import org.rhumbatron.lifecycle.projects.Projects;
 import org.rhumbatron.platform.queue.Commands;
@@ -30,7 +30,8 @@ public final class Approvals {
   private final Commands commands;
   private final LifecycleCommands built;
   private final LifecycleShards shards;
-  private final LifecycleReads reads;
+  private final Changes changes;
+  private final Candidates candidateReads;
   private final ChangeEnds ends;
   private final Projects projects;
   private final ChangeSettler settler;
@@ -44,7 +45,8 @@ public final class Approvals {
       Commands commands,
       LifecycleCommands built,
       LifecycleShards shards,
-      LifecycleReads reads,
+      Changes changes,
+      Candidates candidateReads,
       ChangeEnds ends,
       Projects projects,
       ChangeSettler settler,
@@ -53,7 +55,8 @@ public final class Approvals {
     this.commands = commands;
     this.built = built;
     this.shards = shards;
-    this.reads = reads;
+    this.changes = changes;
+    this.candidateReads = candidateReads;
     this.ends = ends;
     this.projects = projects;
     this.settler = settler;
@@ -102,7 +105,7 @@ public final class Approvals {
     try {
       change = awaitingApproval(changeId, "approved");
       candidate =
-          reads
+          candidateReads
               .verifiedCandidate(changeId)
               .orElseThrow(
                   () ->
@@ -135,7 +138,7 @@ public final class Approvals {
                 CompletableFuture.failedFuture(
                     LifecycleException.projectNotActive(
                         projectId,
-                        reads.project(projectId).map(ProjectInfo::status).orElse("gone"))));
+                        projects.project(projectId).map(ProjectInfo::status).orElse("gone"))));
   }
 
   private CompletableFuture<Approval> rebase(
@@ -190,7 +193,7 @@ public final class Approvals {
   /** A promoted variant's open siblings end {@code not_selected} (one that ended since stays). */
   private CompletableFuture<Void> endSiblings(String changeId, String cause) {
     CompletableFuture<Void> chain = CompletableFuture.completedFuture(null);
-    for (String sibling : reads.openSiblings(changeId)) {
+    for (String sibling : changes.openSiblings(changeId)) {
       chain =
           chain.thenCompose(
               v ->
@@ -231,7 +234,7 @@ public final class Approvals {
 
   private ChangeInfo awaitingApproval(String changeId, String verb) {
     ChangeInfo change =
-        reads.change(changeId).orElseThrow(() -> LifecycleException.unknownChange(changeId));
+        changes.change(changeId).orElseThrow(() -> LifecycleException.unknownChange(changeId));
     requireAwaitingApproval(change, verb);
     return change;
   }

@@ -5,11 +5,11 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.Executors;
 import java.util.function.BiConsumer;
-import org.rhumbatron.lifecycle.LifecycleReads;
 import org.rhumbatron.lifecycle.LifecycleShards;
 import org.rhumbatron.lifecycle.claims.ResourceLedger;
 import org.rhumbatron.lifecycle.tasks.TaskRef;
 import org.rhumbatron.platform.concurrent.DaemonThreads;
+import org.rhumbatron.platform.db.Database;
 import org.rhumbatron.protocol.EventType;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -21,7 +21,7 @@ import org.slf4j.LoggerFactory;
 public final class ChangeEnds {
   private static final Logger log = LoggerFactory.getLogger(ChangeEnds.class);
   private final LifecycleShards shards;
-  private final LifecycleReads reads;
+  private final Database database;
   private final ChangeSettler settler;
   private final ResourceLedger resources;
   private volatile BiConsumer<TaskRef, String> taskStops = (task, reason) -> {};
@@ -30,12 +30,9 @@ public final class ChangeEnds {
       Executors.newCachedThreadPool(DaemonThreads.named("change-end"));
 
   public ChangeEnds(
-      LifecycleShards shards,
-      LifecycleReads reads,
-      ChangeSettler settler,
-      ResourceLedger resources) {
+      LifecycleShards shards, Database database, ChangeSettler settler, ResourceLedger resources) {
     this.shards = shards;
-    this.reads = reads;
+    this.database = database;
     this.settler = settler;
     this.resources = resources;
   }
@@ -116,7 +113,7 @@ public final class ChangeEnds {
       }
     }
     CompletableFuture<?>[] releases =
-        reads.heldClaims(changeId).stream()
+        database.read(tx -> ResourceLedger.heldClaims(tx, changeId)).stream()
             .map(
                 c ->
                     shards.onResource(

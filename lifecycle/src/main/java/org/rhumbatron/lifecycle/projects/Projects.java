@@ -6,10 +6,11 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import org.rhumbatron.coordinator.Coordinator;
 import org.rhumbatron.lifecycle.LifecycleException;
-import org.rhumbatron.lifecycle.LifecycleReads;
 import org.rhumbatron.lifecycle.LifecycleShards;
 import org.rhumbatron.lifecycle.changes.ChangeEnds;
 import org.rhumbatron.lifecycle.changes.ChangeState;
+import org.rhumbatron.lifecycle.changes.Changes;
+import org.rhumbatron.platform.db.Database;
 import org.rhumbatron.protocol.EventType;
 
 /**
@@ -19,19 +20,21 @@ import org.rhumbatron.protocol.EventType;
 public final class Projects {
   private final Coordinator coordinator;
   private final LifecycleShards shards;
-  private final LifecycleReads reads;
+  private final Database database;
+  private final Changes changes;
   private final ChangeEnds ends;
   private final ProjectLedger projects;
 
   public Projects(
       Coordinator coordinator,
       LifecycleShards shards,
-      LifecycleReads reads,
+      Changes changes,
       ChangeEnds ends,
       ProjectLedger projects) {
     this.coordinator = coordinator;
     this.shards = shards;
-    this.reads = reads;
+    this.database = coordinator.database();
+    this.changes = changes;
     this.ends = ends;
     this.projects = projects;
   }
@@ -65,11 +68,11 @@ public final class Projects {
     Optional<ProjectInfo> project;
     List<String> open;
     try {
-      project = reads.project(projectId);
+      project = project(projectId);
       if (project.isEmpty() || "active".equals(project.get().status())) {
         return CompletableFuture.completedFuture(0);
       }
-      open = reads.openChanges(projectId);
+      open = changes.openChanges(projectId);
     } catch (RuntimeException e) {
       return CompletableFuture.failedFuture(e);
     }
@@ -101,5 +104,15 @@ public final class Projects {
       e = e.getCause();
     }
     return e;
+  }
+
+  public Optional<ProjectInfo> project(String projectId) {
+    return database.read(tx -> ProjectLedger.project(tx, projectId));
+  }
+
+  /** At most {@code limit} Projects in id order; all statuses when {@code status} is null. */
+  public List<ProjectInfo> projects(String status, int limit) {
+    LifecycleException.requirePositiveLimit(limit);
+    return database.read(tx -> ProjectLedger.projects(tx, status, limit));
   }
 }

@@ -1,13 +1,18 @@
 package org.rhumbatron.lifecycle.tasks;
 
 import java.sql.SQLException;
+import java.util.Collection;
+import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import org.rhumbatron.coordinator.outbox.OutboxActor.Appender;
 import org.rhumbatron.coordinator.shard.ResourceShardActor;
 import org.rhumbatron.lifecycle.LifecycleShards;
+import org.rhumbatron.lifecycle.claims.ActiveScopes;
 import org.rhumbatron.lifecycle.claims.ResourceLedger;
 import org.rhumbatron.lifecycle.routes.ModelRouted;
 import org.rhumbatron.lifecycle.routes.ModelRoutes;
+import org.rhumbatron.platform.db.Database;
 import org.rhumbatron.platform.db.Tx;
 
 /**
@@ -25,16 +30,19 @@ public final class AgentReports {
   private final TaskReports reports;
   private final ResourceLedger resources;
   private final ModelRoutes modelRoutes;
+  private final Database database;
 
   public AgentReports(
       LifecycleShards shards,
       TaskReports reports,
       ResourceLedger resources,
-      ModelRoutes modelRoutes) {
+      ModelRoutes modelRoutes,
+      Database database) {
     this.shards = shards;
     this.reports = reports;
     this.resources = resources;
     this.modelRoutes = modelRoutes;
+    this.database = database;
   }
 
   public CompletableFuture<Void> agentWoken(TaskRef ref, String commandId) {
@@ -75,6 +83,17 @@ public final class AgentReports {
     return shards.on(
         shards.changeShard(decision.projectId(), decision.changeId()),
         (tx, out, shard) -> modelRoutes.record(tx, out, shard.writerId(), decision));
+  }
+
+  /** The Clef-flash decision already recorded for the Agent of {@code taskId} and the Event. */
+  public Optional<ModelRouted> modelRoute(String eventId, String taskId) {
+    return database.read(tx -> ModelRoutes.find(tx, eventId, taskId));
+  }
+
+  /** The active Agents of the project whose scopes overlap {@code keys} (see ActiveScopes). */
+  public List<ActiveScopes.Match> overlapping(
+      String projectId, Collection<String> keys, String exceptAgent) {
+    return database.read(tx -> ActiveScopes.overlapping(tx, projectId, keys, exceptAgent));
   }
 
   private CompletableFuture<Void> onTask(TaskRef ref, Step step) {

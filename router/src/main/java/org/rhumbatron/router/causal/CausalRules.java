@@ -115,7 +115,7 @@ public final class CausalRules implements CausalBatchRouter {
     for (Event e : unclaimed) {
       if (prepares(e)) {
         List<ActiveScopes.Match> of =
-            lifecycle.reads().overlapping(e.projectId(), keysOf(e), ownAgent(e));
+            lifecycle.agents().overlapping(e.projectId(), keysOf(e), ownAgent(e));
         matches.add(Map.entry(e, of));
         of.stream()
             .filter(m -> m.overlap() == ActiveScopes.Overlap.EXACT)
@@ -168,7 +168,7 @@ public final class CausalRules implements CausalBatchRouter {
   private record Wakeable(ActiveScopes.Match match, String overlap) {}
 
   private ModelRouted decide(Event e, ActiveScopes.Match m) {
-    Optional<ModelRouted> known = lifecycle.reads().modelRoute(e.eventId(), m.taskId());
+    Optional<ModelRouted> known = lifecycle.agents().modelRoute(e.eventId(), m.taskId());
     if (known.isPresent()) {
       return known.get();
     }

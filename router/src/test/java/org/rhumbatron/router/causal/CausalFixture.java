@@ -67,7 +67,7 @@ final class CausalFixture implements AutoCloseable {
     f.lifecycle.changes().dispatch(changeA.changeId(), null).get();
     f.lifecycle.changes().dispatch(changeB.changeId(), null).get();
     for (ChangeInfo c : List.of(changeA, changeB)) {
-      f.lifecycle.reads().tasks(c.changeId()).forEach(t -> tasks.put(t.key(), t));
+      f.lifecycle.changes().tasks(c.changeId()).forEach(t -> tasks.put(t.key(), t));
     }
     // Each Agent got its Task: the dispatcher's wake was handled (agent.woken), as the wake
     // consumer does; until then the router holds overlap wakes back.

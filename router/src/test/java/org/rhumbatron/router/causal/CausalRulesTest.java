@@ -304,7 +304,7 @@ class CausalRulesTest {
         .forEach(
             cmd -> {
               assertThat(cmd.commandId()).isEqualTo("cmd_" + event.eventId() + "_" + cmd.taskId());
-              TaskInfo t = c.f.lifecycle.reads().task(cmd.taskId()).orElseThrow();
+              TaskInfo t = c.f.lifecycle.changes().task(cmd.taskId()).orElseThrow();
               assertThat(cmd.payload().path("agentId").asText()).isEqualTo(t.agentId());
               assertThat(cmd.payload().path("attempt").asInt()).isEqualTo(t.attempt());
             });

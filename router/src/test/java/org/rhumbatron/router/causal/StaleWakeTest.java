@@ -132,7 +132,7 @@ class StaleWakeTest {
             .change()
             .changeId();
     c.f.lifecycle.changes().dispatch(changeC, null).get();
-    TaskInfo api2 = c.f.lifecycle.reads().tasks(changeC).get(0);
+    TaskInfo api2 = c.f.lifecycle.changes().tasks(changeC).get(0);
     assertThat(api2.state()).isEqualTo("assigned");
     c.tasks.put("api2", api2);
 
