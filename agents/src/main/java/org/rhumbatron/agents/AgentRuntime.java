@@ -1,6 +1,6 @@
 package org.rhumbatron.agents;
 
-import org.rhumbatron.lifecycle.TaskRef;
+import org.rhumbatron.lifecycle.tasks.TaskRef;
 import org.rhumbatron.protocol.Command;
 
 /**

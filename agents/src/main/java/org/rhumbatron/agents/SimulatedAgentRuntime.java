@@ -15,9 +15,9 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 import org.rhumbatron.lifecycle.Lifecycle;
 import org.rhumbatron.lifecycle.LifecycleException;
-import org.rhumbatron.lifecycle.TaskInfo;
-import org.rhumbatron.lifecycle.TaskNotHeldException;
-import org.rhumbatron.lifecycle.TaskRef;
+import org.rhumbatron.lifecycle.tasks.TaskInfo;
+import org.rhumbatron.lifecycle.tasks.TaskNotHeldException;
+import org.rhumbatron.lifecycle.tasks.TaskRef;
 import org.rhumbatron.platform.concurrent.DaemonThreads;
 import org.rhumbatron.platform.config.Settings;
 import org.rhumbatron.protocol.Fnv1a;
@@ -98,7 +98,7 @@ public final class SimulatedAgentRuntime implements AgentRuntime {
 
   /** Starts every Task attempt an Agent holds in an open Change (after a restart); how many. */
   public int resumeHeld() {
-    List<TaskRef> held = lifecycle.heldTasks(RESUME_LIMIT);
+    List<TaskRef> held = lifecycle.changes().heldTasks(RESUME_LIMIT);
     held.forEach(this::start);
     if (!held.isEmpty()) {
       log.info("simulated agents resume {} held tasks", held.size());
@@ -119,22 +119,27 @@ public final class SimulatedAgentRuntime implements AgentRuntime {
     CompletableFuture<List<String>> scopes =
         step(stop, () -> CompletableFuture.completedFuture(scopesOf(task)));
     return scopes
-        .thenCompose(keys -> step(stop, () -> lifecycle.startTask(task)).thenApply(v -> keys))
+        .thenCompose(keys -> step(stop, () -> lifecycle.agents().start(task)).thenApply(v -> keys))
         .thenCompose(
-            keys -> each(stop, keys, k -> lifecycle.declareIntent(task, k)).thenApply(v -> keys))
+            keys ->
+                each(stop, keys, k -> lifecycle.agents().declareIntent(task, k))
+                    .thenApply(v -> keys))
         .thenCompose(
-            keys -> each(stop, keys, k -> lifecycle.acquireClaim(task, k)).thenApply(v -> keys))
+            keys ->
+                each(stop, keys, k -> lifecycle.agents().acquireClaim(task, k))
+                    .thenApply(v -> keys))
         .thenCompose(
-            keys -> step(stop, () -> lifecycle.proposeChangeset(task)).thenApply(v -> keys))
-        .thenCompose(keys -> each(stop, keys, k -> lifecycle.releaseClaim(task, k)))
+            keys ->
+                step(stop, () -> lifecycle.agents().proposeChangeset(task)).thenApply(v -> keys))
+        .thenCompose(keys -> each(stop, keys, k -> lifecycle.agents().releaseClaim(task, k)))
         .thenCompose(
             v ->
                 step(
                     stop,
                     () ->
                         fails(task)
-                            ? lifecycle.failTask(task, "simulated failure")
-                            : lifecycle.completeTask(task)))
+                            ? lifecycle.agents().fail(task, "simulated failure")
+                            : lifecycle.agents().complete(task)))
         .exceptionally(
             error -> {
               Throwable cause = error instanceof CompletionException ? error.getCause() : error;
@@ -148,7 +153,7 @@ public final class SimulatedAgentRuntime implements AgentRuntime {
   }
 
   private List<String> scopesOf(TaskRef task) {
-    return lifecycle.task(task.taskId()).map(TaskInfo::resourceScopes).orElse(List.of());
+    return lifecycle.changes().task(task.taskId()).map(TaskInfo::resourceScopes).orElse(List.of());
   }
 
   private CompletableFuture<Void> each(

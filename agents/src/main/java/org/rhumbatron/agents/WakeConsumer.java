@@ -5,11 +5,11 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import org.rhumbatron.lifecycle.ChangeInfo;
 import org.rhumbatron.lifecycle.Lifecycle;
-import org.rhumbatron.lifecycle.TaskInfo;
-import org.rhumbatron.lifecycle.TaskNotHeldException;
-import org.rhumbatron.lifecycle.TaskRef;
+import org.rhumbatron.lifecycle.changes.ChangeInfo;
+import org.rhumbatron.lifecycle.tasks.TaskInfo;
+import org.rhumbatron.lifecycle.tasks.TaskNotHeldException;
+import org.rhumbatron.lifecycle.tasks.TaskRef;
 import org.rhumbatron.platform.metrics.Metrics;
 import org.rhumbatron.platform.queue.Delivery;
 import org.rhumbatron.platform.queue.Outcome;
@@ -86,7 +86,7 @@ public final class WakeConsumer implements QueueHandler<Command> {
               + wake.commandId()
               + ": needs a taskId and a payload with agentId and attempt (1 or more)");
     }
-    Optional<TaskInfo> task = lifecycle.task(wake.taskId());
+    Optional<TaskInfo> task = lifecycle.changes().task(wake.taskId());
     if (task.isEmpty()) {
       return Outcome.reject("agent.wake " + wake.commandId() + ": unknown task " + wake.taskId());
     }
@@ -104,6 +104,7 @@ public final class WakeConsumer implements QueueHandler<Command> {
     if (stale == null) {
       try {
         lifecycle
+            .agents()
             .agentWoken(ref, wake.commandId())
             .get(STEP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
         if ("running".equals(task.get().state())) {
@@ -139,7 +140,7 @@ public final class WakeConsumer implements QueueHandler<Command> {
 
   /** Why the wake is stale, or null when the Agent still holds the Task for this attempt. */
   private Stale staleBecause(TaskInfo task, TaskRef ref) {
-    Optional<ChangeInfo> change = lifecycle.change(task.changeId());
+    Optional<ChangeInfo> change = lifecycle.changes().change(task.changeId());
     if (change.isEmpty() || !"open".equals(change.get().state())) {
       return new Stale(
           StaleReason.CHANGE_ENDED,

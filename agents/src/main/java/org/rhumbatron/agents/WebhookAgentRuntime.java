@@ -12,8 +12,8 @@ import java.time.Duration;
 import java.util.List;
 import java.util.function.Supplier;
 import org.rhumbatron.lifecycle.Lifecycle;
-import org.rhumbatron.lifecycle.TaskInfo;
-import org.rhumbatron.lifecycle.TaskRef;
+import org.rhumbatron.lifecycle.tasks.TaskInfo;
+import org.rhumbatron.lifecycle.tasks.TaskRef;
 import org.rhumbatron.platform.tracing.TraceContext;
 import org.rhumbatron.protocol.Command;
 import org.slf4j.Logger;
@@ -126,7 +126,7 @@ public final class WebhookAgentRuntime implements AgentRuntime {
   }
 
   ObjectNode body(String kind, TaskRef task) {
-    TaskInfo info = lifecycle.task(task.taskId()).orElse(null);
+    TaskInfo info = lifecycle.changes().task(task.taskId()).orElse(null);
     ObjectNode body = JSON.createObjectNode();
     body.put("kind", kind);
     body.put("taskId", task.taskId());

@@ -10,9 +10,9 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.rhumbatron.lifecycle.LifecycleFixture;
-import org.rhumbatron.lifecycle.Wake;
-import org.rhumbatron.lifecycle.WorkGraph;
-import org.rhumbatron.lifecycle.WorkGraph.TaskSpec;
+import org.rhumbatron.lifecycle.changes.Wake;
+import org.rhumbatron.lifecycle.changes.WorkGraph;
+import org.rhumbatron.lifecycle.changes.WorkGraph.TaskSpec;
 import org.rhumbatron.testkit.db.DatabaseTest;
 import org.rhumbatron.testkit.db.TestDatabase;
 import org.rhumbatron.testkit.nats.NatsServerExtension;
@@ -47,21 +47,23 @@ class SimulatedAgentStopTest {
   void anAgentWhoseChangeIsCancelledStopsItsWorkAtOnce() throws Exception {
     String c =
         f.lifecycle
-            .createChange(
+            .changes()
+            .create(
                 "p1", "r1", WorkGraph.of(new TaskSpec("a", "a", List.of(), List.of("path:src/a/"))))
             .get()
             .change()
             .changeId();
-    Wake w = f.lifecycle.dispatch(c, "cmd_dispatch").get().wakes().get(0);
+    Wake w = f.lifecycle.changes().dispatch(c, "cmd_dispatch").get().wakes().get(0);
     try (SimulatedAgentRuntime agents = new SimulatedAgentRuntime(f.lifecycle, f.settings)) {
-      f.lifecycle.whenTaskStops(agents::stop);
+      f.lifecycle.ends().whenTaskStops(agents::stop);
       agents.start(w.task());
       assertThat(agents.works(w.task())).isTrue();
 
-      assertThat(f.lifecycle.cancelChange(c).get()).isTrue();
+      assertThat(f.lifecycle.ends().cancel(c).get()).isTrue();
 
       await().atMost(Duration.ofSeconds(10)).until(() -> !agents.works(w.task()));
-      assertThat(f.lifecycle.task(w.taskId()).orElseThrow().state()).isEqualTo("cancelled");
+      assertThat(f.lifecycle.changes().task(w.taskId()).orElseThrow().state())
+          .isEqualTo("cancelled");
     }
   }
 }

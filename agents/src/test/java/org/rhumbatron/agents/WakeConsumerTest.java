@@ -12,10 +12,10 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.rhumbatron.lifecycle.LifecycleFixture;
-import org.rhumbatron.lifecycle.TaskRef;
-import org.rhumbatron.lifecycle.Wake;
-import org.rhumbatron.lifecycle.WorkGraph;
-import org.rhumbatron.lifecycle.WorkGraph.TaskSpec;
+import org.rhumbatron.lifecycle.changes.Wake;
+import org.rhumbatron.lifecycle.changes.WorkGraph;
+import org.rhumbatron.lifecycle.changes.WorkGraph.TaskSpec;
+import org.rhumbatron.lifecycle.tasks.TaskRef;
 import org.rhumbatron.platform.metrics.MetricsBinding;
 import org.rhumbatron.platform.metrics.PlatformMetrics;
 import org.rhumbatron.platform.queue.Delivery;
@@ -67,8 +67,8 @@ class WakeConsumerTest {
 
   private Wake admitted(String request, TaskSpec... tasks) throws Exception {
     String c =
-        f.lifecycle.createChange("p1", request, WorkGraph.of(tasks)).get().change().changeId();
-    return f.lifecycle.dispatch(c, "cmd_dispatch_" + request).get().wakes().get(0);
+        f.lifecycle.changes().create("p1", request, WorkGraph.of(tasks)).get().change().changeId();
+    return f.lifecycle.changes().dispatch(c, "cmd_dispatch_" + request).get().wakes().get(0);
   }
 
   private static TaskSpec task(String key) {
@@ -84,7 +84,7 @@ class WakeConsumerTest {
     assertThat(handedOut).containsExactly(w.task());
     assertThat(consumer.handle(wake, delivery())).isInstanceOf(Outcome.Ack.class); // redelivered
     assertThat(f.outbox("agent.woken")).isEqualTo(1);
-    f.lifecycle.startTask(w.task()).get();
+    f.lifecycle.agents().start(w.task()).get();
     // A ready wake for a Task the same Agent already runs is a duplicate, not a false wakeup.
     assertThat(consumer.handle(wake, delivery())).isInstanceOf(Outcome.Ack.class);
     assertThat(handedOut).hasSize(2); // the runtime itself drops the repeat of one attempt
@@ -94,7 +94,7 @@ class WakeConsumerTest {
   @DatabaseTest
   void aWakeForACancelledChangeIsStaleCountsOneFalseWakeupAndDoesNothing() throws Exception {
     Wake w = admitted("r1", task("a"));
-    f.lifecycle.cancelChange(w.changeId()).get();
+    f.lifecycle.ends().cancel(w.changeId()).get();
     long outbox = f.count("SELECT COUNT(*) FROM outbox");
     assertThat(consumer.handle(w.command(f.clock.instant()), delivery()))
         .isInstanceOf(Outcome.Ack.class);
@@ -114,10 +114,10 @@ class WakeConsumerTest {
   @DatabaseTest
   void aWakeOfAnEarlierAttemptIsStaleAfterTheTaskWasReassigned() throws Exception {
     Wake first = admitted("r1", task("a"));
-    f.lifecycle.startTask(first.task()).get();
-    f.lifecycle.failTask(first.task(), "boom").get();
+    f.lifecycle.agents().start(first.task()).get();
+    f.lifecycle.agents().fail(first.task(), "boom").get();
     Wake second =
-        f.lifecycle.settle(first.changeId(), "cmd_settle").get().dispatched().wakes().get(0);
+        f.lifecycle.ends().settle(first.changeId(), "cmd_settle").get().dispatched().wakes().get(0);
     assertThat(second.agentId()).isNotEqualTo(first.agentId());
     long outbox = f.count("SELECT COUNT(*) FROM outbox");
     assertThat(consumer.handle(first.command(f.clock.instant()), delivery()))
@@ -160,7 +160,9 @@ class WakeConsumerTest {
       agents.start(w.task()); // the same attempt again: one run
       await()
           .atMost(Duration.ofSeconds(20))
-          .until(() -> f.lifecycle.task(w.taskId()).orElseThrow().state().equals("completed"));
+          .until(
+              () ->
+                  f.lifecycle.changes().task(w.taskId()).orElseThrow().state().equals("completed"));
     }
     List<String> types =
         f.database.read(
@@ -200,14 +202,17 @@ class WakeConsumerTest {
       agents.start(w.task());
       await()
           .atMost(Duration.ofSeconds(20))
-          .until(() -> f.lifecycle.task(w.taskId()).orElseThrow().state().equals("running"));
+          .until(
+              () -> f.lifecycle.changes().task(w.taskId()).orElseThrow().state().equals("running"));
       // Past the 1 s + 2 s + 4 s pauses: the fourth try failed too.
       await().atMost(Duration.ofSeconds(20)).until(() -> agents.retriedSteps() >= 4);
       assertThat(f.count("SELECT COUNT(*) FROM claims")).isZero();
       f.refuseInserts("claims", false);
       await()
           .atMost(Duration.ofSeconds(40))
-          .until(() -> f.lifecycle.task(w.taskId()).orElseThrow().state().equals("completed"));
+          .until(
+              () ->
+                  f.lifecycle.changes().task(w.taskId()).orElseThrow().state().equals("completed"));
     }
     assertThat(f.count("SELECT COUNT(*) FROM claims WHERE state = 'released'")).isEqualTo(2);
   }

@@ -7,10 +7,10 @@ import java.util.concurrent.CompletableFuture;
 import java.util.function.BiFunction;
 import java.util.regex.Pattern;
 import org.rhumbatron.lifecycle.Lifecycle;
-import org.rhumbatron.lifecycle.TaskInfo;
-import org.rhumbatron.lifecycle.TaskNotHeldException;
-import org.rhumbatron.lifecycle.TaskRef;
-import org.rhumbatron.lifecycle.TaskToken;
+import org.rhumbatron.lifecycle.tasks.TaskInfo;
+import org.rhumbatron.lifecycle.tasks.TaskNotHeldException;
+import org.rhumbatron.lifecycle.tasks.TaskRef;
+import org.rhumbatron.lifecycle.tasks.TaskToken;
 import org.rhumbatron.protocol.IdFormat;
 
 /**
@@ -38,19 +38,24 @@ final class AgentRoutes {
   }
 
   void mount(Javalin app) {
-    app.post(BASE + "running", ctx -> report(ctx, false, (ref, key) -> lifecycle.startTask(ref)));
-    app.post(BASE + "intents", ctx -> report(ctx, true, lifecycle::declareIntent));
-    app.post(BASE + "claims", ctx -> report(ctx, true, lifecycle::acquireClaim));
+    app.post(
+        BASE + "running", ctx -> report(ctx, false, (ref, key) -> lifecycle.agents().start(ref)));
+    app.post(BASE + "intents", ctx -> report(ctx, true, lifecycle.agents()::declareIntent));
+    app.post(BASE + "claims", ctx -> report(ctx, true, lifecycle.agents()::acquireClaim));
     app.post(BASE + "claims/release", this::releaseClaim);
     app.post(BASE + "changeset", this::changeset);
     app.post(
-        BASE + "completed", ctx -> report(ctx, false, (ref, key) -> lifecycle.completeTask(ref)));
+        BASE + "completed",
+        ctx -> report(ctx, false, (ref, key) -> lifecycle.agents().complete(ref)));
     app.post(BASE + "failed", this::failed);
   }
 
   private TaskInfo task(Context ctx) {
     String id = ctx.pathParam("taskId");
-    return lifecycle.task(id).orElseThrow(() -> ApiException.notFound("unknown task " + id));
+    return lifecycle
+        .changes()
+        .task(id)
+        .orElseThrow(() -> ApiException.notFound("unknown task " + id));
   }
 
   private static TaskRef ref(Context ctx, TaskInfo task, int attempt) {
@@ -138,7 +143,7 @@ final class AgentRoutes {
               + " by "
               + task.agentId());
     }
-    Await.result(lifecycle.releaseClaim(ref, key));
+    Await.result(lifecycle.agents().releaseClaim(ref, key));
     answer(ctx, ref, Map.of());
   }
 
@@ -156,7 +161,7 @@ final class AgentRoutes {
     int attempt = JsonBody.read(ctx, "attempt").positiveInt("attempt");
     TaskRef ref = ref(ctx, task, attempt);
     authorize(ctx, task, ref);
-    String changesetId = Await.result(lifecycle.proposeChangeset(ref));
+    String changesetId = Await.result(lifecycle.agents().proposeChangeset(ref));
     answer(ctx, ref, Map.of("changesetId", changesetId));
   }
 
@@ -167,12 +172,12 @@ final class AgentRoutes {
     String error = body.text("error");
     TaskRef ref = ref(ctx, task, attempt);
     authorize(ctx, task, ref);
-    Await.result(lifecycle.failTask(ref, error));
+    Await.result(lifecycle.agents().fail(ref, error));
     answer(ctx, ref, Map.of());
   }
 
   private void answer(Context ctx, TaskRef ref, Map<String, Object> extra) {
-    TaskInfo now = lifecycle.task(ref.taskId()).orElseThrow();
+    TaskInfo now = lifecycle.changes().task(ref.taskId()).orElseThrow();
     Map<String, Object> body =
         Json.object("agentId", ref.agentId(), "attempt", ref.attempt(), "task", Views.task(now));
     body.putAll(extra);

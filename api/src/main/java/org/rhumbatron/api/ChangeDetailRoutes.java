@@ -4,8 +4,8 @@ import io.javalin.Javalin;
 import io.javalin.http.Context;
 import java.util.List;
 import java.util.Map;
-import org.rhumbatron.lifecycle.ChangeInfo;
 import org.rhumbatron.lifecycle.LifecycleOverview;
+import org.rhumbatron.lifecycle.changes.ChangeInfo;
 import org.rhumbatron.platform.db.Database;
 
 /**

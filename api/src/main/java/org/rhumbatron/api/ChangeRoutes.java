@@ -6,15 +6,16 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
-import org.rhumbatron.lifecycle.ChangeCreated;
-import org.rhumbatron.lifecycle.ChangeInfo;
-import org.rhumbatron.lifecycle.ChangeState;
 import org.rhumbatron.lifecycle.Lifecycle;
 import org.rhumbatron.lifecycle.LifecycleOverview;
-import org.rhumbatron.lifecycle.LifecycleReads;
-import org.rhumbatron.lifecycle.ProjectInfo;
-import org.rhumbatron.lifecycle.WorkGraph;
-import org.rhumbatron.lifecycle.WorkGraph.TaskSpec;
+import org.rhumbatron.lifecycle.candidates.Approval;
+import org.rhumbatron.lifecycle.candidates.Candidates;
+import org.rhumbatron.lifecycle.changes.ChangeCreated;
+import org.rhumbatron.lifecycle.changes.ChangeInfo;
+import org.rhumbatron.lifecycle.changes.ChangeState;
+import org.rhumbatron.lifecycle.changes.WorkGraph;
+import org.rhumbatron.lifecycle.changes.WorkGraph.TaskSpec;
+import org.rhumbatron.lifecycle.projects.ProjectInfo;
 
 /**
  * Changes: create idempotently on {@code (projectId, clientRequestId)} (201 the first time, 200
@@ -50,11 +51,14 @@ final class ChangeRoutes {
   /** The Change of the path, or 404. */
   ChangeInfo find(Context ctx) {
     String id = ctx.pathParam("changeId");
-    return lifecycle.change(id).orElseThrow(() -> ApiException.notFound("unknown change " + id));
+    return lifecycle
+        .changes()
+        .change(id)
+        .orElseThrow(() -> ApiException.notFound("unknown change " + id));
   }
 
   private Object withTasks(ChangeInfo change) {
-    return Views.change(change, lifecycle.tasks(change.changeId()));
+    return Views.change(change, lifecycle.changes().tasks(change.changeId()));
   }
 
   private void create(Context ctx) {
@@ -77,7 +81,9 @@ final class ChangeRoutes {
     // A bad graph throws WorkGraphException here, before anything is written.
     ChangeCreated created =
         Await.result(
-            lifecycle.createChange(project.projectId(), requestId, title, new WorkGraph(tasks)));
+            lifecycle
+                .changes()
+                .create(project.projectId(), requestId, title, new WorkGraph(tasks)));
     ctx.header("Location", "/api/changes/" + created.change().changeId());
     Json.answer(ctx, created.created() ? 201 : 200, withTasks(created.change()));
   }
@@ -96,7 +102,7 @@ final class ChangeRoutes {
   private void approve(Context ctx) {
     ChangeInfo change = find(ctx);
     JsonBody.read(ctx);
-    Optional<LifecycleReads.Promotion> before = promotedBefore(change);
+    Optional<Candidates.Promotion> before = promotedBefore(change);
     if (before.isPresent()) {
       // A repeat (a client that lost the first answer retries) is the seed's already_promoted,
       // not a refusal: the approval it asks for holds.
@@ -105,7 +111,7 @@ final class ChangeRoutes {
     }
     // An approval may send release.start or a rebase after it commits: refuse it up front.
     natsGate.require();
-    Lifecycle.Approval approval = Await.result(lifecycle.approveChange(change.changeId()));
+    Approval approval = Await.result(lifecycle.approvals().approve(change.changeId()));
     answerApproval(
         ctx,
         approval.promotion().name().toLowerCase(java.util.Locale.ROOT),
@@ -117,12 +123,12 @@ final class ChangeRoutes {
    * The generation and release (or null) of a Change promoted before: one that is releasing or
    * completed through an approval. Empty for any other state, which the lifecycle refuses (409).
    */
-  private Optional<LifecycleReads.Promotion> promotedBefore(ChangeInfo change) {
+  private Optional<Candidates.Promotion> promotedBefore(ChangeInfo change) {
     if (change.changeState() != ChangeState.COMPLETED
         && change.changeState() != ChangeState.RELEASING) {
       return Optional.empty();
     }
-    return lifecycle.reads().promotion(change.changeId());
+    return lifecycle.candidates().promotion(change.changeId());
   }
 
   private void answerApproval(Context ctx, String promotion, long generation, String releaseId) {
@@ -138,20 +144,20 @@ final class ChangeRoutes {
             "releaseId",
             releaseId,
             "change",
-            Views.change(lifecycle.change(changeId).orElseThrow())));
+            Views.change(lifecycle.changes().change(changeId).orElseThrow())));
   }
 
   private void decline(Context ctx) {
     ChangeInfo change = find(ctx);
     JsonBody.read(ctx);
-    boolean changed = Await.result(lifecycle.declineChange(change.changeId()));
+    boolean changed = Await.result(lifecycle.approvals().decline(change.changeId()));
     answerChanged(ctx, change.changeId(), changed);
   }
 
   private void cancel(Context ctx) {
     ChangeInfo change = find(ctx);
     JsonBody.read(ctx);
-    boolean changed = Await.result(lifecycle.cancelChange(change.changeId()));
+    boolean changed = Await.result(lifecycle.ends().cancel(change.changeId()));
     answerChanged(ctx, change.changeId(), changed);
   }
 
@@ -160,6 +166,9 @@ final class ChangeRoutes {
         ctx,
         200,
         Json.object(
-            "changed", changed, "change", Views.change(lifecycle.change(changeId).orElseThrow())));
+            "changed",
+            changed,
+            "change",
+            Views.change(lifecycle.changes().change(changeId).orElseThrow())));
   }
 }

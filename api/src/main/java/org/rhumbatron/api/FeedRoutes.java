@@ -7,7 +7,7 @@ import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import org.rhumbatron.coordinator.view.ProjectView;
-import org.rhumbatron.lifecycle.ProjectInfo;
+import org.rhumbatron.lifecycle.projects.ProjectInfo;
 import org.rhumbatron.platform.db.Database;
 
 /**

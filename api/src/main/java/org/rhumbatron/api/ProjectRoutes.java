@@ -7,7 +7,7 @@ import java.util.List;
 import java.util.regex.Pattern;
 import org.rhumbatron.lifecycle.Lifecycle;
 import org.rhumbatron.lifecycle.LifecycleOverview;
-import org.rhumbatron.lifecycle.ProjectInfo;
+import org.rhumbatron.lifecycle.projects.ProjectInfo;
 import org.rhumbatron.platform.queue.SendReceipt;
 import org.rhumbatron.protocol.IdFormat;
 
@@ -42,7 +42,10 @@ final class ProjectRoutes {
   /** The project of the path, or 404. */
   ProjectInfo find(Context ctx) {
     String id = ctx.pathParam("projectId");
-    return lifecycle.project(id).orElseThrow(() -> ApiException.notFound("unknown project " + id));
+    return lifecycle
+        .projects()
+        .project(id)
+        .orElseThrow(() -> ApiException.notFound("unknown project " + id));
   }
 
   private void list(Context ctx) {
@@ -66,28 +69,29 @@ final class ProjectRoutes {
     }
     String tenantId = body.text("tenantId");
     String name = body.text("name");
-    var existing = lifecycle.project(projectId);
+    var existing = lifecycle.projects().project(projectId);
     if (existing.isPresent()) {
       Json.answer(
           ctx, 200, Json.object("projectId", projectId, "project", Views.project(existing.get())));
       return;
     }
     natsGate.require();
-    SendReceipt sent = Await.result(lifecycle.provisionProject(projectId, tenantId, name));
+    SendReceipt sent =
+        Await.result(lifecycle.commands().provisionProject(projectId, tenantId, name));
     Json.answer(ctx, 202, accepted(projectId, sent));
   }
 
   private void archive(Context ctx) {
     ProjectInfo project = find(ctx);
     JsonBody.read(ctx);
-    boolean changed = Await.result(lifecycle.archiveProject(project.projectId()));
+    boolean changed = Await.result(lifecycle.projects().archive(project.projectId()));
     Json.answer(ctx, 200, changedAnswer(project.projectId(), changed));
   }
 
   private void delete(Context ctx) {
     ProjectInfo project = find(ctx);
     JsonBody.read(ctx);
-    boolean changed = Await.result(lifecycle.deleteProject(project.projectId()));
+    boolean changed = Await.result(lifecycle.projects().delete(project.projectId()));
     Json.answer(ctx, 200, changedAnswer(project.projectId(), changed));
   }
 
@@ -107,14 +111,17 @@ final class ProjectRoutes {
     SendReceipt sent =
         Await.result(
             provision
-                ? lifecycle.provisionApp(project.projectId())
-                : lifecycle.removeApp(project.projectId()));
+                ? lifecycle.commands().provisionApp(project.projectId())
+                : lifecycle.commands().removeApp(project.projectId()));
     Json.answer(ctx, 202, accepted(project.projectId(), sent));
   }
 
   private java.util.Map<String, Object> changedAnswer(String projectId, boolean changed) {
     return Json.object(
-        "changed", changed, "project", Views.project(lifecycle.project(projectId).orElseThrow()));
+        "changed",
+        changed,
+        "project",
+        Views.project(lifecycle.projects().project(projectId).orElseThrow()));
   }
 
   /** The message id is {@code <queue>:<commandId>}. */

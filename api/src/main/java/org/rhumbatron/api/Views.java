@@ -2,12 +2,12 @@ package org.rhumbatron.api;
 
 import java.util.List;
 import java.util.Map;
-import org.rhumbatron.lifecycle.ChangeInfo;
 import org.rhumbatron.lifecycle.LifecycleOverview.CandidateSummary;
 import org.rhumbatron.lifecycle.LifecycleOverview.ChangeSummary;
 import org.rhumbatron.lifecycle.LifecycleOverview.ProjectSummary;
-import org.rhumbatron.lifecycle.ProjectInfo;
-import org.rhumbatron.lifecycle.TaskInfo;
+import org.rhumbatron.lifecycle.changes.ChangeInfo;
+import org.rhumbatron.lifecycle.projects.ProjectInfo;
+import org.rhumbatron.lifecycle.tasks.TaskInfo;
 import org.rhumbatron.router.deadletter.DeadLetter;
 
 /** How the API shows the lifecycle's rows: the JSON of docs/api.md, field for field. */

@@ -17,9 +17,9 @@ import org.awaitility.core.ConditionTimeoutException;
 import org.rhumbatron.coordinator.Coordinator;
 import org.rhumbatron.coordinator.outbox.OutboxRowState;
 import org.rhumbatron.coordinator.outbox.StreamNudges;
-import org.rhumbatron.lifecycle.ChangeCreated;
 import org.rhumbatron.lifecycle.Lifecycle;
-import org.rhumbatron.lifecycle.WorkGraph;
+import org.rhumbatron.lifecycle.changes.ChangeCreated;
+import org.rhumbatron.lifecycle.changes.WorkGraph;
 import org.rhumbatron.platform.config.Settings;
 import org.rhumbatron.platform.db.Database;
 import org.rhumbatron.platform.eventlog.JetStreamEventLog;
@@ -115,11 +115,11 @@ public final class CoreProcess {
         Commands commands =
             new Commands(new JetStreamCommandTransport(connection), new EnvelopeCodec());
         Lifecycle lifecycle = new Lifecycle(coordinator, commands, clock, settings);
-        assertThat(lifecycle.createProject(project, "tenant-1", "Kill test").get()).isTrue();
+        assertThat(lifecycle.projects().create(project, "tenant-1", "Kill test").get()).isTrue();
         if (liveApp) {
-          assertThat(lifecycle.setLiveApp(project, true, "cmd_test_app").get()).isTrue();
+          assertThat(lifecycle.projects().setLiveApp(project, true, "cmd_test_app").get()).isTrue();
         }
-        ChangeCreated created = lifecycle.createChange(project, "req-" + project, graph).get();
+        ChangeCreated created = lifecycle.changes().create(project, "req-" + project, graph).get();
         assertThat(created.created()).isTrue();
         // The publisher kicks after each commit; a recover() kicks whatever is still waiting.
         if (!published(database, Duration.ofSeconds(10))) {

@@ -61,10 +61,10 @@ class CoreNatsDownAtStartTest {
             api.post("/api/projects", Map.of("projectId", "p-sent", "tenantId", "t", "name", "n"));
         assertThat(provision.status()).isEqualTo(503);
         assertThat(provision.error()).isEqualTo(notConnected);
-        assertThat(core.lifecycle().project("p-sent")).isEmpty();
+        assertThat(core.lifecycle().projects().project("p-sent")).isEmpty();
 
         // What commits without NATS commits: the state and its Events wait in the outbox.
-        assertThat(core.lifecycle().createProject("p-wait", "t", "Waiting").get()).isTrue();
+        assertThat(core.lifecycle().projects().create("p-wait", "t", "Waiting").get()).isTrue();
         ApiClient.Answer created =
             api.post(
                 "/api/projects/p-wait/changes",
@@ -114,7 +114,7 @@ class CoreNatsDownAtStartTest {
               .atMost(Duration.ofSeconds(60))
               .until(
                   () ->
-                      core.lifecycle().tasks(changeId).stream()
+                      core.lifecycle().changes().tasks(changeId).stream()
                           .allMatch(t -> t.state().equals("completed")));
           await()
               .atMost(Duration.ofSeconds(30))

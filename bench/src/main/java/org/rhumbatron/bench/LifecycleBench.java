@@ -12,11 +12,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import org.rhumbatron.coordinator.outbox.OutboxRowState;
-import org.rhumbatron.lifecycle.ChangeCreated;
-import org.rhumbatron.lifecycle.ChangeInfo;
-import org.rhumbatron.lifecycle.ChangeState;
 import org.rhumbatron.lifecycle.Lifecycle;
-import org.rhumbatron.lifecycle.WorkGraph;
+import org.rhumbatron.lifecycle.changes.ChangeCreated;
+import org.rhumbatron.lifecycle.changes.ChangeInfo;
+import org.rhumbatron.lifecycle.changes.ChangeState;
+import org.rhumbatron.lifecycle.changes.WorkGraph;
 import org.rhumbatron.platform.config.Settings;
 import org.rhumbatron.platform.db.Database;
 import org.rhumbatron.platform.jetstream.JetStreamConnections;
@@ -190,7 +190,8 @@ final class LifecycleBench {
       creates.add(
           cores
               .lifecycle(c)
-              .createChange(projectIds.get(c % projects), "bench-" + r + "-c" + c, graph));
+              .changes()
+              .create(projectIds.get(c % projects), "bench-" + r + "-c" + c, graph));
     }
     List<String> changeIds = new ArrayList<>();
     for (CompletableFuture<ChangeCreated> f : creates) {
@@ -218,7 +219,7 @@ final class LifecycleBench {
     long deadline = System.nanoTime() + (60_000L + 2_000L * changeIds.size()) * 1_000_000L;
     int done = 0;
     while (done < changeIds.size()) {
-      ChangeInfo c = lifecycle.change(changeIds.get(done)).orElseThrow();
+      ChangeInfo c = lifecycle.changes().change(changeIds.get(done)).orElseThrow();
       if (c.reachedVerification()) {
         done++;
         continue;
@@ -243,7 +244,7 @@ final class LifecycleBench {
     long deadline = System.nanoTime() + (180_000L + 2_000L * changeIds.size()) * 1_000_000L;
     int done = 0;
     while (done < changeIds.size()) {
-      ChangeInfo c = lifecycle.change(changeIds.get(done)).orElseThrow();
+      ChangeInfo c = lifecycle.changes().change(changeIds.get(done)).orElseThrow();
       if (c.changeState() == ChangeState.COMPLETED) {
         done++;
         continue;

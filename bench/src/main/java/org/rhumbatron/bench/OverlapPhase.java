@@ -10,9 +10,9 @@ import java.util.List;
 import java.util.Optional;
 import org.rhumbatron.coordinator.Coordinator;
 import org.rhumbatron.lifecycle.Lifecycle;
-import org.rhumbatron.lifecycle.TaskInfo;
-import org.rhumbatron.lifecycle.WorkGraph;
-import org.rhumbatron.lifecycle.WorkGraph.TaskSpec;
+import org.rhumbatron.lifecycle.changes.WorkGraph;
+import org.rhumbatron.lifecycle.changes.WorkGraph.TaskSpec;
+import org.rhumbatron.lifecycle.tasks.TaskInfo;
 import org.rhumbatron.platform.config.Settings;
 import org.rhumbatron.platform.db.Database;
 import org.rhumbatron.platform.metrics.MetricsBinding;
@@ -91,7 +91,7 @@ final class OverlapPhase implements AutoCloseable {
 
   /** The project and its 200 active Agents. */
   void setUp() throws Exception {
-    lifecycle.createProject(PROJECT, "tenant-bench", "Overlap bench").get();
+    lifecycle.projects().create(PROJECT, "tenant-bench", "Overlap bench").get();
     for (int c = 0; c < CHANGES; c++) {
       List<TaskSpec> tasks = new ArrayList<>();
       for (int t = 0; t < 8; t++) {
@@ -100,12 +100,13 @@ final class OverlapPhase implements AutoCloseable {
       }
       String changeId =
           lifecycle
-              .createChange(PROJECT, "overlap-" + c, WorkGraph.of(tasks.toArray(TaskSpec[]::new)))
+              .changes()
+              .create(PROJECT, "overlap-" + c, WorkGraph.of(tasks.toArray(TaskSpec[]::new)))
               .get()
               .change()
               .changeId();
-      lifecycle.dispatch(changeId, null).get();
-      agents.addAll(lifecycle.tasks(changeId));
+      lifecycle.changes().dispatch(changeId, null).get();
+      agents.addAll(lifecycle.changes().tasks(changeId));
     }
     if (agents.stream().filter(TaskInfo::held).count() != AGENTS) {
       throw new IllegalStateException("the overlap phase needs " + AGENTS + " active agents");

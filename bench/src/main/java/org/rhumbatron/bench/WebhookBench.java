@@ -23,9 +23,9 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import org.rhumbatron.lifecycle.Lifecycle;
 import org.rhumbatron.lifecycle.LifecycleIds;
-import org.rhumbatron.lifecycle.TaskRef;
-import org.rhumbatron.lifecycle.WorkGraph;
-import org.rhumbatron.lifecycle.WorkGraph.TaskSpec;
+import org.rhumbatron.lifecycle.changes.WorkGraph;
+import org.rhumbatron.lifecycle.changes.WorkGraph.TaskSpec;
+import org.rhumbatron.lifecycle.tasks.TaskRef;
 import org.rhumbatron.platform.concurrent.DaemonThreads;
 import org.rhumbatron.platform.config.Settings;
 import org.rhumbatron.platform.db.Database;
@@ -214,7 +214,7 @@ final class WebhookBench {
     }
     WorkGraph graph = new WorkGraph(specs);
     for (int c = 0; c < changes; c++) {
-      lifecycle.createChange(project, "bench-" + round + "-c" + c, graph).get();
+      lifecycle.changes().create(project, "bench-" + round + "-c" + c, graph).get();
     }
     awaitCalls(taskIds);
     long deadline = System.nanoTime() + CALL_WAIT.toNanos();
@@ -236,7 +236,7 @@ final class WebhookBench {
     List<String> ids = lightIds(project, tag, n);
     WorkGraph one = WorkGraph.of(new TaskSpec("t1", "task", List.of(), List.of("path:src/l/")));
     for (int i = 0; i < n; i++) {
-      lifecycle.createChange(project, "bench-light-" + tag + i, one).get();
+      lifecycle.changes().create(project, "bench-light-" + tag + i, one).get();
       awaitCalls(List.of(ids.get(i)));
     }
   }
@@ -316,9 +316,10 @@ final class WebhookBench {
               body.path("attempt").asInt());
       Lifecycle lifecycle = core.get(0);
       lifecycle
-          .startTask(ref)
-          .thenCompose(v -> lifecycle.proposeChangeset(ref))
-          .thenCompose(v -> lifecycle.completeTask(ref))
+          .agents()
+          .start(ref)
+          .thenCompose(v -> lifecycle.agents().proposeChangeset(ref))
+          .thenCompose(v -> lifecycle.agents().complete(ref))
           .orTimeout(CALL_WAIT.toMillis(), TimeUnit.MILLISECONDS)
           .exceptionally(e -> null); // a repeat or a Change that ended: nothing to measure
     }

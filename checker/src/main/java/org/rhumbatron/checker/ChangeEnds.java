@@ -7,7 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
-import org.rhumbatron.lifecycle.ChangeState;
+import org.rhumbatron.lifecycle.changes.ChangeState;
 import org.rhumbatron.platform.db.Database;
 
 /** One Change per client request, and every Change ended; the Changes counted by state. */

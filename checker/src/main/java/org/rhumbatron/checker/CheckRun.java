@@ -11,14 +11,14 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Collections;
 import java.util.List;
 import java.util.function.Supplier;
 import org.rhumbatron.coordinator.outbox.OutboxRowState;
-import org.rhumbatron.lifecycle.ChangeInfo;
+import org.rhumbatron.lifecycle.changes.ChangeInfo;
 import org.rhumbatron.platform.bucket.Bucket;
 import org.rhumbatron.platform.bucket.NatsObjectStoreBucket;
 import org.rhumbatron.platform.db.Database;
+import org.rhumbatron.platform.db.Placeholders;
 import org.rhumbatron.platform.eventlog.Subscription;
 import org.rhumbatron.platform.jetstream.JetStreamConnections;
 import org.rhumbatron.protocol.EventStreams;
@@ -282,8 +282,7 @@ final class CheckRun {
                 tx ->
                     tx.queryLong(
                         "SELECT COUNT(*) FROM changes WHERE state IN ("
-                            + String.join(
-                                ", ", Collections.nCopies(ChangeInfo.OPEN_STATES.size(), "?"))
+                            + Placeholders.of(ChangeInfo.OPEN_STATES)
                             + ")",
                         ChangeInfo.OPEN_STATES.toArray()));
         long unpublished =

@@ -12,8 +12,8 @@ import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import org.rhumbatron.lifecycle.ChangeInfo;
-import org.rhumbatron.lifecycle.WorkGraph;
+import org.rhumbatron.lifecycle.changes.ChangeInfo;
+import org.rhumbatron.lifecycle.changes.WorkGraph;
 import org.rhumbatron.protocol.EventStreams;
 import org.rhumbatron.workload.LifecycleWorkload;
 

@@ -3,7 +3,7 @@ package org.rhumbatron.checker;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.TreeSet;
-import org.rhumbatron.lifecycle.TaskState;
+import org.rhumbatron.lifecycle.tasks.TaskState;
 import org.rhumbatron.platform.db.Database;
 
 /**

@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import java.time.Clock;
 import java.util.Optional;
 import org.rhumbatron.lifecycle.Lifecycle;
-import org.rhumbatron.lifecycle.ProjectInfo;
+import org.rhumbatron.lifecycle.projects.ProjectInfo;
 import org.rhumbatron.platform.db.Database;
 import org.rhumbatron.platform.queue.Delivery;
 import org.rhumbatron.platform.queue.Outcome;
@@ -60,7 +60,7 @@ public final class IndexConsumer implements QueueHandler<Command> {
 
   private Outcome build(Command command) throws Exception {
     String projectId = command.projectId();
-    Optional<ProjectInfo> project = lifecycle.project(projectId);
+    Optional<ProjectInfo> project = lifecycle.projects().project(projectId);
     if (project.isEmpty()) {
       return Outcome.reject(name(command) + ": unknown project " + projectId);
     }

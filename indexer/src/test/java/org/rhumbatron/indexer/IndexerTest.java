@@ -230,7 +230,7 @@ class IndexerTest {
 
   @DatabaseTest
   void anArchivedProjectIsNotIndexed() throws Exception {
-    f.lifecycle.archiveProject("p1").get();
+    f.lifecycle.projects().archive("p1").get();
 
     assertThat(indexer.handle(build("p1", null), delivery(1))).isInstanceOf(Outcome.Ack.class);
     assertThat(builder.builds).isEmpty();

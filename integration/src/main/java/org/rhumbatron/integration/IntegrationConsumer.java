@@ -8,14 +8,15 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import org.rhumbatron.lifecycle.ChangeInfo;
-import org.rhumbatron.lifecycle.Composition;
-import org.rhumbatron.lifecycle.Dispatched;
 import org.rhumbatron.lifecycle.Lifecycle;
 import org.rhumbatron.lifecycle.LifecycleException;
-import org.rhumbatron.lifecycle.ProjectInfo;
-import org.rhumbatron.lifecycle.Settled;
-import org.rhumbatron.lifecycle.Wake;
+import org.rhumbatron.lifecycle.candidates.Composition;
+import org.rhumbatron.lifecycle.changes.ChangeInfo;
+import org.rhumbatron.lifecycle.changes.Dispatched;
+import org.rhumbatron.lifecycle.changes.Settled;
+import org.rhumbatron.lifecycle.changes.Wake;
+import org.rhumbatron.lifecycle.projects.ProjectInfo;
+import org.rhumbatron.lifecycle.projects.Projects;
 import org.rhumbatron.lifecycle.workflow.WorkflowEngine;
 import org.rhumbatron.platform.config.Settings;
 import org.rhumbatron.platform.queue.Commands;
@@ -155,12 +156,12 @@ public final class IntegrationConsumer implements QueueHandler<Command> {
     if (!projectWork || c.projectId() == null) {
       return null;
     }
-    Optional<ProjectInfo> project = lifecycle.project(c.projectId());
+    Optional<ProjectInfo> project = lifecycle.projects().project(c.projectId());
     if (project.isEmpty() || "active".equals(project.get().status())) {
       return null;
     }
     if (c.changeId() != null) {
-      steps.await(lifecycle.endProjectChanges(c.projectId(), c.commandId()));
+      steps.await(lifecycle.projects().endChanges(c.projectId(), c.commandId()));
     }
     return c.commandType().wireName()
         + " "
@@ -170,20 +171,21 @@ public final class IntegrationConsumer implements QueueHandler<Command> {
         + " is "
         + project.get().status()
         + " ("
-        + Lifecycle.projectEndReason(project.get().status())
+        + Projects.endReason(project.get().status())
         + ")";
   }
 
   private Result provisionProject(Command c) throws Exception {
     String tenantId = text(c, "tenantId");
     String name = text(c, "name");
-    boolean created = steps.await(lifecycle.createProject(c.projectId(), tenantId, name));
+    boolean created = steps.await(lifecycle.projects().create(c.projectId(), tenantId, name));
     log.info("project.provision {}: {}", c.projectId(), created ? "created" : "already there");
     return Result.DONE;
   }
 
   private Result setLiveApp(Command c, boolean live) throws Exception {
-    boolean changed = steps.await(lifecycle.setLiveApp(c.projectId(), live, c.commandId()));
+    boolean changed =
+        steps.await(lifecycle.projects().setLiveApp(c.projectId(), live, c.commandId()));
     log.info(
         "{} {}: {}",
         c.commandType().wireName(),
@@ -195,18 +197,20 @@ public final class IntegrationConsumer implements QueueHandler<Command> {
   // Changes --------------------------------------------------------------------------------------
 
   private Result dispatch(Command c) throws Exception {
-    Dispatched d = steps.await(lifecycle.dispatch(c.changeId(), c.commandId()));
+    Dispatched d = steps.await(lifecycle.changes().dispatch(c.changeId(), c.commandId()));
     sendWakes(d);
     return Result.DONE;
   }
 
   private Result settle(Command c) throws Exception {
-    Settled s = steps.await(lifecycle.settle(c.changeId(), c.commandId()));
+    Settled s = steps.await(lifecycle.ends().settle(c.changeId(), c.commandId()));
     sendWakes(s.dispatched());
     if (s.decision() == Settled.Decision.CANDIDATE_AGAIN) {
       String projectId =
-          lifecycle.change(c.changeId()).map(ChangeInfo::projectId).orElse(c.projectId());
-      steps.await(commands.send(lifecycle.candidateAgain(projectId, c.changeId(), c.commandId())));
+          lifecycle.changes().change(c.changeId()).map(ChangeInfo::projectId).orElse(c.projectId());
+      steps.await(
+          commands.send(
+              lifecycle.commands().candidateAgain(projectId, c.changeId(), c.commandId())));
     }
     int superseded = deadLetters.supersede(c.changeId());
     log.info(
@@ -229,7 +233,8 @@ public final class IntegrationConsumer implements QueueHandler<Command> {
     Composition composed;
     try {
       composed =
-          steps.await(lifecycle.composeCandidate(c.changeId(), c.commandId(), last || handedOff));
+          steps.await(
+              lifecycle.approvals().compose(c.changeId(), c.commandId(), last || handedOff));
     } catch (LifecycleException e) {
       throw e;
     } catch (Exception e) {

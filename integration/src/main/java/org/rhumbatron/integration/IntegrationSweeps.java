@@ -2,11 +2,12 @@ package org.rhumbatron.integration;
 
 import java.util.List;
 import org.rhumbatron.integration.IntegrationConsumer.Result;
-import org.rhumbatron.lifecycle.ChangeState;
 import org.rhumbatron.lifecycle.Lifecycle;
 import org.rhumbatron.lifecycle.LifecycleException;
-import org.rhumbatron.lifecycle.LifecycleReads;
-import org.rhumbatron.lifecycle.ProjectInfo;
+import org.rhumbatron.lifecycle.candidates.Candidates;
+import org.rhumbatron.lifecycle.changes.ChangeState;
+import org.rhumbatron.lifecycle.projects.ProjectInfo;
+import org.rhumbatron.lifecycle.projects.Projects;
 import org.rhumbatron.lifecycle.workflow.WorkflowEngine;
 import org.rhumbatron.platform.queue.Commands;
 import org.rhumbatron.protocol.Command;
@@ -22,7 +23,6 @@ import org.slf4j.LoggerFactory;
 final class IntegrationSweeps {
   private static final Logger log = LoggerFactory.getLogger(IntegrationSweeps.class);
   private final Lifecycle lifecycle;
-  private final LifecycleReads reads;
   private final WorkflowEngine workflows;
   private final WorkflowStarts starts;
   private final Commands commands;
@@ -37,7 +37,6 @@ final class IntegrationSweeps {
       Steps steps,
       int rowsPerDelivery) {
     this.lifecycle = lifecycle;
-    this.reads = lifecycle.reads();
     this.workflows = workflows;
     this.starts = starts;
     this.commands = commands;
@@ -48,20 +47,21 @@ final class IntegrationSweeps {
   /** project.cleanup: cancels the open Changes of an archived or deleted Project. */
   Result cleanupProject(Command c) throws Exception {
     ProjectInfo project =
-        reads
+        lifecycle
+            .projects()
             .project(c.projectId())
             .orElseThrow(() -> LifecycleException.unknownProject(c.projectId()));
     if ("active".equals(project.status())) {
       log.info("project.cleanup {}: the project is active, nothing to clean up", c.projectId());
       return Result.DONE;
     }
-    List<String> open = reads.openChanges(c.projectId(), rowsPerDelivery + 1);
+    List<String> open = lifecycle.changes().openChanges(c.projectId(), rowsPerDelivery + 1);
     for (String changeId : bounded(open)) {
       endIfOpen(
           changeId,
           ChangeState.CANCELLED,
           EventType.CHANGE_CANCELLED,
-          Lifecycle.projectEndReason(project.status()),
+          Projects.endReason(project.status()),
           c.commandId());
     }
     return more(open);
@@ -77,15 +77,16 @@ final class IntegrationSweeps {
       throw LifecycleException.payload(
           c.commandType().wireName(), c.commandId(), "lacks generation (1 or more)");
     }
-    List<LifecycleReads.CandidateOf> stale =
-        reads.candidatesBefore(c.projectId(), generation, rowsPerDelivery + 1);
-    for (LifecycleReads.CandidateOf candidate : bounded(stale)) {
-      steps.await(lifecycle.staleCandidate(candidate.candidateId(), c.commandId()));
+    List<Candidates.CandidateOf> stale =
+        lifecycle.candidates().candidatesBefore(c.projectId(), generation, rowsPerDelivery + 1);
+    for (Candidates.CandidateOf candidate : bounded(stale)) {
+      steps.await(lifecycle.approvals().stale(candidate.candidateId(), c.commandId()));
       steps.await(
           commands.sendTo(
               Queue.VERIFICATION,
-              lifecycle.rebaseCommand(
-                  c.projectId(), candidate.changeId(), candidate.candidateId())));
+              lifecycle
+                  .commands()
+                  .rebase(c.projectId(), candidate.changeId(), candidate.candidateId())));
     }
     return more(stale);
   }
@@ -95,7 +96,7 @@ final class IntegrationSweeps {
    * and the open Candidates of variants not selected go stale.
    */
   Result sweepForks(Command c) throws Exception {
-    List<String> forks = reads.forksNotSelected(rowsPerDelivery + 1);
+    List<String> forks = lifecycle.changes().forksNotSelected(rowsPerDelivery + 1);
     for (String changeId : bounded(forks)) {
       endIfOpen(
           changeId,
@@ -104,8 +105,8 @@ final class IntegrationSweeps {
           "a sibling variant completed",
           c.commandId());
     }
-    for (String candidateId : reads.candidatesNotSelected(rowsPerDelivery)) {
-      steps.await(lifecycle.staleCandidate(candidateId, c.commandId()));
+    for (String candidateId : lifecycle.candidates().candidatesNotSelected(rowsPerDelivery)) {
+      steps.await(lifecycle.approvals().stale(candidateId, c.commandId()));
     }
     return more(forks);
   }
@@ -116,16 +117,17 @@ final class IntegrationSweeps {
    * running is left to the engine.
    */
   Result recoverRelease(Command c) throws Exception {
-    List<LifecycleReads.Release> releases = reads.openReleases(c.changeId());
+    List<Candidates.Release> releases = lifecycle.candidates().openReleases(c.changeId());
     if (releases.isEmpty()) {
       log.warn("release.recover {}: change {} has no open release", c.commandId(), c.changeId());
     }
-    for (LifecycleReads.Release release : releases) {
+    for (Candidates.Release release : releases) {
       String releaseId = release.releaseId();
       var instance = workflows.instance(releaseId);
       if (instance.isEmpty()) {
         log.warn("release.recover: {} has no Workflow; starting it", releaseId);
-        starts.sendOrStart(lifecycle.releaseStart(c.projectId(), c.changeId(), releaseId));
+        starts.sendOrStart(
+            lifecycle.commands().releaseStart(c.projectId(), c.changeId(), releaseId));
       } else if (workflows.retryFailed(releaseId)) {
         log.warn(
             "release.recover: {} failed ({}); running it again",
@@ -151,7 +153,7 @@ final class IntegrationSweeps {
       String changeId, ChangeState state, EventType type, String reason, String causedBy)
       throws Exception {
     try {
-      steps.await(lifecycle.endChange(changeId, state, type, reason, causedBy));
+      steps.await(lifecycle.ends().endChange(changeId, state, type, reason, causedBy));
     } catch (LifecycleException e) {
       log.info("{} stays as it is: {}", changeId, e.getMessage());
     }

@@ -7,7 +7,7 @@ import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import org.rhumbatron.lifecycle.Lifecycle;
-import org.rhumbatron.lifecycle.ProjectInfo;
+import org.rhumbatron.lifecycle.projects.ProjectInfo;
 import org.rhumbatron.lifecycle.workflow.Step;
 import org.rhumbatron.lifecycle.workflow.WorkflowDefinition;
 import org.rhumbatron.lifecycle.workflow.WorkflowEngine;
@@ -46,7 +46,7 @@ public final class Workflows {
     commands
         .sendTo(
             org.rhumbatron.protocol.Queue.VERIFICATION,
-            lifecycle.rebaseCommand(input.path("projectId").asText(), changeId, candidateId))
+            lifecycle.commands().rebase(input.path("projectId").asText(), changeId, candidateId))
         .get(STEP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
   }
 
@@ -118,6 +118,7 @@ public final class Workflows {
                       String reason =
                           verdict.path("reason").isNull() ? null : verdict.path("reason").asText();
                       lifecycle
+                          .approvals()
                           .recordVerdict(
                               ctx.instanceId(),
                               passed,
@@ -134,25 +135,30 @@ public final class Workflows {
                     ctx -> {
                       // changes.auto-approve stands in for the operator (demo, benchmarks).
                       String changeId = ctx.input().path("changeId").asText();
-                      String state = lifecycle.change(changeId).map(c -> c.state()).orElse("gone");
+                      String state =
+                          lifecycle.changes().change(changeId).map(c -> c.state()).orElse("gone");
                       if (autoApprove && state.equals("releasing")) {
                         // A re-run after the approval went through: its release.start may not
                         // have gone out before a crash; the queue drops a repeat.
-                        var release = lifecycle.pendingRelease(changeId);
+                        var release = lifecycle.candidates().pendingRelease(changeId);
                         if (release.isPresent()) {
                           commands
                               .send(
-                                  lifecycle.releaseStart(
-                                      ctx.input().path("projectId").asText(),
-                                      changeId,
-                                      release.get()))
+                                  lifecycle
+                                      .commands()
+                                      .releaseStart(
+                                          ctx.input().path("projectId").asText(),
+                                          changeId,
+                                          release.get()))
                               .get(STEP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
                         }
                         return null;
                       }
                       if (autoApprove
                           && state.equals("verifying")
-                          && lifecycle.staleAwaitingRebase(changeId, ctx.instanceId())) {
+                          && lifecycle
+                              .candidates()
+                              .staleAwaitingRebase(changeId, ctx.instanceId())) {
                         resendRebase(lifecycle, commands, ctx.input(), ctx.instanceId());
                         return null;
                       }
@@ -161,7 +167,8 @@ public final class Workflows {
                       }
                       var approval =
                           lifecycle
-                              .approveChange(changeId)
+                              .approvals()
+                              .approve(changeId)
                               .get(STEP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
                       ObjectNode out = JsonNodeFactory.instance.objectNode();
                       out.put("promotion", approval.promotion().name());
@@ -171,6 +178,7 @@ public final class Workflows {
             .onFailed(
                 (id, input, error) -> {
                   lifecycle
+                      .approvals()
                       .recordVerdict(
                           id,
                           false,
@@ -189,7 +197,11 @@ public final class Workflows {
                       // A Project archived or deleted since release.start (or between tries)
                       // does not go live: the release fails with the reason.
                       String status =
-                          lifecycle.project(projectId).map(ProjectInfo::status).orElse("gone");
+                          lifecycle
+                              .projects()
+                              .project(projectId)
+                              .map(ProjectInfo::status)
+                              .orElse("gone");
                       if (!"active".equals(status)) {
                         throw new IllegalStateException(
                             "project " + projectId + " is " + status + ": nothing is released");
@@ -201,6 +213,7 @@ public final class Workflows {
                     "record",
                     ctx -> {
                       lifecycle
+                          .approvals()
                           .recordRelease(
                               ctx.instanceId(), true, null, ctx.input().path("commandId").asText())
                           .get(STEP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
@@ -210,6 +223,7 @@ public final class Workflows {
                 (id, input, error) -> {
                   log.warn("release {} failed: {}", id, error);
                   lifecycle
+                      .approvals()
                       .recordRelease(id, false, error, input.path("commandId").asText())
                       .get(STEP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
                 }));

@@ -22,9 +22,9 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.rhumbatron.lifecycle.LifecycleFixture;
-import org.rhumbatron.lifecycle.TaskRef;
-import org.rhumbatron.lifecycle.WorkGraph;
-import org.rhumbatron.lifecycle.WorkGraph.TaskSpec;
+import org.rhumbatron.lifecycle.changes.WorkGraph;
+import org.rhumbatron.lifecycle.changes.WorkGraph.TaskSpec;
+import org.rhumbatron.lifecycle.tasks.TaskRef;
 import org.rhumbatron.lifecycle.workflow.WorkflowEngine;
 import org.rhumbatron.platform.queue.DatabaseHandlerRuns;
 import org.rhumbatron.platform.queue.Delivery;
@@ -165,15 +165,16 @@ class IntegrationTest {
     assertThat(f.outbox("project.created")).isEqualTo(1);
 
     twice(command(CommandType.APP_PROVISION, "p1", null, null));
-    assertThat(f.lifecycle.project("p1").orElseThrow().hasLiveApp()).isTrue();
+    assertThat(f.lifecycle.projects().project("p1").orElseThrow().hasLiveApp()).isTrue();
     twice(command(CommandType.APP_REMOVE, "p1", null, null));
-    assertThat(f.lifecycle.project("p1").orElseThrow().hasLiveApp()).isFalse();
+    assertThat(f.lifecycle.projects().project("p1").orElseThrow().hasLiveApp()).isFalse();
     assertThat(f.outboxTypes())
         .containsExactly("project.created", "app.provisioned", "app.removed");
 
     String c =
         f.lifecycle
-            .createChange("p1", "r1", WorkGraph.of(task("a"), task("b"), task("c", "a")))
+            .changes()
+            .create("p1", "r1", WorkGraph.of(task("a"), task("b"), task("c", "a")))
             .get()
             .change()
             .changeId();
@@ -184,12 +185,13 @@ class IntegrationTest {
 
     // a fails; change.settle makes its second attempt ready and wakes its new Agent.
     TaskRef a =
-        new TaskRef("p1", c, c + ":a", f.lifecycle.task(c + ":a").orElseThrow().agentId(), 1);
-    f.lifecycle.startTask(a).get();
-    f.lifecycle.failTask(a, "tests failed").get();
+        new TaskRef(
+            "p1", c, c + ":a", f.lifecycle.changes().task(c + ":a").orElseThrow().agentId(), 1);
+    f.lifecycle.agents().start(a).get();
+    f.lifecycle.agents().fail(a, "tests failed").get();
     twice(command(CommandType.CHANGE_SETTLE, "p1", c, null));
-    assertThat(f.lifecycle.task(c + ":a").orElseThrow().attempt()).isEqualTo(2);
-    assertThat(f.lifecycle.task(c + ":a").orElseThrow().state()).isEqualTo("assigned");
+    assertThat(f.lifecycle.changes().task(c + ":a").orElseThrow().attempt()).isEqualTo(2);
+    assertThat(f.lifecycle.changes().task(c + ":a").orElseThrow().state()).isEqualTo("assigned");
     assertThat(f.commandsOn(Queue.AGENT_WAKEUPS)).isEqualTo(3);
 
     // release.recover finds the release rows and writes nothing.
@@ -210,15 +212,16 @@ class IntegrationTest {
             .createdAt(f.clock.instant())
             .build();
     twice(sweep);
-    assertThat(f.lifecycle.change("fork-b").orElseThrow().state()).isEqualTo("not_selected");
-    assertThat(f.lifecycle.change("fork-a").orElseThrow().state()).isEqualTo("completed");
+    assertThat(f.lifecycle.changes().change("fork-b").orElseThrow().state())
+        .isEqualTo("not_selected");
+    assertThat(f.lifecycle.changes().change("fork-a").orElseThrow().state()).isEqualTo("completed");
     assertThat(f.outbox("change.not_selected")).isEqualTo(1);
 
     // project.cleanup cancels the open Changes of an archived project.
-    f.lifecycle.archiveProject("p1").get();
+    f.lifecycle.projects().archive("p1").get();
     twice(command(CommandType.PROJECT_CLEANUP, "p1", null, null));
-    assertThat(f.lifecycle.change(c).orElseThrow().state()).isEqualTo("cancelled");
-    assertThat(f.lifecycle.change("parent").orElseThrow().state()).isEqualTo("cancelled");
+    assertThat(f.lifecycle.changes().change(c).orElseThrow().state()).isEqualTo("cancelled");
+    assertThat(f.lifecycle.changes().change("parent").orElseThrow().state()).isEqualTo("cancelled");
     assertThat(f.outbox("change.cancelled")).isEqualTo(2);
   }
 
@@ -246,7 +249,7 @@ class IntegrationTest {
   void aBoundedCommandAsksForMoreDeliveriesAndIsAcknowledgedOnTheFourth() throws Exception {
     f.project("p-big");
     for (int i = 0; i < 45; i++) {
-      f.lifecycle.createChange("p-big", "r" + i, WorkGraph.of(task("a"))).get();
+      f.lifecycle.changes().create("p-big", "r" + i, WorkGraph.of(task("a"))).get();
     }
     // Archived without the archive's own end of its Changes (as if it stopped half way): the
     // cleanup's bound is what ends them.
@@ -274,7 +277,8 @@ class IntegrationTest {
     f.project(projectId);
     String c =
         f.lifecycle
-            .createChange(projectId, "r1", WorkGraph.of(task("a")))
+            .changes()
+            .create(projectId, "r1", WorkGraph.of(task("a")))
             .get()
             .change()
             .changeId();
@@ -308,16 +312,16 @@ class IntegrationTest {
                       + reason
                       + ")"));
     }
-    assertThat(f.lifecycle.change(c).orElseThrow().state()).isEqualTo("cancelled");
-    assertThat(f.lifecycle.change(c).orElseThrow().reason()).isEqualTo(reason);
-    assertThat(f.lifecycle.task(c + ":a").orElseThrow().state()).isEqualTo("cancelled");
+    assertThat(f.lifecycle.changes().change(c).orElseThrow().state()).isEqualTo("cancelled");
+    assertThat(f.lifecycle.changes().change(c).orElseThrow().reason()).isEqualTo(reason);
+    assertThat(f.lifecycle.changes().task(c + ":a").orElseThrow().state()).isEqualTo("cancelled");
     assertThat(f.outbox("change.cancelled")).isEqualTo(1);
     assertThat(f.outbox("task.ready")).as("nothing dispatched").isZero();
     assertThat(f.count("SELECT COUNT(*) FROM candidates")).as("nothing composed").isZero();
     assertThat(
             consumer.handle(command(CommandType.APP_PROVISION, "p-end", null, null), delivery(1)))
         .isInstanceOf(Outcome.Refuse.class);
-    assertThat(f.lifecycle.project("p-end").orElseThrow().hasLiveApp()).isFalse();
+    assertThat(f.lifecycle.projects().project("p-end").orElseThrow().hasLiveApp()).isFalse();
   }
 
   @DatabaseTest
@@ -341,9 +345,14 @@ class IntegrationTest {
         });
     f.project("p-del");
     String c =
-        f.lifecycle.createChange("p-del", "r1", WorkGraph.of(task("a"))).get().change().changeId();
-    assertThat(f.lifecycle.deleteProject("p-del").get()).isTrue();
-    assertThat(f.lifecycle.change(c).orElseThrow().reason()).isEqualTo("project_deleted");
+        f.lifecycle
+            .changes()
+            .create("p-del", "r1", WorkGraph.of(task("a")))
+            .get()
+            .change()
+            .changeId();
+    assertThat(f.lifecycle.projects().delete("p-del").get()).isTrue();
+    assertThat(f.lifecycle.changes().change(c).orElseThrow().reason()).isEqualTo("project_deleted");
     f.commands.send(command(CommandType.CHANGE_DISPATCH, "p-del", c, null)).get();
     await().atMost(Duration.ofSeconds(20)).until(() -> !outcomes.isEmpty());
     assertThat(outcomes.get(0)).isInstanceOf(Outcome.Refuse.class);
@@ -438,7 +447,8 @@ class IntegrationTest {
         .until(() -> deliveries.getOrDefault("cmd_test_project.provision_p1", 0) == 2);
     String c =
         f.lifecycle
-            .createChange("p1", "r1", WorkGraph.of(task("a"), task("b")))
+            .changes()
+            .create("p1", "r1", WorkGraph.of(task("a"), task("b")))
             .get()
             .change()
             .changeId();
@@ -465,8 +475,9 @@ class IntegrationTest {
     f.project("p1");
     WorkGraph graph =
         WorkGraph.of(task("a"), task("b"), task("c"), task("d", "a"), task("e", "b", "c"));
-    String serial = f.lifecycle.createChange("p1", "serial", graph).get().change().changeId();
-    String together = f.lifecycle.createChange("p1", "together", graph).get().change().changeId();
+    String serial = f.lifecycle.changes().create("p1", "serial", graph).get().change().changeId();
+    String together =
+        f.lifecycle.changes().create("p1", "together", graph).get().change().changeId();
     for (Command c : oneChangesCommands(serial)) {
       assertThat(consumer.handle(c, delivery(1))).isInstanceOf(Outcome.Ack.class);
     }
@@ -555,14 +566,15 @@ class IntegrationTest {
   /** Runs every Task of {@code changeId} to completed by its Agent, so the Change verifies. */
   private void completeAll(String changeId) throws Exception {
     for (int round = 0; round < 10; round++) {
-      var d = f.lifecycle.dispatch(changeId, "cmd_dispatch_" + changeId + "_" + round).get();
+      var d =
+          f.lifecycle.changes().dispatch(changeId, "cmd_dispatch_" + changeId + "_" + round).get();
       if (d.verification()) {
         return;
       }
       for (var w : d.wakes()) {
-        f.lifecycle.startTask(w.task()).get();
-        f.lifecycle.proposeChangeset(w.task()).get();
-        f.lifecycle.completeTask(w.task()).get();
+        f.lifecycle.agents().start(w.task()).get();
+        f.lifecycle.agents().proposeChangeset(w.task()).get();
+        f.lifecycle.agents().complete(w.task()).get();
       }
     }
     throw new AssertionError(changeId + " did not verify");
@@ -573,7 +585,8 @@ class IntegrationTest {
     f.project("p1");
     String c =
         f.lifecycle
-            .createChange("p1", "r1", WorkGraph.of(task("a"), task("b", "a")))
+            .changes()
+            .create("p1", "r1", WorkGraph.of(task("a"), task("b", "a")))
             .get()
             .change()
             .changeId();
@@ -599,15 +612,16 @@ class IntegrationTest {
     f.project("p1");
     String other =
         f.lifecycle
-            .createChange("p1", "r-other", WorkGraph.of(task("a")))
+            .changes()
+            .create("p1", "r-other", WorkGraph.of(task("a")))
             .get()
             .change()
             .changeId();
-    var w = f.lifecycle.dispatch(other, "cmd_o").get().wakes().get(0);
-    f.lifecycle.startTask(w.task()).get();
-    f.lifecycle.acquireClaim(w.task(), "path:src/").get(); // a prefix of path:src/a
+    var w = f.lifecycle.changes().dispatch(other, "cmd_o").get().wakes().get(0);
+    f.lifecycle.agents().start(w.task()).get();
+    f.lifecycle.agents().acquireClaim(w.task(), "path:src/").get(); // a prefix of path:src/a
     String c =
-        f.lifecycle.createChange("p1", "r1", WorkGraph.of(task("a"))).get().change().changeId();
+        f.lifecycle.changes().create("p1", "r1", WorkGraph.of(task("a"))).get().change().changeId();
     completeAll(c);
     return c;
   }
@@ -670,19 +684,19 @@ class IntegrationTest {
   void aRebaseLostAfterAStaleBaseIsSentAgainByTheApproveStepsRerun() throws Exception {
     f.project("p1");
     String c =
-        f.lifecycle.createChange("p1", "r1", WorkGraph.of(task("a"))).get().change().changeId();
+        f.lifecycle.changes().create("p1", "r1", WorkGraph.of(task("a"))).get().change().changeId();
     completeAll(c);
     String cand = composeCandidate(c);
-    f.lifecycle.recordVerdict(cand, true, null, "cmd_v").get();
+    f.lifecycle.approvals().recordVerdict(cand, true, null, "cmd_v").get();
     String first =
-        f.lifecycle.createChange("p1", "r0", WorkGraph.of(task("b"))).get().change().changeId();
+        f.lifecycle.changes().create("p1", "r0", WorkGraph.of(task("b"))).get().change().changeId();
     completeAll(first);
-    f.lifecycle.recordVerdict(composeCandidate(first), true, null, "cmd_v0").get();
-    f.lifecycle.approveChange(first).get(); // canonical advances: cand's base is stale
-    f.lifecycle.staleCandidate(cand, "approve:" + cand).get(); // the commit; no rebase sent
-    assertThat(f.lifecycle.change(c).orElseThrow().state()).isEqualTo("verifying");
+    f.lifecycle.approvals().recordVerdict(composeCandidate(first), true, null, "cmd_v0").get();
+    f.lifecycle.approvals().approve(first).get(); // canonical advances: cand's base is stale
+    f.lifecycle.approvals().stale(cand, "approve:" + cand).get(); // the commit; no rebase sent
+    assertThat(f.lifecycle.changes().change(c).orElseThrow().state()).isEqualTo("verifying");
     long before = f.commandsOn(Queue.VERIFICATION);
-    assertThat(f.lifecycle.staleAwaitingRebase(c, cand)).isTrue();
+    assertThat(f.lifecycle.candidates().staleAwaitingRebase(c, cand)).isTrue();
 
     ObjectNode input =
         JsonNodeFactory.instance.objectNode().put("projectId", "p1").put("changeId", c);
@@ -694,7 +708,7 @@ class IntegrationTest {
     assertThat(
             f.count("SELECT COUNT(*) FROM candidates WHERE change_id = ? AND state <> 'stale'", c))
         .isEqualTo(1);
-    assertThat(f.lifecycle.staleAwaitingRebase(c, cand)).isFalse();
+    assertThat(f.lifecycle.candidates().staleAwaitingRebase(c, cand)).isFalse();
   }
 
   @DatabaseTest
@@ -702,7 +716,7 @@ class IntegrationTest {
       throws Exception {
     f.project("p1");
     String c =
-        f.lifecycle.createChange("p1", "r1", WorkGraph.of(task("a"))).get().change().changeId();
+        f.lifecycle.changes().create("p1", "r1", WorkGraph.of(task("a"))).get().change().changeId();
     completeAll(c);
     String cand = composeCandidate(c);
     Command start =
@@ -718,7 +732,8 @@ class IntegrationTest {
     assertThat(twice(start)).isInstanceOf(Outcome.Ack.class);
     assertThat(workflows.instance(cand).orElseThrow().stepsDone())
         .containsExactly("verify", "record", "approve");
-    assertThat(f.lifecycle.change(c).orElseThrow().state()).isEqualTo("awaiting_approval");
+    assertThat(f.lifecycle.changes().change(c).orElseThrow().state())
+        .isEqualTo("awaiting_approval");
     assertThat(f.outbox("candidate.verified")).isEqualTo(1);
     Command noKey =
         Command.builder()
@@ -735,12 +750,12 @@ class IntegrationTest {
   /** p1 with a live app and a Change whose Candidate is verified: awaiting approval. */
   private String verifiedWithALiveApp() throws Exception {
     f.project("p1");
-    f.lifecycle.setLiveApp("p1", true, "cmd_app").get();
+    f.lifecycle.projects().setLiveApp("p1", true, "cmd_app").get();
     String c =
-        f.lifecycle.createChange("p1", "r1", WorkGraph.of(task("a"))).get().change().changeId();
+        f.lifecycle.changes().create("p1", "r1", WorkGraph.of(task("a"))).get().change().changeId();
     completeAll(c);
     String cand = composeCandidate(c);
-    f.lifecycle.recordVerdict(cand, true, null, "cmd_v").get();
+    f.lifecycle.approvals().recordVerdict(cand, true, null, "cmd_v").get();
     return c;
   }
 
@@ -759,13 +774,13 @@ class IntegrationTest {
   @DatabaseTest
   void approvalWithALiveAppReleasesThroughTheReleaseWorkflowAndCompletes() throws Exception {
     String c = verifiedWithALiveApp();
-    var approval = f.lifecycle.approveChange(c).get();
+    var approval = f.lifecycle.approvals().approve(c).get();
     assertThat(approval.releaseId()).isEqualTo("rel_p1_1");
     assertThat(f.commandsOn(Queue.RELEASE)).isEqualTo(1);
-    Command release = f.lifecycle.releaseStart("p1", c, "rel_p1_1");
+    Command release = f.lifecycle.commands().releaseStart("p1", c, "rel_p1_1");
     assertThat(release.commandId()).isEqualTo("cmd_rel_p1_1_release");
     twice(release);
-    assertThat(f.lifecycle.change(c).orElseThrow().state()).isEqualTo("completed");
+    assertThat(f.lifecycle.changes().change(c).orElseThrow().state()).isEqualTo("completed");
     assertThat(f.outbox("release.completed")).isEqualTo(1);
     assertThat(f.count("SELECT COUNT(*) FROM releases WHERE state = 'completed'")).isEqualTo(1);
   }
@@ -774,10 +789,10 @@ class IntegrationTest {
   void aDeclinedChangeEndsDeclinedAndTheFiveMinuteSweepClosesItsDeadLetters() throws Exception {
     f.project("p1");
     String c =
-        f.lifecycle.createChange("p1", "r1", WorkGraph.of(task("a"))).get().change().changeId();
+        f.lifecycle.changes().create("p1", "r1", WorkGraph.of(task("a"))).get().change().changeId();
     completeAll(c);
     String cand = composeCandidate(c);
-    f.lifecycle.recordVerdict(cand, true, null, "cmd_v").get();
+    f.lifecycle.approvals().recordVerdict(cand, true, null, "cmd_v").get();
     // A command of the Change that was dead-lettered while it waited.
     EnvelopeCodec codec = new EnvelopeCodec();
     Command lost = command(CommandType.CHANGE_SETTLE, "p1", c, null);
@@ -792,8 +807,8 @@ class IntegrationTest {
                 f.clock.instant()));
     DeadLetterOperator operator = new DeadLetterOperator(f.database, f.commands, codec, f.clock);
     assertThat(operator.listOpen(10)).hasSize(1);
-    assertThat(f.lifecycle.declineChange(c).get()).isTrue();
-    assertThat(f.lifecycle.change(c).orElseThrow().state()).isEqualTo("declined");
+    assertThat(f.lifecycle.approvals().decline(c).get()).isTrue();
+    assertThat(f.lifecycle.changes().change(c).orElseThrow().state()).isEqualTo("declined");
     new org.rhumbatron.router.maintenance.Maintenance(
             f.database, command -> {}, operator, f.settings)
         .runReleaseSweep(Instant.parse("2026-12-04T10:04:00Z"));
@@ -808,7 +823,7 @@ class IntegrationTest {
   @DatabaseTest
   void releaseRecoverRunsAFailedReleaseWorkflowAgainAndTheChangeCompletes() throws Exception {
     String c = verifiedWithALiveApp();
-    f.lifecycle.approveChange(c).get();
+    f.lifecycle.approvals().approve(c).get();
     // A release engine whose release step always fails (3 tries, then the instance fails).
     java.util.concurrent.atomic.AtomicBoolean broken =
         new java.util.concurrent.atomic.AtomicBoolean(true);
@@ -827,16 +842,16 @@ class IntegrationTest {
         f.clock,
         false);
     IntegrationConsumer withFailing = consumerOn(failing);
-    withFailing.handle(f.lifecycle.releaseStart("p1", c, "rel_p1_1"), delivery(1));
+    withFailing.handle(f.lifecycle.commands().releaseStart("p1", c, "rel_p1_1"), delivery(1));
     await().atMost(Duration.ofSeconds(10)).until(() -> f.outbox("release.failed") == 1);
-    assertThat(f.lifecycle.change(c).orElseThrow().state()).isEqualTo("releasing");
+    assertThat(f.lifecycle.changes().change(c).orElseThrow().state()).isEqualTo("releasing");
     assertThat(f.count("SELECT COUNT(*) FROM releases WHERE state = 'failed'")).isEqualTo(1);
     broken.set(false);
     Command recover = command(CommandType.RELEASE_RECOVER, "p1", c, null);
     assertThat(withFailing.handle(recover, delivery(1))).isInstanceOf(Outcome.Ack.class);
     await()
         .atMost(Duration.ofSeconds(10))
-        .until(() -> f.lifecycle.change(c).orElseThrow().state().equals("completed"));
+        .until(() -> f.lifecycle.changes().change(c).orElseThrow().state().equals("completed"));
     assertThat(f.outbox("release.completed")).isEqualTo(1);
     // Recovering a completed release does nothing more.
     withFailing.handle(recover, delivery(2));
@@ -846,7 +861,7 @@ class IntegrationTest {
   @DatabaseTest
   void aReleaseUnderWayWhenItsProjectIsDeletedDoesNotGoLive() throws Exception {
     String c = verifiedWithALiveApp();
-    f.lifecycle.approveChange(c).get();
+    f.lifecycle.approvals().approve(c).get();
     // The deploy's first try fails, and the Project is deleted before the next one.
     java.util.concurrent.atomic.AtomicInteger tries =
         new java.util.concurrent.atomic.AtomicInteger();
@@ -858,19 +873,20 @@ class IntegrationTest {
         new SimulatedVerifier(f.settings),
         (project, release) -> {
           if (tries.incrementAndGet() == 1) {
-            f.lifecycle.deleteProject(project).get();
+            f.lifecycle.projects().delete(project).get();
             throw new IllegalStateException("deploy target unreachable");
           }
         },
         f.commands,
         f.clock,
         false);
-    consumerOn(engine).handle(f.lifecycle.releaseStart("p1", c, "rel_p1_1"), delivery(1));
+    consumerOn(engine)
+        .handle(f.lifecycle.commands().releaseStart("p1", c, "rel_p1_1"), delivery(1));
     await().atMost(Duration.ofSeconds(10)).until(() -> f.outbox("release.failed") == 1);
     assertThat(tries).hasValue(1);
     assertThat(f.outbox("release.completed")).isZero();
     assertThat(f.count("SELECT COUNT(*) FROM releases WHERE state = 'failed'")).isEqualTo(1);
-    assertThat(f.lifecycle.change(c).orElseThrow().state()).isEqualTo("cancelled");
+    assertThat(f.lifecycle.changes().change(c).orElseThrow().state()).isEqualTo("cancelled");
   }
 
   /**
@@ -883,12 +899,12 @@ class IntegrationTest {
   void aVerifyingChangeWithoutACandidateGetsCandidateCreateAgainFromTheSettle() throws Exception {
     f.project("p1");
     String c =
-        f.lifecycle.createChange("p1", "r1", WorkGraph.of(task("a"))).get().change().changeId();
-    TaskRef a = f.lifecycle.dispatch(c, "cmd_d1").get().wakes().get(0).task();
-    f.lifecycle.startTask(a).get();
-    f.lifecycle.proposeChangeset(a).get();
-    f.lifecycle.completeTask(a).get();
-    assertThat(f.lifecycle.dispatch(c, "cmd_d2").get().verification()).isTrue();
+        f.lifecycle.changes().create("p1", "r1", WorkGraph.of(task("a"))).get().change().changeId();
+    TaskRef a = f.lifecycle.changes().dispatch(c, "cmd_d1").get().wakes().get(0).task();
+    f.lifecycle.agents().start(a).get();
+    f.lifecycle.agents().proposeChangeset(a).get();
+    f.lifecycle.agents().complete(a).get();
+    assertThat(f.lifecycle.changes().dispatch(c, "cmd_d2").get().verification()).isTrue();
 
     assertThat(settleAfter(Duration.ofMinutes(4), c, "cmd_" + c + "_settle_1"))
         .as("not missing long enough")
@@ -897,7 +913,7 @@ class IntegrationTest {
         .as("one candidate.create, the same for the redelivered settle")
         .isEqualTo(1);
 
-    Command again = f.lifecycle.candidateAgain("p1", c, "cmd_" + c + "_settle_2");
+    Command again = f.lifecycle.commands().candidateAgain("p1", c, "cmd_" + c + "_settle_2");
     assertThat(consumer.handle(again, delivery(1))).isInstanceOf(Outcome.Ack.class);
     assertThat(f.count("SELECT COUNT(*) FROM candidates WHERE change_id = ?", c)).isEqualTo(1);
     assertThat(settleAfter(Duration.ofMinutes(11), c, "cmd_" + c + "_settle_3"))

@@ -6,6 +6,10 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.stream.Collectors;
+import org.rhumbatron.lifecycle.changes.ChangeState;
+import org.rhumbatron.lifecycle.tasks.TaskRef;
+import org.rhumbatron.lifecycle.tasks.TaskState;
+import org.rhumbatron.platform.db.Placeholders;
 import org.rhumbatron.platform.db.Tx;
 
 /**
@@ -56,7 +60,7 @@ public final class HeldWork {
             + " WHERE t.state IN "
             + HELD_STATES
             + " AND c.state = ? AND t.task_id IN ("
-            + StoredStates.placeholders(taskIds)
+            + Placeholders.of(taskIds)
             + ")",
         rs ->
             new HeldAttempt(
@@ -79,7 +83,7 @@ public final class HeldWork {
     return new HashSet<>(
         tx.query(
             "SELECT changeset_id FROM changesets WHERE changeset_id IN ("
-                + StoredStates.placeholders(changesetIds)
+                + Placeholders.of(changesetIds)
                 + ")",
             rs -> rs.getString(1),
             changesetIds.toArray()));

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.time.Clock;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import org.rhumbatron.lifecycle.changes.ChangeLedger;
 import org.rhumbatron.platform.queue.Commands;
 import org.rhumbatron.platform.queue.SendReceipt;
 import org.rhumbatron.protocol.Command;
@@ -14,16 +15,18 @@ import org.rhumbatron.protocol.StableIds;
  * The commands the lifecycle builds: the Project and app commands it sends to the integration
  * queue, and those whose ids a redelivery must repeat (rebase, candidate again, release start).
  */
-final class LifecycleCommands {
+public final class LifecycleCommands {
   private final Commands commands;
   private final Clock clock;
 
-  LifecycleCommands(Commands commands, Clock clock) {
+  public LifecycleCommands(Commands commands, Clock clock) {
     this.commands = commands;
     this.clock = clock;
   }
 
-  CompletableFuture<SendReceipt> provisionProject(String projectId, String tenantId, String name) {
+  /** Sends {@code project.provision}; its handler creates the Project. */
+  public CompletableFuture<SendReceipt> provisionProject(
+      String projectId, String tenantId, String name) {
     ObjectNode payload = ChangeLedger.payload();
     payload.put("tenantId", tenantId);
     payload.put("name", name);
@@ -31,8 +34,23 @@ final class LifecycleCommands {
         "cmd_project.provision_" + projectId, CommandType.PROJECT_PROVISION, projectId, payload);
   }
 
+  /** Sends {@code project.cleanup}: its handler cancels an archived Project's open Changes. */
+  public CompletableFuture<SendReceipt> cleanupProject(String projectId) {
+    return oneOff(CommandType.PROJECT_CLEANUP, projectId);
+  }
+
+  /** Sends {@code app.provision}: its handler marks the Project as having a live app. */
+  public CompletableFuture<SendReceipt> provisionApp(String projectId) {
+    return oneOff(CommandType.APP_PROVISION, projectId);
+  }
+
+  /** Sends {@code app.remove}. */
+  public CompletableFuture<SendReceipt> removeApp(String projectId) {
+    return oneOff(CommandType.APP_REMOVE, projectId);
+  }
+
   /** An operator's one-off command (cleanup, app provision or removal) for a Project. */
-  CompletableFuture<SendReceipt> oneOff(CommandType type, String projectId) {
+  private CompletableFuture<SendReceipt> oneOff(CommandType type, String projectId) {
     return send(
         StableIds.randomCommandId(UUID::randomUUID), type, projectId, ChangeLedger.payload());
   }
@@ -49,7 +67,7 @@ final class LifecycleCommands {
             .build());
   }
 
-  Command rebase(String projectId, String changeId, String staleCandidate) {
+  public Command rebase(String projectId, String changeId, String staleCandidate) {
     ObjectNode payload = ChangeLedger.payload();
     payload.put("staleCandidateId", staleCandidate);
     return changeCommand(
@@ -60,14 +78,14 @@ final class LifecycleCommands {
         payload);
   }
 
-  Command candidateAgain(String projectId, String changeId, String settleCommandId) {
+  public Command candidateAgain(String projectId, String changeId, String settleCommandId) {
     ObjectNode payload = ChangeLedger.payload();
     payload.put("reason", "candidate_missing");
     return changeCommand(
         settleCommandId + "_candidate", CommandType.CANDIDATE_CREATE, projectId, changeId, payload);
   }
 
-  Command releaseStart(String projectId, String changeId, String releaseId) {
+  public Command releaseStart(String projectId, String changeId, String releaseId) {
     ObjectNode payload = ChangeLedger.payload();
     payload.put("releaseId", releaseId);
     return changeCommand(

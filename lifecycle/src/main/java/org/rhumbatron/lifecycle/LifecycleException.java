@@ -19,6 +19,13 @@ public class LifecycleException extends RhumbatronException {
     return permanent;
   }
 
+  /** A read's row limit must be at least 1 (an argument error, not a lifecycle rule). */
+  public static void requirePositiveLimit(int limit) {
+    if (limit < 1) {
+      throw new IllegalArgumentException("limit must be at least 1, got " + limit);
+    }
+  }
+
   /** The Project is not there. */
   public static LifecycleException unknownProject(String projectId) {
     return new UnknownItemException("project", projectId);

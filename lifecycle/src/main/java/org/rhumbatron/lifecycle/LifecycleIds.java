@@ -46,7 +46,7 @@ public final class LifecycleIds {
   }
 
   /** The stable-id key of a Task Event of {@code attempt}: none for the first, {@code a<n>}. */
-  static String attemptKey(int attempt) {
+  public static String attemptKey(int attempt) {
     return attempt <= 1 ? null : "a" + attempt;
   }
 

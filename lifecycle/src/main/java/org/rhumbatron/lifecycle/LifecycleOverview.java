@@ -6,7 +6,15 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.rhumbatron.lifecycle.candidates.CandidateState;
+import org.rhumbatron.lifecycle.changes.ChangeInfo;
+import org.rhumbatron.lifecycle.changes.ChangeLedger;
+import org.rhumbatron.lifecycle.changes.ChangeState;
+import org.rhumbatron.lifecycle.projects.ProjectInfo;
+import org.rhumbatron.lifecycle.projects.ProjectLedger;
+import org.rhumbatron.lifecycle.tasks.TaskState;
 import org.rhumbatron.platform.db.Database;
+import org.rhumbatron.platform.db.Placeholders;
 import org.rhumbatron.platform.db.Tx;
 
 /**
@@ -91,7 +99,7 @@ public final class LifecycleOverview {
     Map<String, Long> open = new HashMap<>();
     tx.query(
         "SELECT project_id, COUNT(*) FROM changes WHERE state IN ("
-            + StoredStates.placeholders(ChangeState.OPEN_STATES)
+            + Placeholders.of(ChangeState.OPEN_STATES)
             + ") GROUP BY project_id",
         rs -> open.put(rs.getString(1), rs.getLong(2)),
         StoredStates.dbNames(ChangeState.OPEN_STATES).toArray());

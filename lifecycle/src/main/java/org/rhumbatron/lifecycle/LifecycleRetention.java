@@ -2,11 +2,11 @@ package org.rhumbatron.lifecycle;
 
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import org.rhumbatron.lifecycle.workflow.WorkflowState;
 import org.rhumbatron.platform.db.BatchedPurge;
 import org.rhumbatron.platform.db.Database;
+import org.rhumbatron.platform.db.Placeholders;
 import org.rhumbatron.platform.db.TxWork;
 
 /**
@@ -71,7 +71,7 @@ public final class LifecycleRetention {
           if (ids.isEmpty()) {
             return 0;
           }
-          String in = String.join(", ", Collections.nCopies(ids.size(), "?"));
+          String in = Placeholders.of(ids);
           tx.update("DELETE FROM workflow_steps WHERE instance_id IN (" + in + ")", ids.toArray());
           List<Object> args = new ArrayList<>(ids);
           args.addAll(ENDED_STATES);

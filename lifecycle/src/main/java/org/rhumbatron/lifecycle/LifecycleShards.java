@@ -7,42 +7,44 @@ import org.rhumbatron.coordinator.Coordinator;
 import org.rhumbatron.coordinator.outbox.OutboxActor.Appender;
 import org.rhumbatron.coordinator.outbox.OutboxActor.EventWork;
 import org.rhumbatron.coordinator.shard.ResourceShardActor;
+import org.rhumbatron.lifecycle.changes.ChangeInfo;
+import org.rhumbatron.lifecycle.changes.ChangeLedger;
+import org.rhumbatron.lifecycle.tasks.TaskRef;
 import org.rhumbatron.platform.db.Tx;
 
 /**
  * Which shard owns a state change: {@code change:<id>} for a Change, its Tasks, Candidates and
  * releases; a resource key for its intents and claims; {@code project:<id>} for a Project's flags.
  */
-final class LifecycleShards {
+public final class LifecycleShards {
   /** A state change on a shard, with the shard at hand (for its writer id and alarm). */
   @FunctionalInterface
-  interface ShardWork<T> {
+  public interface ShardWork<T> {
     T run(Tx tx, Appender out, ResourceShardActor shard) throws SQLException;
   }
 
   private final Coordinator coordinator;
-  private final LifecycleReads reads;
 
-  LifecycleShards(Coordinator coordinator, LifecycleReads reads) {
+  LifecycleShards(Coordinator coordinator) {
     this.coordinator = coordinator;
-    this.reads = reads;
   }
 
-  <T> CompletableFuture<T> on(ResourceShardActor shard, ShardWork<T> work) {
+  public <T> CompletableFuture<T> on(ResourceShardActor shard, ShardWork<T> work) {
     EventWork<T> body = (tx, out) -> work.run(tx, out, shard);
     return shard.change(body);
   }
 
-  ResourceShardActor changeShard(String projectId, String changeId) {
+  public ResourceShardActor changeShard(String projectId, String changeId) {
     return coordinator.changeEvents().shardFor(projectId, "change:" + changeId);
   }
 
-  <T> CompletableFuture<T> onChange(String changeId, ShardWork<T> work) {
+  public <T> CompletableFuture<T> onChange(String changeId, ShardWork<T> work) {
     String projectId;
     try {
       projectId =
-          reads
-              .change(changeId)
+          coordinator
+              .database()
+              .read(tx -> ChangeLedger.change(tx, changeId))
               .map(ChangeInfo::projectId)
               .orElseThrow(() -> LifecycleException.unknownChange(changeId));
     } catch (RuntimeException e) {
@@ -51,12 +53,12 @@ final class LifecycleShards {
     return on(changeShard(projectId, changeId), work);
   }
 
-  <T> CompletableFuture<T> onCandidate(String candidateId, ShardWork<T> work) {
-    return onChangeOf(reads.changeOfCandidate(candidateId), "candidate " + candidateId, work);
+  public <T> CompletableFuture<T> onCandidate(String candidateId, ShardWork<T> work) {
+    return onChangeOf(changeOfCandidate(candidateId), "candidate " + candidateId, work);
   }
 
-  <T> CompletableFuture<T> onRelease(String releaseId, ShardWork<T> work) {
-    return onChangeOf(reads.changeOfRelease(releaseId), "release " + releaseId, work);
+  public <T> CompletableFuture<T> onRelease(String releaseId, ShardWork<T> work) {
+    return onChangeOf(changeOfRelease(releaseId), "release " + releaseId, work);
   }
 
   private <T> CompletableFuture<T> onChangeOf(
@@ -67,15 +69,37 @@ final class LifecycleShards {
     return onChange(changeId.get(), work);
   }
 
-  <T> CompletableFuture<T> onTask(TaskRef ref, ShardWork<T> work) {
+  public <T> CompletableFuture<T> onTask(TaskRef ref, ShardWork<T> work) {
     return on(changeShard(ref.projectId(), ref.changeId()), work);
   }
 
-  <T> CompletableFuture<T> onResource(String projectId, String key, ShardWork<T> work) {
+  public <T> CompletableFuture<T> onResource(String projectId, String key, ShardWork<T> work) {
     return on(coordinator.changeEvents().shardFor(projectId, key), work);
   }
 
-  <T> CompletableFuture<T> onProject(String projectId, ShardWork<T> work) {
+  public <T> CompletableFuture<T> onProject(String projectId, ShardWork<T> work) {
     return onResource(projectId, "project:" + projectId, work);
+  }
+
+  private Optional<String> changeOfCandidate(String candidateId) {
+    return coordinator
+        .database()
+        .read(
+            tx ->
+                tx.queryFirst(
+                    "SELECT change_id FROM candidates WHERE candidate_id = ?",
+                    rs -> rs.getString(1),
+                    candidateId));
+  }
+
+  private Optional<String> changeOfRelease(String releaseId) {
+    return coordinator
+        .database()
+        .read(
+            tx ->
+                tx.queryFirst(
+                    "SELECT change_id FROM releases WHERE release_id = ?",
+                    rs -> rs.getString(1),
+                    releaseId));
   }
 }

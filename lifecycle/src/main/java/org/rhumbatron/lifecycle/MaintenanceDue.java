@@ -8,7 +8,9 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import org.rhumbatron.coordinator.project.ProjectStatus;
+import org.rhumbatron.lifecycle.changes.ChangeState;
 import org.rhumbatron.platform.db.Database;
+import org.rhumbatron.platform.db.Placeholders;
 import org.rhumbatron.platform.db.Tx;
 
 /**
@@ -50,7 +52,7 @@ public final class MaintenanceDue {
     args.add(activeSince);
     return changes(
         "SELECT change_id, project_id FROM changes c WHERE state IN ("
-            + StoredStates.placeholders(SETTLE_STATES)
+            + Placeholders.of(SETTLE_STATES)
             + ") AND last_activity_at_ms <= ? AND last_activity_at_ms >= ? AND NOT EXISTS"
             + " (SELECT 1 FROM tasks t WHERE t.change_id = c.change_id"
             + " AND t.state IN "
@@ -82,9 +84,9 @@ public final class MaintenanceDue {
     return new HashSet<>(
         tx.query(
             "SELECT change_id FROM changes WHERE change_id IN ("
-                + StoredStates.placeholders(changeIds)
+                + Placeholders.of(changeIds)
                 + ") AND state IN ("
-                + StoredStates.placeholders(ENDED)
+                + Placeholders.of(ENDED)
                 + ")",
             rs -> rs.getString(1),
             args.toArray()));

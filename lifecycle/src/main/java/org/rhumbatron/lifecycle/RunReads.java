@@ -9,7 +9,10 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.rhumbatron.lifecycle.candidates.CandidateState;
+import org.rhumbatron.lifecycle.changes.ChangeState;
 import org.rhumbatron.platform.db.Database;
+import org.rhumbatron.platform.db.Placeholders;
 import org.rhumbatron.platform.db.RowMapper;
 
 /**
@@ -59,7 +62,7 @@ public final class RunReads {
         tx ->
             tx.queryLong(
                 "SELECT COUNT(*) FROM changes WHERE state NOT IN ("
-                    + StoredStates.placeholders(ChangeState.OPEN_STATES)
+                    + Placeholders.of(ChangeState.OPEN_STATES)
                     + ")",
                 StoredStates.dbNames(ChangeState.OPEN_STATES).toArray()));
   }
@@ -117,7 +120,7 @@ public final class RunReads {
     if (ids.isEmpty()) {
       throw new IllegalArgumentException("no project ids");
     }
-    return "(" + StoredStates.placeholders(ids) + ")";
+    return "(" + Placeholders.of(ids) + ")";
   }
 
   private static List<String> strings(String json) {

@@ -1,20 +1,19 @@
 package org.rhumbatron.lifecycle;
 
 import java.util.Collection;
-import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
 
 /** The lower-case names the state columns store for the lifecycle's state enums. */
-final class StoredStates {
+public final class StoredStates {
   private StoredStates() {}
 
-  static String dbName(Enum<?> state) {
+  public static String dbName(Enum<?> state) {
     return state.name().toLowerCase(Locale.ROOT);
   }
 
   /** The constant {@code value} names; a value no constant names is a corrupt {@code table} row. */
-  static <E extends Enum<E>> E parse(Class<E> type, String value, String table) {
+  public static <E extends Enum<E>> E parse(Class<E> type, String value, String table) {
     for (E e : type.getEnumConstants()) {
       if (dbName(e).equals(value)) {
         return e;
@@ -24,12 +23,7 @@ final class StoredStates {
         "unknown " + type.getSimpleName() + " '" + value + "' in table " + table);
   }
 
-  /** {@code ?, ?, ...}: one parameter per state, for an {@code IN} list. */
-  static String placeholders(Collection<?> states) {
-    return String.join(", ", Collections.nCopies(states.size(), "?"));
-  }
-
-  static List<String> dbNames(Collection<? extends Enum<?>> states) {
+  public static List<String> dbNames(Collection<? extends Enum<?>> states) {
     return states.stream().map(StoredStates::dbName).toList();
   }
 }

@@ -8,7 +8,13 @@ import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.rhumbatron.lifecycle.WorkGraph.TaskSpec;
+import org.rhumbatron.lifecycle.changes.ChangeState;
+import org.rhumbatron.lifecycle.changes.Settled;
+import org.rhumbatron.lifecycle.changes.Wake;
+import org.rhumbatron.lifecycle.changes.WorkGraph;
+import org.rhumbatron.lifecycle.changes.WorkGraph.TaskSpec;
+import org.rhumbatron.lifecycle.tasks.TaskInfo;
+import org.rhumbatron.lifecycle.tasks.TaskNotHeldException;
 import org.rhumbatron.protocol.EnvelopeCodec;
 import org.rhumbatron.protocol.Event;
 import org.rhumbatron.protocol.EventType;
@@ -37,7 +43,7 @@ class ChangeEndTest {
   private void start(Map<String, String> overrides) throws Exception {
     f = new LifecycleFixture(nats.url(), db().url(), overrides);
     lifecycle = f.lifecycle;
-    lifecycle.whenTaskStops((task, reason) -> stops.add(task.agentId() + " " + reason));
+    lifecycle.ends().whenTaskStops((task, reason) -> stops.add(task.agentId() + " " + reason));
     f.project("p1");
   }
 
@@ -54,15 +60,15 @@ class ChangeEndTest {
   }
 
   private String change(String request, TaskSpec... tasks) throws Exception {
-    return lifecycle.createChange("p1", request, WorkGraph.of(tasks)).get().change().changeId();
+    return lifecycle.changes().create("p1", request, WorkGraph.of(tasks)).get().change().changeId();
   }
 
   /** The Agent runs the Task and claims both its scopes. */
   private void runWithClaims(Wake w) throws Exception {
-    lifecycle.startTask(w.task()).get();
+    lifecycle.agents().start(w.task()).get();
     String key = w.taskId().substring(w.taskId().indexOf(':') + 1);
-    lifecycle.acquireClaim(w.task(), "path:src/" + key + "/").get();
-    lifecycle.acquireClaim(w.task(), "path:docs/" + key).get();
+    lifecycle.agents().acquireClaim(w.task(), "path:src/" + key + "/").get();
+    lifecycle.agents().acquireClaim(w.task(), "path:docs/" + key).get();
   }
 
   private List<Event> outboxEvents(String type) {
@@ -84,15 +90,15 @@ class ChangeEndTest {
       throws Exception {
     start(Map.of("changes.agents-per-change", "1")); // b stays ready behind a
     String c = change("req", task("a"), task("b"));
-    Wake a = lifecycle.dispatch(c, "cmd_1").get().wakes().get(0);
+    Wake a = lifecycle.changes().dispatch(c, "cmd_1").get().wakes().get(0);
     runWithClaims(a);
-    assertThat(lifecycle.task(c + ":b").orElseThrow().state()).isEqualTo("ready");
+    assertThat(lifecycle.changes().task(c + ":b").orElseThrow().state()).isEqualTo("ready");
     assertThat(heldClaims(c)).isEqualTo(2);
 
-    assertThat(lifecycle.cancelChange(c).get()).isTrue();
+    assertThat(lifecycle.ends().cancel(c).get()).isTrue();
 
     for (String key : List.of("a", "b")) {
-      TaskInfo t = lifecycle.task(c + ":" + key).orElseThrow();
+      TaskInfo t = lifecycle.changes().task(c + ":" + key).orElseThrow();
       assertThat(t.state()).as(key).isEqualTo("cancelled");
       assertThat(t.endReason()).as(key).isEqualTo("change_cancelled");
     }
@@ -113,26 +119,27 @@ class ChangeEndTest {
     assertThat(outboxEvents("claim.released"))
         .extracting(Event::resource)
         .containsExactlyInAnyOrder("path:src/a/", "path:docs/a");
-    assertThat(lifecycle.overlapping("p1", List.of("path:src/a/", "path:src/b/"), null)).isEmpty();
-    assertThat(lifecycle.heldTasks(10)).isEmpty();
+    assertThat(lifecycle.agents().overlapping("p1", List.of("path:src/a/", "path:src/b/"), null))
+        .isEmpty();
+    assertThat(lifecycle.changes().heldTasks(10)).isEmpty();
 
     // The stopped Agent reports late: refused, nothing written, the Task stays cancelled.
     long outbox = f.count("SELECT COUNT(*) FROM outbox");
-    assertThatThrownBy(() -> lifecycle.completeTask(a.task()).get())
+    assertThatThrownBy(() -> lifecycle.agents().complete(a.task()).get())
         .hasCauseInstanceOf(TaskNotHeldException.class)
         .hasMessageContaining("the task was cancelled (change_cancelled)");
-    assertThatThrownBy(() -> lifecycle.failTask(a.task(), "late").get())
+    assertThatThrownBy(() -> lifecycle.agents().fail(a.task(), "late").get())
         .hasCauseInstanceOf(TaskNotHeldException.class);
-    assertThatThrownBy(() -> lifecycle.startTask(a.task()).get())
+    assertThatThrownBy(() -> lifecycle.agents().start(a.task()).get())
         .hasCauseInstanceOf(TaskNotHeldException.class);
-    assertThatThrownBy(() -> lifecycle.acquireClaim(a.task(), "path:src/a/x").get())
+    assertThatThrownBy(() -> lifecycle.agents().acquireClaim(a.task(), "path:src/a/x").get())
         .hasCauseInstanceOf(TaskNotHeldException.class)
         .hasMessageContaining("cancelled");
-    assertThat(lifecycle.task(c + ":a").orElseThrow().state()).isEqualTo("cancelled");
+    assertThat(lifecycle.changes().task(c + ":a").orElseThrow().state()).isEqualTo("cancelled");
     assertThat(f.count("SELECT COUNT(*) FROM outbox")).isEqualTo(outbox);
 
     // A repeated cancel writes nothing and stops nothing again.
-    assertThat(lifecycle.cancelChange(c).get()).isFalse();
+    assertThat(lifecycle.ends().cancel(c).get()).isFalse();
     assertThat(f.count("SELECT COUNT(*) FROM outbox")).isEqualTo(outbox);
     assertThat(stops).hasSize(1);
   }
@@ -141,23 +148,23 @@ class ChangeEndTest {
   void aChangeThatFailsCancelsItsRunningAndPendingTasksWithChangeFailed() throws Exception {
     start(Map.of("changes.task-attempts", "1"));
     String c = change("req", task("a"), task("b"), task("c", "a"));
-    List<Wake> wakes = lifecycle.dispatch(c, "cmd_1").get().wakes();
+    List<Wake> wakes = lifecycle.changes().dispatch(c, "cmd_1").get().wakes();
     Wake a = wakes.get(0);
     Wake b = wakes.get(1);
     assertThat(b.taskId()).isEqualTo(c + ":b");
-    lifecycle.startTask(a.task()).get();
+    lifecycle.agents().start(a.task()).get();
     runWithClaims(b);
-    lifecycle.failTask(a.task(), "boom").get();
+    lifecycle.agents().fail(a.task(), "boom").get();
 
-    Settled settled = lifecycle.settle(c, "cmd_failed_settle").get();
+    Settled settled = lifecycle.ends().settle(c, "cmd_failed_settle").get();
 
     assertThat(settled.decision()).isEqualTo(Settled.Decision.FAILED);
-    assertThat(lifecycle.change(c).orElseThrow().state()).isEqualTo("failed");
-    TaskInfo failed = lifecycle.task(c + ":a").orElseThrow();
+    assertThat(lifecycle.changes().change(c).orElseThrow().state()).isEqualTo("failed");
+    TaskInfo failed = lifecycle.changes().task(c + ":a").orElseThrow();
     assertThat(failed.state()).as("ended on its own").isEqualTo("failed");
     assertThat(failed.endReason()).isNull();
     for (String key : List.of("b", "c")) {
-      TaskInfo t = lifecycle.task(c + ":" + key).orElseThrow();
+      TaskInfo t = lifecycle.changes().task(c + ":" + key).orElseThrow();
       assertThat(t.state()).as(key).isEqualTo("cancelled");
       assertThat(t.endReason()).as(key).isEqualTo("change_failed");
     }
@@ -167,7 +174,7 @@ class ChangeEndTest {
     assertThat(stops).containsExactly(b.agentId() + " change_failed");
     assertThat(heldClaims(c)).isZero();
     assertThat(f.outbox("claim.released")).isEqualTo(2);
-    assertThatThrownBy(() -> lifecycle.completeTask(b.task()).get())
+    assertThatThrownBy(() -> lifecycle.agents().complete(b.task()).get())
         .hasCauseInstanceOf(TaskNotHeldException.class)
         .hasMessageContaining("change_failed");
   }
@@ -176,9 +183,10 @@ class ChangeEndTest {
   void everyEndOfAChangeNamesItselfInTheReasonOfItsCancelledTasks() throws Exception {
     start(Map.of());
     String c = change("req", task("a"));
-    Wake a = lifecycle.dispatch(c, "cmd_1").get().wakes().get(0);
+    Wake a = lifecycle.changes().dispatch(c, "cmd_1").get().wakes().get(0);
     assertThat(
             lifecycle
+                .ends()
                 .endChange(
                     c,
                     ChangeState.NOT_SELECTED,
@@ -187,7 +195,7 @@ class ChangeEndTest {
                     "x")
                 .get())
         .isTrue();
-    TaskInfo t = lifecycle.task(a.taskId()).orElseThrow();
+    TaskInfo t = lifecycle.changes().task(a.taskId()).orElseThrow();
     assertThat(t.state()).isEqualTo("cancelled");
     assertThat(t.endReason()).isEqualTo("change_not_selected");
     assertThat(stops).containsExactly(a.agentId() + " change_not_selected");

@@ -8,6 +8,9 @@ import java.util.List;
 import java.util.Map;
 import org.rhumbatron.coordinator.Coordinator;
 import org.rhumbatron.coordinator.outbox.StreamNudges;
+import org.rhumbatron.lifecycle.changes.Dispatched;
+import org.rhumbatron.lifecycle.changes.Wake;
+import org.rhumbatron.lifecycle.changes.WorkGraph;
 import org.rhumbatron.platform.config.Settings;
 import org.rhumbatron.platform.db.Database;
 import org.rhumbatron.platform.db.DatabaseOptions;
@@ -67,7 +70,7 @@ public final class LifecycleFixture implements AutoCloseable {
 
   /** Creates an active Project as project.provision's handler does. */
   public void project(String projectId) throws Exception {
-    lifecycle.createProject(projectId, "tenant-1", "Project " + projectId).get();
+    lifecycle.projects().create(projectId, "tenant-1", "Project " + projectId).get();
   }
 
   /**
@@ -77,7 +80,8 @@ public final class LifecycleFixture implements AutoCloseable {
   public String verifying(String projectId, String request) throws Exception {
     String c =
         lifecycle
-            .createChange(
+            .changes()
+            .create(
                 projectId,
                 request,
                 WorkGraph.of(
@@ -88,14 +92,14 @@ public final class LifecycleFixture implements AutoCloseable {
             .change()
             .changeId();
     for (int round = 0; ; round++) {
-      Dispatched d = lifecycle.dispatch(c, "cmd_" + request + "_" + round).get();
+      Dispatched d = lifecycle.changes().dispatch(c, "cmd_" + request + "_" + round).get();
       if (d.verification()) {
         return c;
       }
       for (Wake w : d.wakes()) {
-        lifecycle.startTask(w.task()).get();
-        lifecycle.proposeChangeset(w.task()).get();
-        lifecycle.completeTask(w.task()).get();
+        lifecycle.agents().start(w.task()).get();
+        lifecycle.agents().proposeChangeset(w.task()).get();
+        lifecycle.agents().complete(w.task()).get();
       }
     }
   }

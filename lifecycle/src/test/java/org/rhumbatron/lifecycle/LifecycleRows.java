@@ -1,5 +1,7 @@
 package org.rhumbatron.lifecycle;
 
+import org.rhumbatron.lifecycle.changes.ChangeState;
+import org.rhumbatron.lifecycle.tasks.TaskState;
 import org.rhumbatron.platform.db.Database;
 import org.rhumbatron.testkit.db.TestDatabase;
 

@@ -17,7 +17,18 @@ import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.rhumbatron.lifecycle.WorkGraph.TaskSpec;
+import org.rhumbatron.lifecycle.changes.ChangeCreated;
+import org.rhumbatron.lifecycle.changes.ChangeInfo;
+import org.rhumbatron.lifecycle.changes.ChangeState;
+import org.rhumbatron.lifecycle.changes.Dispatched;
+import org.rhumbatron.lifecycle.changes.Settled;
+import org.rhumbatron.lifecycle.changes.Wake;
+import org.rhumbatron.lifecycle.changes.WorkGraph;
+import org.rhumbatron.lifecycle.changes.WorkGraph.TaskSpec;
+import org.rhumbatron.lifecycle.changes.WorkGraphException;
+import org.rhumbatron.lifecycle.tasks.TaskInfo;
+import org.rhumbatron.lifecycle.tasks.TaskNotHeldException;
+import org.rhumbatron.lifecycle.tasks.TaskRef;
 import org.rhumbatron.testkit.db.DatabaseTest;
 import org.rhumbatron.testkit.db.TestDatabase;
 import org.rhumbatron.testkit.nats.NatsServerExtension;
@@ -76,7 +87,7 @@ class LifecycleTest {
             "task \"a\" has resource scope");
     bad.forEach(
         (graph, message) ->
-            assertThatThrownBy(() -> lifecycle.createChange("p1", "req-" + message, graph))
+            assertThatThrownBy(() -> lifecycle.changes().create("p1", "req-" + message, graph))
                 .isInstanceOf(WorkGraphException.class)
                 .hasMessageContaining(message));
     assertThat(written()).isZero();
@@ -86,13 +97,13 @@ class LifecycleTest {
   @DatabaseTest
   void aChangeOnAnUnknownOrArchivedProjectIsRefusedAndNothingIsWritten() throws Exception {
     WorkGraph graph = WorkGraph.of(task("a"));
-    assertThatThrownBy(() -> lifecycle.createChange("p-none", "r1", graph).get())
+    assertThatThrownBy(() -> lifecycle.changes().create("p-none", "r1", graph).get())
         .hasCauseInstanceOf(LifecycleException.class)
         .hasMessageContaining("unknown project p-none");
     f.project("p-arch");
-    assertThat(lifecycle.archiveProject("p-arch").get()).isTrue();
-    assertThat(lifecycle.archiveProject("p-arch").get()).isFalse(); // a repeat writes nothing
-    assertThatThrownBy(() -> lifecycle.createChange("p-arch", "r1", graph).get())
+    assertThat(lifecycle.projects().archive("p-arch").get()).isTrue();
+    assertThat(lifecycle.projects().archive("p-arch").get()).isFalse(); // a repeat writes nothing
+    assertThatThrownBy(() -> lifecycle.changes().create("p-arch", "r1", graph).get())
         .hasCauseInstanceOf(LifecycleException.class)
         .hasMessageContaining("project p-arch is archived");
     assertThat(written()).isZero();
@@ -104,17 +115,17 @@ class LifecycleTest {
   void aRepeatedCreateReturnsTheFirstChangeAndWritesNothing() throws Exception {
     f.project("p1");
     ChangeCreated first =
-        lifecycle.createChange("p1", "req-1", "one", WorkGraph.of(task("a"))).get();
+        lifecycle.changes().create("p1", "req-1", "one", WorkGraph.of(task("a"))).get();
     ChangeCreated again =
-        lifecycle.createChange("p1", "req-1", "two", WorkGraph.of(task("x"), task("y"))).get();
+        lifecycle.changes().create("p1", "req-1", "two", WorkGraph.of(task("x"), task("y"))).get();
     assertThat(first.created()).isTrue();
     assertThat(again.created()).isFalse();
     assertThat(again.change()).isEqualTo(first.change());
-    assertThat(lifecycle.tasks(first.change().changeId()))
+    assertThat(lifecycle.changes().tasks(first.change().changeId()))
         .extracting(TaskInfo::key)
         .containsExactly("a");
     assertThat(f.outbox("change.created")).isEqualTo(1);
-    ChangeCreated other = lifecycle.createChange("p1", "req-2", WorkGraph.of(task("a"))).get();
+    ChangeCreated other = lifecycle.changes().create("p1", "req-2", WorkGraph.of(task("a"))).get();
     assertThat(other.change().changeId()).isNotEqualTo(first.change().changeId());
   }
 
@@ -122,16 +133,21 @@ class LifecycleTest {
   void aStateTheLifecycleDoesNotKnowFailsTheReadNamingTheValueAndTheTable() throws Exception {
     f.project("p1");
     String c =
-        lifecycle.createChange("p1", "req-1", WorkGraph.of(task("a"))).get().change().changeId();
+        lifecycle
+            .changes()
+            .create("p1", "req-1", WorkGraph.of(task("a")))
+            .get()
+            .change()
+            .changeId();
     f.database.inTransaction(
         tx -> tx.update("UPDATE changes SET state = 'limbo' WHERE change_id = ?", c));
     f.database.inTransaction(
         tx -> tx.update("UPDATE tasks SET state = 'napping' WHERE change_id = ?", c));
 
-    assertThatThrownBy(() -> lifecycle.change(c))
+    assertThatThrownBy(() -> lifecycle.changes().change(c))
         .hasMessageContaining("'limbo'")
         .hasMessageContaining("table changes");
-    assertThatThrownBy(() -> lifecycle.tasks(c))
+    assertThatThrownBy(() -> lifecycle.changes().tasks(c))
         .hasMessageContaining("'napping'")
         .hasMessageContaining("table tasks");
   }
@@ -154,7 +170,7 @@ class LifecycleTest {
               pool.submit(
                   () -> {
                     go.await();
-                    return l.createChange("p-race", request, graph).get();
+                    return l.changes().create("p-race", request, graph).get();
                   }));
         }
         go.countDown();
@@ -181,14 +197,15 @@ class LifecycleTest {
       tasks.add(task("r" + i));
     }
     tasks.add(task("leaf", "r0"));
-    String c = lifecycle.createChange("p1", "req", new WorkGraph(tasks)).get().change().changeId();
-    Dispatched d = lifecycle.dispatch(c, "cmd_d1").get();
+    String c =
+        lifecycle.changes().create("p1", "req", new WorkGraph(tasks)).get().change().changeId();
+    Dispatched d = lifecycle.changes().dispatch(c, "cmd_d1").get();
     assertThat(d.readied()).isEqualTo(10);
     assertThat(d.admitted()).isEqualTo(8);
     assertThat(d.wakes()).hasSize(8);
     assertThat(d.wakes().get(0).command(f.clock.instant()).commandId())
         .isEqualTo("cmd_" + c + ":r0_ready");
-    Dispatched again = lifecycle.dispatch(c, "cmd_d2").get();
+    Dispatched again = lifecycle.changes().dispatch(c, "cmd_d2").get();
     assertThat(again.readied()).isZero();
     assertThat(again.admitted()).isZero();
     assertThat(again.wakes()).isEqualTo(d.wakes()); // the same wakes, which the queue drops
@@ -196,14 +213,14 @@ class LifecycleTest {
     assertThat(f.outbox("task.assigned")).isEqualTo(8);
     assertThat(f.count("SELECT COUNT(*) FROM tasks WHERE change_id = ? AND state = 'ready'", c))
         .isEqualTo(2);
-    assertThat(lifecycle.task(c + ":leaf").orElseThrow().state()).isEqualTo("pending");
+    assertThat(lifecycle.changes().task(c + ":leaf").orElseThrow().state()).isEqualTo("pending");
   }
 
   /** Runs the Agent's whole attempt on {@code w}: running, changeset, completed. */
   private void complete(Wake w) throws Exception {
-    lifecycle.startTask(w.task()).get();
-    lifecycle.proposeChangeset(w.task()).get();
-    lifecycle.completeTask(w.task()).get();
+    lifecycle.agents().start(w.task()).get();
+    lifecycle.agents().proposeChangeset(w.task()).get();
+    lifecycle.agents().complete(w.task()).get();
   }
 
   /**
@@ -218,33 +235,34 @@ class LifecycleTest {
     for (int i = 0; i < 10; i++) {
       tasks.add(task("r" + i));
     }
-    String c = lifecycle.createChange("p1", "req", new WorkGraph(tasks)).get().change().changeId();
-    List<Wake> first = lifecycle.dispatch(c, "cmd_d1").get().wakes();
+    String c =
+        lifecycle.changes().create("p1", "req", new WorkGraph(tasks)).get().change().changeId();
+    List<Wake> first = lifecycle.changes().dispatch(c, "cmd_d1").get().wakes();
     assertThat(first).extracting(Wake::taskId).doesNotContain(c + ":r8", c + ":r9");
 
     complete(first.get(0));
-    Dispatched afterCompleted = lifecycle.dispatch(c, "cmd_completed_dispatch").get();
+    Dispatched afterCompleted = lifecycle.changes().dispatch(c, "cmd_completed_dispatch").get();
     assertThat(afterCompleted.admitted()).isEqualTo(1);
-    assertThat(lifecycle.task(c + ":r8").orElseThrow().state()).isEqualTo("assigned");
+    assertThat(lifecycle.changes().task(c + ":r8").orElseThrow().state()).isEqualTo("assigned");
 
     Wake r1 = first.get(1);
-    lifecycle.startTask(r1.task()).get();
-    lifecycle.failTask(r1.task(), "broken").get();
-    Settled settled = lifecycle.settle(c, "cmd_failed_settle").get();
+    lifecycle.agents().start(r1.task()).get();
+    lifecycle.agents().fail(r1.task(), "broken").get();
+    Settled settled = lifecycle.ends().settle(c, "cmd_failed_settle").get();
     // Ready Tasks are admitted in work-graph order: r1's next attempt before r9.
     assertThat(settled.dispatched().admitted()).isEqualTo(1);
-    TaskInfo retried = lifecycle.task(c + ":r1").orElseThrow();
+    TaskInfo retried = lifecycle.changes().task(c + ":r1").orElseThrow();
     assertThat(retried.state()).isEqualTo("assigned");
     assertThat(retried.attempt()).isEqualTo(2);
-    assertThat(lifecycle.task(c + ":r9").orElseThrow().state())
+    assertThat(lifecycle.changes().task(c + ":r9").orElseThrow().state())
         .as("still waiting at the limit")
         .isEqualTo("ready");
     assertThat(f.count("SELECT COUNT(*) FROM tasks WHERE change_id = ? AND state = 'assigned'", c))
         .isEqualTo(8);
 
     complete(first.get(2));
-    lifecycle.dispatch(c, "cmd_completed2_dispatch").get();
-    assertThat(lifecycle.task(c + ":r9").orElseThrow().state()).isEqualTo("assigned");
+    lifecycle.changes().dispatch(c, "cmd_completed2_dispatch").get();
+    assertThat(lifecycle.changes().task(c + ":r9").orElseThrow().state()).isEqualTo("assigned");
   }
 
   @DatabaseTest
@@ -252,24 +270,25 @@ class LifecycleTest {
     f.project("p1");
     String c =
         lifecycle
-            .createChange("p1", "req", WorkGraph.of(task("a"), task("b", "a"), task("c", "a", "b")))
+            .changes()
+            .create("p1", "req", WorkGraph.of(task("a"), task("b", "a"), task("c", "a", "b")))
             .get()
             .change()
             .changeId();
-    Wake a = lifecycle.dispatch(c, "cmd_1").get().wakes().get(0);
+    Wake a = lifecycle.changes().dispatch(c, "cmd_1").get().wakes().get(0);
     complete(a);
     complete(a); // a repeated report by the same Agent writes nothing
     assertThat(f.outbox("task.completed")).isEqualTo(1);
-    Dispatched d = lifecycle.dispatch(c, "cmd_2").get();
+    Dispatched d = lifecycle.changes().dispatch(c, "cmd_2").get();
     assertThat(d.wakes()).extracting(Wake::taskId).containsExactly(c + ":b");
     complete(d.wakes().get(0));
-    Dispatched last = lifecycle.dispatch(c, "cmd_3").get();
+    Dispatched last = lifecycle.changes().dispatch(c, "cmd_3").get();
     complete(last.wakes().get(0));
-    Dispatched done = lifecycle.dispatch(c, "cmd_4").get();
+    Dispatched done = lifecycle.changes().dispatch(c, "cmd_4").get();
     assertThat(done.verification()).isTrue();
-    assertThat(lifecycle.change(c).orElseThrow().state()).isEqualTo("verifying");
+    assertThat(lifecycle.changes().change(c).orElseThrow().state()).isEqualTo("verifying");
     assertThat(f.outbox("verification.started")).isEqualTo(1);
-    assertThat(lifecycle.dispatch(c, "cmd_5").get().changeState()).isEqualTo("verifying");
+    assertThat(lifecycle.changes().dispatch(c, "cmd_5").get().changeState()).isEqualTo("verifying");
     assertThat(f.outbox("verification.started")).isEqualTo(1);
   }
 
@@ -277,21 +296,21 @@ class LifecycleTest {
   void anAgentThatDoesNotHoldTheTaskIsRefusedAndNothingIsWritten() throws Exception {
     f.project("p1");
     String c =
-        lifecycle.createChange("p1", "req", WorkGraph.of(task("a"))).get().change().changeId();
-    Wake w = lifecycle.dispatch(c, "cmd_1").get().wakes().get(0);
+        lifecycle.changes().create("p1", "req", WorkGraph.of(task("a"))).get().change().changeId();
+    Wake w = lifecycle.changes().dispatch(c, "cmd_1").get().wakes().get(0);
     long before = f.count("SELECT COUNT(*) FROM outbox");
     TaskRef stranger = new TaskRef("p1", c, w.taskId(), "agt_other", w.attempt());
     TaskRef lateAttempt = new TaskRef("p1", c, w.taskId(), w.agentId(), w.attempt() + 1);
     for (TaskRef ref : List.of(stranger, lateAttempt)) {
-      assertThatThrownBy(() -> lifecycle.startTask(ref).get())
+      assertThatThrownBy(() -> lifecycle.agents().start(ref).get())
           .hasCauseInstanceOf(TaskNotHeldException.class);
-      assertThatThrownBy(() -> lifecycle.completeTask(ref).get())
+      assertThatThrownBy(() -> lifecycle.agents().complete(ref).get())
           .hasCauseInstanceOf(TaskNotHeldException.class);
-      assertThatThrownBy(() -> lifecycle.acquireClaim(ref, "path:src/a/").get())
+      assertThatThrownBy(() -> lifecycle.agents().acquireClaim(ref, "path:src/a/").get())
           .hasCauseInstanceOf(TaskNotHeldException.class);
     }
     // Not running yet: the holder itself cannot claim or complete before it starts.
-    assertThatThrownBy(() -> lifecycle.completeTask(w.task()).get())
+    assertThatThrownBy(() -> lifecycle.agents().complete(w.task()).get())
         .hasCauseInstanceOf(TaskNotHeldException.class)
         .hasMessageContaining("the task is assigned");
     assertThat(f.count("SELECT COUNT(*) FROM outbox")).isEqualTo(before);
@@ -303,18 +322,19 @@ class LifecycleTest {
     f.project("p1");
     String c =
         lifecycle
-            .createChange("p1", "req", WorkGraph.of(task("a"), task("b")))
+            .changes()
+            .create("p1", "req", WorkGraph.of(task("a"), task("b")))
             .get()
             .change()
             .changeId();
     Set<String> agents = new java.util.HashSet<>();
-    Wake w = lifecycle.dispatch(c, "cmd_0").get().wakes().get(0);
+    Wake w = lifecycle.changes().dispatch(c, "cmd_0").get().wakes().get(0);
     for (int attempt = 1; attempt <= 3; attempt++) {
       assertThat(w.attempt()).isEqualTo(attempt);
       agents.add(w.agentId());
-      lifecycle.startTask(w.task()).get();
-      lifecycle.failTask(w.task(), "boom " + attempt).get();
-      Settled s = lifecycle.settle(c, "cmd_s" + attempt).get();
+      lifecycle.agents().start(w.task()).get();
+      lifecycle.agents().fail(w.task(), "boom " + attempt).get();
+      Settled s = lifecycle.ends().settle(c, "cmd_s" + attempt).get();
       if (attempt < 3) {
         assertThat(s.decision()).isEqualTo(Settled.Decision.DISPATCHED);
         w =
@@ -328,11 +348,11 @@ class LifecycleTest {
       }
     }
     assertThat(agents).hasSize(3); // each attempt its own Agent
-    ChangeInfo failed = lifecycle.change(c).orElseThrow();
+    ChangeInfo failed = lifecycle.changes().change(c).orElseThrow();
     assertThat(failed.state()).isEqualTo("failed");
     assertThat(failed.reason()).contains(c + ":a");
     assertThat(f.outbox("change.failed")).isEqualTo(1);
-    assertThat(lifecycle.settle(c, "cmd_again").get().decision())
+    assertThat(lifecycle.ends().settle(c, "cmd_again").get().decision())
         .isEqualTo(Settled.Decision.NOTHING);
     assertThat(f.outbox("task.ready")).isEqualTo(2 + 2); // a: attempts 1-3, b: 1
   }
@@ -341,13 +361,13 @@ class LifecycleTest {
   void aHeldClaimExpiresByTheShardsAlarmOnceWithClaimExpired() throws Exception {
     f.project("p1");
     String c =
-        lifecycle.createChange("p1", "req", WorkGraph.of(task("a"))).get().change().changeId();
-    Wake w = lifecycle.dispatch(c, "cmd_1").get().wakes().get(0);
-    lifecycle.startTask(w.task()).get();
-    lifecycle.declareIntent(w.task(), "path:src/a/").get();
-    lifecycle.declareIntent(w.task(), "path:src/a/").get();
-    lifecycle.acquireClaim(w.task(), "path:src/a/").get();
-    lifecycle.acquireClaim(w.task(), "path:src/a/").get();
+        lifecycle.changes().create("p1", "req", WorkGraph.of(task("a"))).get().change().changeId();
+    Wake w = lifecycle.changes().dispatch(c, "cmd_1").get().wakes().get(0);
+    lifecycle.agents().start(w.task()).get();
+    lifecycle.agents().declareIntent(w.task(), "path:src/a/").get();
+    lifecycle.agents().declareIntent(w.task(), "path:src/a/").get();
+    lifecycle.agents().acquireClaim(w.task(), "path:src/a/").get();
+    lifecycle.agents().acquireClaim(w.task(), "path:src/a/").get();
     assertThat(f.outbox("intent.declared")).isEqualTo(1);
     assertThat(f.outbox("claim.acquired")).isEqualTo(1);
     f.clock.advance(Duration.ofMinutes(9));
@@ -359,7 +379,7 @@ class LifecycleTest {
     assertThat(f.count("SELECT COUNT(*) FROM claims WHERE state = 'expired'")).isEqualTo(1);
     f.clock.advance(Duration.ofMinutes(2));
     f.coordinator.runtime().fireDueAlarms();
-    lifecycle.releaseClaim(w.task(), "path:src/a/").get(); // expired: nothing to release
+    lifecycle.agents().releaseClaim(w.task(), "path:src/a/").get(); // expired: nothing to release
     assertThat(f.outbox("claim.expired")).isEqualTo(1);
     assertThat(f.outbox("claim.released")).isZero();
     // The claim's Event went to the shard of its key, with the key as its resource.
@@ -378,21 +398,27 @@ class LifecycleTest {
   void cancelEndsAnOpenChangeOnceAndRefusesAnEndedOne() throws Exception {
     f.project("p1");
     String c =
-        lifecycle.createChange("p1", "req", WorkGraph.of(task("a"))).get().change().changeId();
-    assertThat(lifecycle.cancelChange(c).get()).isTrue();
-    assertThat(lifecycle.cancelChange(c).get()).isFalse();
+        lifecycle.changes().create("p1", "req", WorkGraph.of(task("a"))).get().change().changeId();
+    assertThat(lifecycle.ends().cancel(c).get()).isTrue();
+    assertThat(lifecycle.ends().cancel(c).get()).isFalse();
     assertThat(f.outbox("change.cancelled")).isEqualTo(1);
-    assertThat(lifecycle.dispatch(c, "cmd_1").get().wakes()).isEmpty();
+    assertThat(lifecycle.changes().dispatch(c, "cmd_1").get().wakes()).isEmpty();
     String d =
-        lifecycle.createChange("p1", "req-2", WorkGraph.of(task("a"))).get().change().changeId();
+        lifecycle
+            .changes()
+            .create("p1", "req-2", WorkGraph.of(task("a")))
+            .get()
+            .change()
+            .changeId();
     lifecycle
+        .ends()
         .endChange(
             d, ChangeState.FAILED, org.rhumbatron.protocol.EventType.CHANGE_FAILED, "x", null)
         .get();
-    assertThatThrownBy(() -> lifecycle.cancelChange(d).get())
+    assertThatThrownBy(() -> lifecycle.ends().cancel(d).get())
         .hasCauseInstanceOf(LifecycleException.class)
         .hasMessageContaining("is failed");
-    assertThatThrownBy(() -> lifecycle.cancelChange("chg_none").get())
+    assertThatThrownBy(() -> lifecycle.ends().cancel("chg_none").get())
         .hasCauseInstanceOf(LifecycleException.class)
         .hasMessageContaining("unknown change chg_none");
   }
@@ -400,18 +426,18 @@ class LifecycleTest {
   @DatabaseTest
   void projectFlagsChangeOnceEachAndOnlyAnActiveProjectTakesAnApp() throws Exception {
     f.project("p1");
-    assertThat(lifecycle.setLiveApp("p1", true, "cmd_a").get()).isTrue();
-    assertThat(lifecycle.setLiveApp("p1", true, "cmd_b").get()).isFalse();
-    assertThat(lifecycle.project("p1").orElseThrow().hasLiveApp()).isTrue();
-    assertThat(lifecycle.setLiveApp("p1", false, "cmd_c").get()).isTrue();
-    assertThat(lifecycle.deleteProject("p1").get()).isTrue();
-    assertThat(lifecycle.deleteProject("p1").get()).isFalse();
-    assertThatThrownBy(() -> lifecycle.setLiveApp("p1", true, "cmd_d").get())
+    assertThat(lifecycle.projects().setLiveApp("p1", true, "cmd_a").get()).isTrue();
+    assertThat(lifecycle.projects().setLiveApp("p1", true, "cmd_b").get()).isFalse();
+    assertThat(lifecycle.projects().project("p1").orElseThrow().hasLiveApp()).isTrue();
+    assertThat(lifecycle.projects().setLiveApp("p1", false, "cmd_c").get()).isTrue();
+    assertThat(lifecycle.projects().delete("p1").get()).isTrue();
+    assertThat(lifecycle.projects().delete("p1").get()).isFalse();
+    assertThatThrownBy(() -> lifecycle.projects().setLiveApp("p1", true, "cmd_d").get())
         .hasCauseInstanceOf(LifecycleException.class)
         .hasMessageContaining("is deleted");
     assertThat(f.outboxTypes())
         .containsExactly("project.created", "app.provisioned", "app.removed", "project.deleted");
-    assertThatThrownBy(() -> lifecycle.archiveProject("p-none").get())
+    assertThatThrownBy(() -> lifecycle.projects().archive("p-none").get())
         .isInstanceOf(ExecutionException.class)
         .hasMessageContaining("unknown project p-none");
   }

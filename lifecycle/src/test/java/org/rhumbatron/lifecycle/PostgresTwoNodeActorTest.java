@@ -20,7 +20,10 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.rhumbatron.coordinator.project.ProjectRootActor.Promotion;
 import org.rhumbatron.coordinator.project.ProjectRootActor.PromotionDecision;
 import org.rhumbatron.coordinator.shard.ResourceShardActor;
-import org.rhumbatron.lifecycle.WorkGraph.TaskSpec;
+import org.rhumbatron.lifecycle.changes.Dispatched;
+import org.rhumbatron.lifecycle.changes.WorkGraph;
+import org.rhumbatron.lifecycle.changes.WorkGraph.TaskSpec;
+import org.rhumbatron.lifecycle.tasks.TaskRef;
 import org.rhumbatron.platform.db.DatabaseOptions;
 import org.rhumbatron.testkit.db.DatabaseExtension;
 import org.rhumbatron.testkit.nats.NatsServerExtension;
@@ -88,7 +91,8 @@ class PostgresTwoNodeActorTest {
       }
     }
     for (String p : ids) {
-      assertThat(one.lifecycle.project(p).orElseThrow().canonicalGeneration()).isEqualTo(rounds);
+      assertThat(one.lifecycle.projects().project(p).orElseThrow().canonicalGeneration())
+          .isEqualTo(rounds);
       assertThat(one.count("SELECT COUNT(*) FROM promotions WHERE project_id = ?", p))
           .isEqualTo(rounds);
     }
@@ -108,7 +112,8 @@ class PostgresTwoNodeActorTest {
     for (int i = 0; i < changes; i++) {
       ids.add(
           one.lifecycle
-              .createChange("pd", "d" + i, WorkGraph.of(roots.toArray(TaskSpec[]::new)))
+              .changes()
+              .create("pd", "d" + i, WorkGraph.of(roots.toArray(TaskSpec[]::new)))
               .get()
               .change()
               .changeId());
@@ -116,8 +121,8 @@ class PostgresTwoNodeActorTest {
     List<CompletableFuture<Dispatched>> viaOne = new ArrayList<>();
     List<CompletableFuture<Dispatched>> viaTwo = new ArrayList<>();
     for (String c : ids) {
-      viaOne.add(one.lifecycle.dispatch(c, "cmd_dispatch_one"));
-      viaTwo.add(two.lifecycle.dispatch(c, "cmd_dispatch_two"));
+      viaOne.add(one.lifecycle.changes().dispatch(c, "cmd_dispatch_one"));
+      viaTwo.add(two.lifecycle.changes().dispatch(c, "cmd_dispatch_two"));
     }
     for (int i = 0; i < changes; i++) {
       Dispatched a = viaOne.get(i).get(30, TimeUnit.SECONDS);
@@ -156,17 +161,18 @@ class PostgresTwoNodeActorTest {
     for (int i = 0; i < changes; i++) {
       String c =
           one.lifecycle
-              .createChange("pa", "a" + i, WorkGraph.of(graph.toArray(TaskSpec[]::new)))
+              .changes()
+              .create("pa", "a" + i, WorkGraph.of(graph.toArray(TaskSpec[]::new)))
               .get()
               .change()
               .changeId();
-      Dispatched first = one.lifecycle.dispatch(c, "cmd_first").get();
+      Dispatched first = one.lifecycle.changes().dispatch(c, "cmd_first").get();
       assertThat(first.admitted()).isEqualTo(8);
       TaskRef d = wakeOf(first, c, "d");
       TaskRef t2 = wakeOf(first, c, "t2");
-      one.lifecycle.startTask(d).get();
-      one.lifecycle.startTask(t2).get();
-      one.lifecycle.completeTask(t2).get();
+      one.lifecycle.agents().start(d).get();
+      one.lifecycle.agents().start(t2).get();
+      one.lifecycle.agents().complete(t2).get();
       assertThat(held(c)).isEqualTo(7);
       ids.add(c);
       ds.add(d);
@@ -174,9 +180,9 @@ class PostgresTwoNodeActorTest {
     List<CompletableFuture<?>> race = new ArrayList<>();
     for (int i = 0; i < changes; i++) {
       // Node one's lane runs the completion, then its dispatch; node two's runs beside them.
-      race.add(one.lifecycle.completeTask(ds.get(i)));
-      race.add(one.lifecycle.dispatch(ids.get(i), "cmd_after_d"));
-      race.add(two.lifecycle.dispatch(ids.get(i), "cmd_other_node"));
+      race.add(one.lifecycle.agents().complete(ds.get(i)));
+      race.add(one.lifecycle.changes().dispatch(ids.get(i), "cmd_after_d"));
+      race.add(two.lifecycle.changes().dispatch(ids.get(i), "cmd_other_node"));
     }
     CompletableFuture.allOf(race.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
     for (String c : ids) {
@@ -196,7 +202,8 @@ class PostgresTwoNodeActorTest {
     one.project("pz");
     String c =
         one.lifecycle
-            .createChange(
+            .changes()
+            .create(
                 "pz",
                 "z",
                 WorkGraph.of(
@@ -231,7 +238,8 @@ class PostgresTwoNodeActorTest {
             });
     assertThat(holding.await(30, TimeUnit.SECONDS)).isTrue();
 
-    CompletableFuture<Dispatched> dispatch = one.lifecycle.dispatch(c, "cmd_while_paused");
+    CompletableFuture<Dispatched> dispatch =
+        one.lifecycle.changes().dispatch(c, "cmd_while_paused");
     // Node one's transaction waits for the shard's lock that the paused session holds.
     await()
         .atMost(PAUSED_SESSION_ENDS_AFTER)
@@ -256,7 +264,7 @@ class PostgresTwoNodeActorTest {
     resume.countDown();
     // Node two's first attempt was rolled back with its session; it ran again, after node one.
     assertThat(paused.get(30, TimeUnit.SECONDS)).isEqualTo(2);
-    assertThat(one.lifecycle.change(c).orElseThrow().title()).isEqualTo("attempt 2");
+    assertThat(one.lifecycle.changes().change(c).orElseThrow().title()).isEqualTo("attempt 2");
     assertThat(held(c)).isEqualTo(2);
   }
 

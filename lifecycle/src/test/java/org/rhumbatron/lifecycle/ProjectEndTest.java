@@ -10,7 +10,12 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.rhumbatron.coordinator.project.ProjectRootActor.Promotion;
-import org.rhumbatron.lifecycle.WorkGraph.TaskSpec;
+import org.rhumbatron.lifecycle.candidates.CandidateLedger;
+import org.rhumbatron.lifecycle.candidates.Composition;
+import org.rhumbatron.lifecycle.changes.ChangeInfo;
+import org.rhumbatron.lifecycle.changes.Wake;
+import org.rhumbatron.lifecycle.changes.WorkGraph;
+import org.rhumbatron.lifecycle.changes.WorkGraph.TaskSpec;
 import org.rhumbatron.testkit.db.DatabaseTest;
 import org.rhumbatron.testkit.db.TestDatabase;
 import org.rhumbatron.testkit.nats.NatsServerExtension;
@@ -38,7 +43,7 @@ class ProjectEndTest {
   void start() throws Exception {
     f = new LifecycleFixture(nats.url(), db().url(), Map.of());
     lifecycle = f.lifecycle;
-    lifecycle.whenTaskStops((task, reason) -> stops.add(task.taskId() + " " + reason));
+    lifecycle.ends().whenTaskStops((task, reason) -> stops.add(task.taskId() + " " + reason));
     f.project("p1");
   }
 
@@ -50,9 +55,9 @@ class ProjectEndTest {
   /** A Change of two Tasks run to verifying, its Candidate verified: awaiting approval. */
   private String awaitingApproval(String request) throws Exception {
     String c = f.verifying("p1", request);
-    Composition comp = lifecycle.composeCandidate(c, "cmd_cc_" + c, false).get();
-    lifecycle.recordVerdict(comp.candidateId(), true, null, "cmd_v_" + c).get();
-    assertThat(lifecycle.change(c).orElseThrow().state()).isEqualTo("awaiting_approval");
+    Composition comp = lifecycle.approvals().compose(c, "cmd_cc_" + c, false).get();
+    lifecycle.approvals().recordVerdict(comp.candidateId(), true, null, "cmd_v_" + c).get();
+    assertThat(lifecycle.changes().change(c).orElseThrow().state()).isEqualTo("awaiting_approval");
     return c;
   }
 
@@ -60,16 +65,17 @@ class ProjectEndTest {
   private String running(String request) throws Exception {
     String c =
         lifecycle
-            .createChange(
+            .changes()
+            .create(
                 "p1",
                 request,
                 WorkGraph.of(new TaskSpec("a", null, List.of(), List.of("path:src/run/"))))
             .get()
             .change()
             .changeId();
-    Wake w = lifecycle.dispatch(c, "cmd_run").get().wakes().get(0);
-    lifecycle.startTask(w.task()).get();
-    lifecycle.acquireClaim(w.task(), "path:src/run/").get();
+    Wake w = lifecycle.changes().dispatch(c, "cmd_run").get().wakes().get(0);
+    lifecycle.agents().start(w.task()).get();
+    lifecycle.agents().acquireClaim(w.task(), "path:src/run/").get();
     return c;
   }
 
@@ -83,26 +89,27 @@ class ProjectEndTest {
             .orElseThrow()
             .candidateId();
 
-    assertThat((delete ? lifecycle.deleteProject("p1") : lifecycle.archiveProject("p1")).get())
+    assertThat(
+            (delete ? lifecycle.projects().delete("p1") : lifecycle.projects().archive("p1")).get())
         .isTrue();
 
     for (String c : List.of(waiting, run)) {
-      ChangeInfo info = lifecycle.change(c).orElseThrow();
+      ChangeInfo info = lifecycle.changes().change(c).orElseThrow();
       assertThat(info.state()).as(c).isEqualTo("cancelled");
       assertThat(info.reason()).as(c).isEqualTo(reason);
     }
     assertThat(f.outbox("change.cancelled")).isEqualTo(2);
-    assertThat(lifecycle.task(run + ":a").orElseThrow().state()).isEqualTo("cancelled");
+    assertThat(lifecycle.changes().task(run + ":a").orElseThrow().state()).isEqualTo("cancelled");
     assertThat(stops).containsExactly(run + ":a change_cancelled");
     assertThat(f.count("SELECT COUNT(*) FROM claims WHERE state = 'held'")).isZero();
 
-    assertThatThrownBy(() -> lifecycle.approveChange(waiting).get())
+    assertThatThrownBy(() -> lifecycle.approvals().approve(waiting).get())
         .hasMessageContaining("is cancelled");
     // The root refuses too, should a promotion reach it: the generation stays where it was.
     assertThat(f.coordinator.root("p1").decidePromotion(candidate, 0, waiting, "late").get())
         .extracting(d -> d.promotion())
         .isEqualTo(Promotion.PROJECT_NOT_ACTIVE);
-    assertThat(lifecycle.project("p1").orElseThrow().canonicalGeneration()).isZero();
+    assertThat(lifecycle.projects().project("p1").orElseThrow().canonicalGeneration()).isZero();
     assertThat(f.outbox("canonical.advanced")).isZero();
     assertThat(f.outbox("artifact.promoted")).isZero();
   }
@@ -124,19 +131,19 @@ class ProjectEndTest {
     // and the approval ends the Change with its Project.
     f.database.inTransaction(
         tx -> tx.update("UPDATE projects SET status = 'deleted' WHERE project_id = 'p1'"));
-    assertThatThrownBy(() -> lifecycle.approveChange(waiting).get())
+    assertThatThrownBy(() -> lifecycle.approvals().approve(waiting).get())
         .hasMessageContaining("project p1 is deleted");
-    ChangeInfo info = lifecycle.change(waiting).orElseThrow();
+    ChangeInfo info = lifecycle.changes().change(waiting).orElseThrow();
     assertThat(info.state()).isEqualTo("cancelled");
     assertThat(info.reason()).isEqualTo("project_deleted");
-    assertThat(lifecycle.project("p1").orElseThrow().canonicalGeneration()).isZero();
+    assertThat(lifecycle.projects().project("p1").orElseThrow().canonicalGeneration()).isZero();
     assertThat(f.outbox("canonical.advanced")).isZero();
   }
 
   @DatabaseTest
   void anActiveProjectsChangesAreLeftAlone() throws Exception {
     String run = running("r1");
-    assertThat(lifecycle.endProjectChanges("p1", null).get()).isZero();
-    assertThat(lifecycle.change(run).orElseThrow().state()).isEqualTo("open");
+    assertThat(lifecycle.projects().endChanges("p1", null).get()).isZero();
+    assertThat(lifecycle.changes().change(run).orElseThrow().state()).isEqualTo("open");
   }
 }

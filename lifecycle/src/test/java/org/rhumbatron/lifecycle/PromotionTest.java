@@ -9,7 +9,12 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.rhumbatron.coordinator.project.ProjectRootActor.Promotion;
-import org.rhumbatron.lifecycle.WorkGraph.TaskSpec;
+import org.rhumbatron.lifecycle.candidates.Approval;
+import org.rhumbatron.lifecycle.candidates.Composition;
+import org.rhumbatron.lifecycle.changes.Dispatched;
+import org.rhumbatron.lifecycle.changes.Wake;
+import org.rhumbatron.lifecycle.changes.WorkGraph;
+import org.rhumbatron.lifecycle.changes.WorkGraph.TaskSpec;
 import org.rhumbatron.protocol.Queue;
 import org.rhumbatron.testkit.db.DatabaseTest;
 import org.rhumbatron.testkit.db.TestDatabase;
@@ -46,7 +51,7 @@ class PromotionTest {
   }
 
   private String candidateOf(String changeId) throws Exception {
-    Composition comp = lifecycle.composeCandidate(changeId, "cmd_cc_" + changeId, false).get();
+    Composition comp = lifecycle.approvals().compose(changeId, "cmd_cc_" + changeId, false).get();
     assertThat(comp.outcome()).isEqualTo(Composition.Outcome.COMPOSED);
     return comp.candidateId();
   }
@@ -56,15 +61,15 @@ class PromotionTest {
       throws Exception {
     String c = composed("r1");
     String cand = candidateOf(c);
-    assertThat(lifecycle.recordVerdict(cand, true, null, "cmd_v").get()).isTrue();
-    assertThat(lifecycle.recordVerdict(cand, true, null, "cmd_v").get()).isFalse();
-    assertThat(lifecycle.change(c).orElseThrow().state()).isEqualTo("awaiting_approval");
-    Lifecycle.Approval approval = lifecycle.approveChange(c).get();
+    assertThat(lifecycle.approvals().recordVerdict(cand, true, null, "cmd_v").get()).isTrue();
+    assertThat(lifecycle.approvals().recordVerdict(cand, true, null, "cmd_v").get()).isFalse();
+    assertThat(lifecycle.changes().change(c).orElseThrow().state()).isEqualTo("awaiting_approval");
+    Approval approval = lifecycle.approvals().approve(c).get();
     assertThat(approval.promotion()).isEqualTo(Promotion.PROMOTED);
     assertThat(approval.generation()).isEqualTo(1);
     assertThat(approval.releaseId()).isNull(); // no live app: completed at promotion
-    assertThat(lifecycle.change(c).orElseThrow().state()).isEqualTo("completed");
-    assertThat(lifecycle.project("p1").orElseThrow().canonicalGeneration()).isEqualTo(1);
+    assertThat(lifecycle.changes().change(c).orElseThrow().state()).isEqualTo("completed");
+    assertThat(lifecycle.projects().project("p1").orElseThrow().canonicalGeneration()).isEqualTo(1);
     assertThat(f.outbox("artifact.promoted")).isEqualTo(1);
     assertThat(f.outbox("canonical.advanced")).isEqualTo(1);
     assertThat(f.outbox("candidate.promoted")).isEqualTo(1);
@@ -73,7 +78,7 @@ class PromotionTest {
     assertThat(f.coordinator.root("p1").decidePromotion(cand, 0, c, "again").get().promotion())
         .isEqualTo(Promotion.ALREADY_PROMOTED);
     assertThat(f.outbox("canonical.advanced")).isEqualTo(1);
-    assertThatThrownBy(() -> lifecycle.approveChange(c).get())
+    assertThatThrownBy(() -> lifecycle.approvals().approve(c).get())
         .hasMessageContaining("is completed: only a Change awaiting approval can be approved");
   }
 
@@ -84,23 +89,23 @@ class PromotionTest {
     String b = composed("rb");
     String candA = candidateOf(a);
     String candB = candidateOf(b);
-    lifecycle.recordVerdict(candA, true, null, "cmd_va").get();
-    lifecycle.recordVerdict(candB, true, null, "cmd_vb").get();
-    assertThat(lifecycle.approveChange(a).get().promotion()).isEqualTo(Promotion.PROMOTED);
-    Lifecycle.Approval late = lifecycle.approveChange(b).get();
+    lifecycle.approvals().recordVerdict(candA, true, null, "cmd_va").get();
+    lifecycle.approvals().recordVerdict(candB, true, null, "cmd_vb").get();
+    assertThat(lifecycle.approvals().approve(a).get().promotion()).isEqualTo(Promotion.PROMOTED);
+    Approval late = lifecycle.approvals().approve(b).get();
     assertThat(late.promotion()).isEqualTo(Promotion.STALE_BASE);
-    assertThat(lifecycle.change(b).orElseThrow().state()).isEqualTo("verifying");
+    assertThat(lifecycle.changes().change(b).orElseThrow().state()).isEqualTo("verifying");
     assertThat(f.count("SELECT COUNT(*) FROM candidates WHERE state = 'stale'")).isEqualTo(1);
     assertThat(f.commandsOn(Queue.VERIFICATION)).isEqualTo(1); // candidate.create after a rebase
     String recomposed = candidateOf(b);
     assertThat(recomposed).isNotEqualTo(candB);
     assertThat(f.count("SELECT base_generation FROM candidates WHERE candidate_id = ?", recomposed))
         .isEqualTo(1);
-    lifecycle.recordVerdict(recomposed, true, null, "cmd_vb2").get();
-    Lifecycle.Approval second = lifecycle.approveChange(b).get();
+    lifecycle.approvals().recordVerdict(recomposed, true, null, "cmd_vb2").get();
+    Approval second = lifecycle.approvals().approve(b).get();
     assertThat(second.promotion()).isEqualTo(Promotion.PROMOTED);
     assertThat(second.generation()).isEqualTo(2);
-    assertThat(lifecycle.change(b).orElseThrow().state()).isEqualTo("completed");
+    assertThat(lifecycle.changes().change(b).orElseThrow().state()).isEqualTo("completed");
     assertThat(f.outbox("canonical.advanced")).isEqualTo(2);
   }
 
@@ -108,29 +113,30 @@ class PromotionTest {
   void aCandidateTheRootPromotedNeverGoesStaleWhenTheRecomposeComesFirst() throws Exception {
     String c = composed("r1");
     String cand = candidateOf(c);
-    lifecycle.recordVerdict(cand, true, null, "cmd_v").get();
+    lifecycle.approvals().recordVerdict(cand, true, null, "cmd_v").get();
     // The root has advanced the generation; candidates.recompose (caused by canonical.advanced)
     // reaches the Change's shard before the approval's second step does.
     assertThat(f.coordinator.root("p1").decidePromotion(cand, 0, c, "approve").get().promotion())
         .isEqualTo(Promotion.PROMOTED);
-    assertThat(lifecycle.staleCandidate(cand, "cmd_recompose").get()).isFalse();
+    assertThat(lifecycle.approvals().stale(cand, "cmd_recompose").get()).isFalse();
     assertThat(f.outbox("candidate.stale")).isZero();
-    assertThat(lifecycle.change(c).orElseThrow().state()).isEqualTo("awaiting_approval");
+    assertThat(lifecycle.changes().change(c).orElseThrow().state()).isEqualTo("awaiting_approval");
     // The approval finishes: the root answers already_promoted and the Change completes once.
-    assertThat(lifecycle.approveChange(c).get().promotion()).isEqualTo(Promotion.ALREADY_PROMOTED);
-    assertThat(lifecycle.change(c).orElseThrow().state()).isEqualTo("completed");
+    assertThat(lifecycle.approvals().approve(c).get().promotion())
+        .isEqualTo(Promotion.ALREADY_PROMOTED);
+    assertThat(lifecycle.changes().change(c).orElseThrow().state()).isEqualTo("completed");
     assertThat(f.outbox("canonical.advanced")).isEqualTo(1);
   }
 
   @DatabaseTest
   void withALiveAppThePromotedChangeIsReleasingWithItsReleaseRow() throws Exception {
-    lifecycle.setLiveApp("p1", true, "cmd_app").get();
+    lifecycle.projects().setLiveApp("p1", true, "cmd_app").get();
     String c = composed("r1");
     String cand = candidateOf(c);
-    lifecycle.recordVerdict(cand, true, null, "cmd_v").get();
-    Lifecycle.Approval approval = lifecycle.approveChange(c).get();
+    lifecycle.approvals().recordVerdict(cand, true, null, "cmd_v").get();
+    Approval approval = lifecycle.approvals().approve(c).get();
     assertThat(approval.releaseId()).isEqualTo("rel_p1_1");
-    assertThat(lifecycle.change(c).orElseThrow().state()).isEqualTo("releasing");
+    assertThat(lifecycle.changes().change(c).orElseThrow().state()).isEqualTo("releasing");
     assertThat(f.count("SELECT COUNT(*) FROM releases WHERE release_id = 'rel_p1_1'")).isEqualTo(1);
   }
 
@@ -138,17 +144,18 @@ class PromotionTest {
   void aDeclinedChangeEndsDeclinedOnceAndARejectedCandidateLeavesItVerifying() throws Exception {
     String c = composed("r1");
     String cand = candidateOf(c);
-    assertThatThrownBy(() -> lifecycle.declineChange(c).get())
+    assertThatThrownBy(() -> lifecycle.approvals().decline(c).get())
         .hasMessageContaining("is verifying: only a Change awaiting approval can be declined");
-    lifecycle.recordVerdict(cand, true, null, "cmd_v").get();
-    assertThat(lifecycle.declineChange(c).get()).isTrue();
-    assertThat(lifecycle.declineChange(c).get()).isFalse();
-    assertThat(lifecycle.change(c).orElseThrow().state()).isEqualTo("declined");
+    lifecycle.approvals().recordVerdict(cand, true, null, "cmd_v").get();
+    assertThat(lifecycle.approvals().decline(c).get()).isTrue();
+    assertThat(lifecycle.approvals().decline(c).get()).isFalse();
+    assertThat(lifecycle.changes().change(c).orElseThrow().state()).isEqualTo("declined");
     assertThat(f.outbox("change.declined")).isEqualTo(1);
     String d = composed("r2");
     String rejected = candidateOf(d);
-    assertThat(lifecycle.recordVerdict(rejected, false, "tests failed", "cmd_v2").get()).isTrue();
-    assertThat(lifecycle.change(d).orElseThrow().state()).isEqualTo("verifying");
+    assertThat(lifecycle.approvals().recordVerdict(rejected, false, "tests failed", "cmd_v2").get())
+        .isTrue();
+    assertThat(lifecycle.changes().change(d).orElseThrow().state()).isEqualTo("verifying");
     assertThat(f.outbox("candidate.rejected")).isEqualTo(1);
   }
 
@@ -159,7 +166,8 @@ class PromotionTest {
     for (String v : List.of("v1", "v2", "v3")) {
       String id =
           lifecycle
-              .forkChange(
+              .changes()
+              .fork(
                   parent,
                   v,
                   "variant " + v,
@@ -169,33 +177,35 @@ class PromotionTest {
               .changeId();
       variants.add(id);
     }
-    assertThat(lifecycle.openSiblings(variants.get(0)))
+    assertThat(lifecycle.changes().openSiblings(variants.get(0)))
         .containsExactlyInAnyOrder(variants.get(1), variants.get(2));
     // Run the first variant to approval and promote it.
     String winner = variants.get(0);
     for (int round = 0; ; round++) {
-      Dispatched d = lifecycle.dispatch(winner, "cmd_w_" + round).get();
+      Dispatched d = lifecycle.changes().dispatch(winner, "cmd_w_" + round).get();
       if (d.verification()) {
         break;
       }
       for (Wake w : d.wakes()) {
-        lifecycle.startTask(w.task()).get();
-        lifecycle.proposeChangeset(w.task()).get();
-        lifecycle.completeTask(w.task()).get();
+        lifecycle.agents().start(w.task()).get();
+        lifecycle.agents().proposeChangeset(w.task()).get();
+        lifecycle.agents().complete(w.task()).get();
       }
     }
-    lifecycle.recordVerdict(candidateOf(winner), true, null, "cmd_vw").get();
-    assertThat(lifecycle.approveChange(winner).get().promotion()).isEqualTo(Promotion.PROMOTED);
-    assertThat(lifecycle.change(winner).orElseThrow().state()).isEqualTo("completed");
+    lifecycle.approvals().recordVerdict(candidateOf(winner), true, null, "cmd_vw").get();
+    assertThat(lifecycle.approvals().approve(winner).get().promotion())
+        .isEqualTo(Promotion.PROMOTED);
+    assertThat(lifecycle.changes().change(winner).orElseThrow().state()).isEqualTo("completed");
     for (String loser : variants.subList(1, 3)) {
-      assertThat(lifecycle.change(loser).orElseThrow().state()).isEqualTo("not_selected");
-      assertThat(lifecycle.change(loser).orElseThrow().reason()).contains(winner);
+      assertThat(lifecycle.changes().change(loser).orElseThrow().state()).isEqualTo("not_selected");
+      assertThat(lifecycle.changes().change(loser).orElseThrow().reason()).contains(winner);
     }
     assertThat(f.outbox("change.not_selected")).isEqualTo(2);
     assertThatThrownBy(
             () ->
                 lifecycle
-                    .forkChange(
+                    .changes()
+                    .fork(
                         "chg_none",
                         "v9",
                         null,

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.rhumbatron.lifecycle.changes.ChangeLedger;
 
 /** The JSON lists of strings in the lifecycle's rows (scopes, dependencies, changesets). */
 class StoredListsTest {

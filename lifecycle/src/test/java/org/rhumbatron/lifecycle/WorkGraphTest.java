@@ -6,7 +6,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
-import org.rhumbatron.lifecycle.WorkGraph.TaskSpec;
+import org.rhumbatron.lifecycle.changes.WorkGraph;
+import org.rhumbatron.lifecycle.changes.WorkGraph.TaskSpec;
+import org.rhumbatron.lifecycle.changes.WorkGraphException;
 
 class WorkGraphTest {
   private static TaskSpec t(String key, String... deps) {

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.LongAdder;
 import org.rhumbatron.coordinator.Coordinator;
+import org.rhumbatron.indexer.IndexingFailures;
 import org.rhumbatron.platform.config.Settings;
 import org.rhumbatron.platform.db.Database;
 import org.rhumbatron.platform.queue.CommandTransport;

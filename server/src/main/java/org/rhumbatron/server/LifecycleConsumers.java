@@ -75,10 +75,12 @@ final class LifecycleConsumers implements AutoCloseable {
         queues.commands(),
         clock,
         settings.get(Settings.AUTO_APPROVE));
-    lifecycle.whenWorkflowSendFails(
-        command ->
-            Workflows.workflowStartFor(command)
-                .ifPresent(s -> workflows.start(s.type(), s.instanceId(), s.input())));
+    lifecycle
+        .approvals()
+        .whenWorkflowSendFails(
+            command ->
+                Workflows.workflowStartFor(command)
+                    .ifPresent(s -> workflows.start(s.type(), s.instanceId(), s.input())));
     IntegrationConsumer integration =
         new IntegrationConsumer(
             lifecycle,
@@ -104,7 +106,7 @@ final class LifecycleConsumers implements AutoCloseable {
       simulated = new SimulatedAgentRuntime(lifecycle, settings);
       agents = simulated;
     }
-    lifecycle.whenTaskStops(agents::stop); // a Task cancelled because its Change ended
+    lifecycle.ends().whenTaskStops(agents::stop); // a Task cancelled because its Change ended
     queues.run(
         Queue.AGENT_WAKEUPS,
         new WakeConsumer(

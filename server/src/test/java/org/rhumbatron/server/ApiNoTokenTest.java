@@ -40,7 +40,7 @@ class ApiNoTokenTest {
       assertThat(anyone.get("/api/streams").status()).isEqualTo(200);
       assertThat(anyone.get("/api/dead-letters").status()).isEqualTo(200);
       assertThat(api.get("/api/streams").status()).as("a token sent is checked").isEqualTo(401);
-      assertThat(core.lifecycle().project("p-nt")).isEmpty();
+      assertThat(core.lifecycle().projects().project("p-nt")).isEmpty();
     }
   }
 

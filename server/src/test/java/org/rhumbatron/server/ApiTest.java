@@ -24,7 +24,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.rhumbatron.lifecycle.Lifecycle;
-import org.rhumbatron.lifecycle.TaskInfo;
+import org.rhumbatron.lifecycle.tasks.TaskInfo;
 import org.rhumbatron.protocol.Command;
 import org.rhumbatron.protocol.CommandType;
 import org.rhumbatron.server.ApiClient.Answer;
@@ -342,7 +342,7 @@ class ApiTest {
     assertThat(api.withToken(null).get("/api/streams").status()).isEqualTo(200); // reads are open
     // A provision sent after them is done: one of them that got through would be done too.
     provision("p-auth-after");
-    assertThat(core.lifecycle().project("p-auth")).isEmpty();
+    assertThat(core.lifecycle().projects().project("p-auth")).isEmpty();
   }
 
   @Test
@@ -390,7 +390,7 @@ class ApiTest {
     Answer badProject =
         api.post("/api/projects", Map.of("projectId", "bad id", "tenantId", "t", "name", "n"));
     assertThat(badProject.body().path("field").asText()).isEqualTo("projectId");
-    assertThat(core.lifecycle().changes("p-bad", null, 10)).isEmpty();
+    assertThat(core.lifecycle().changes().changes("p-bad", null, 10)).isEmpty();
   }
 
   @Test
@@ -411,7 +411,7 @@ class ApiTest {
                 .POST(unsized));
     assertThat(chunked.status()).isEqualTo(413);
     assertThat(chunked.error()).contains("larger than");
-    assertThat(core.lifecycle().changes("p-big", null, 10)).isEmpty();
+    assertThat(core.lifecycle().changes().changes("p-big", null, 10)).isEmpty();
   }
 
   /** A body without Content-Length (chunked). */
@@ -466,7 +466,7 @@ class ApiTest {
     String changeId = createChange("p-held", "req-h", 2);
     awaitChangeState(changeId, "awaiting_approval");
     Lifecycle lifecycle = core.lifecycle();
-    List<TaskInfo> before = lifecycle.tasks(changeId);
+    List<TaskInfo> before = lifecycle.changes().tasks(changeId);
     TaskInfo done = before.get(0);
     long rows = outboxRows("p-held");
     String base = "/api/agents/agt_rogue/tasks/" + done.taskId() + "/";
@@ -491,7 +491,7 @@ class ApiTest {
             "/api/agents/" + done.agentId() + "/tasks/" + done.taskId() + "/failed",
             Map.of("attempt", done.attempt(), "error", "late"));
     assertThat(holderLate.status()).isEqualTo(409);
-    assertThat(lifecycle.tasks(changeId)).isEqualTo(before);
+    assertThat(lifecycle.changes().tasks(changeId)).isEqualTo(before);
     assertThat(outboxRows("p-held")).isEqualTo(rows);
     Answer missingAttempt = api.post(base + "running", Map.of());
     assertThat(missingAttempt.status()).isEqualTo(400);

@@ -23,10 +23,10 @@ import java.util.stream.Collectors;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.rhumbatron.lifecycle.Lifecycle;
-import org.rhumbatron.lifecycle.TaskInfo;
-import org.rhumbatron.lifecycle.TaskRef;
-import org.rhumbatron.lifecycle.WorkGraph;
-import org.rhumbatron.lifecycle.WorkGraph.TaskSpec;
+import org.rhumbatron.lifecycle.changes.WorkGraph;
+import org.rhumbatron.lifecycle.changes.WorkGraph.TaskSpec;
+import org.rhumbatron.lifecycle.tasks.TaskInfo;
+import org.rhumbatron.lifecycle.tasks.TaskRef;
 import org.rhumbatron.platform.config.Settings;
 import org.rhumbatron.protocol.Event;
 import org.rhumbatron.protocol.EventType;
@@ -148,27 +148,28 @@ class CausalRoutingTest {
             "z", WorkGraph.of(task("z-src", "path:src/")));
     List<String> changes = new ArrayList<>();
     for (var g : graphs.entrySet()) {
-      changes.add(lifecycle.createChange(P, g.getKey(), g.getValue()).get().change().changeId());
+      changes.add(
+          lifecycle.changes().create(P, g.getKey(), g.getValue()).get().change().changeId());
     }
     await().atMost(Duration.ofSeconds(60)).until(() -> agents.started().size() == 5);
     Map<String, String> keyOfTask = new HashMap<>();
     for (String changeId : changes) {
-      for (TaskInfo t : lifecycle.tasks(changeId)) {
+      for (TaskInfo t : lifecycle.changes().tasks(changeId)) {
         keyOfTask.put(t.taskId(), t.key());
       }
     }
     List<TaskRef> held = agents.started();
     Map<String, List<String>> scopes = new HashMap<>();
     for (TaskRef t : held) {
-      scopes.put(t.taskId(), lifecycle.task(t.taskId()).orElseThrow().resourceScopes());
+      scopes.put(t.taskId(), lifecycle.changes().task(t.taskId()).orElseThrow().resourceScopes());
     }
-    each(held, lifecycle::startTask);
+    each(held, lifecycle.agents()::start);
     each(
         held,
         t ->
             CompletableFuture.allOf(
                 scopes.get(t.taskId()).stream()
-                    .map(k -> lifecycle.declareIntent(t, k))
+                    .map(k -> lifecycle.agents().declareIntent(t, k))
                     .toArray(CompletableFuture[]::new)));
     // Every overlapping Agent is woken while all five still hold their Tasks.
     Set<String> overlapping = Set.of("x-api", "y-api", "z-src");
@@ -180,8 +181,8 @@ class CausalRoutingTest {
                     .map(keyOfTask::get)
                     .collect(Collectors.toSet())
                     .containsAll(overlapping));
-    each(held, lifecycle::proposeChangeset);
-    each(held, lifecycle::completeTask);
+    each(held, lifecycle.agents()::proposeChangeset);
+    each(held, lifecycle.agents()::complete);
     for (String changeId : changes) {
       LifecycleSteps.awaitState(lifecycle, changeId, "awaiting_approval", 60);
     }

@@ -23,8 +23,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.rhumbatron.lifecycle.Lifecycle;
-import org.rhumbatron.lifecycle.WorkGraph;
-import org.rhumbatron.lifecycle.WorkGraph.TaskSpec;
+import org.rhumbatron.lifecycle.changes.WorkGraph;
+import org.rhumbatron.lifecycle.changes.WorkGraph.TaskSpec;
 import org.rhumbatron.platform.config.Settings;
 import org.rhumbatron.protocol.Command;
 import org.rhumbatron.protocol.CommandType;
@@ -119,7 +119,8 @@ class CoreMetricsTest {
   /** A Change of one Task on {@code project}; returns its id. */
   private static String oneTaskChange(Lifecycle lifecycle, String project) throws Exception {
     return lifecycle
-        .createChange(project, "r1", WorkGraph.of(task("a", "path:a/")))
+        .changes()
+        .create(project, "r1", WorkGraph.of(task("a", "path:a/")))
         .get()
         .change()
         .changeId();
@@ -128,7 +129,7 @@ class CoreMetricsTest {
   private static void awaitVerification(Lifecycle lifecycle, String changeId) {
     await()
         .atMost(WAIT)
-        .until(() -> lifecycle.change(changeId).orElseThrow().reachedVerification());
+        .until(() -> lifecycle.changes().change(changeId).orElseThrow().reachedVerification());
   }
 
   private static Command wake(String commandId, String changeId, String taskId, String agent) {
@@ -236,7 +237,7 @@ class CoreMetricsTest {
       LifecycleSteps.provision(lifecycle, "p-metrics");
       await().atMost(WAIT).until(() -> value(core, "rhumbatron_outbox_backlog") == 0);
       nats.server().stop();
-      lifecycle.createChange("p-metrics", "r1", WorkGraph.of(task("a", "path:a/"))).get();
+      lifecycle.changes().create("p-metrics", "r1", WorkGraph.of(task("a", "path:a/"))).get();
       await()
           .atMost(WAIT)
           .untilAsserted(
@@ -454,8 +455,8 @@ class CoreMetricsTest {
       assertThat(value(core, "rhumbatron_causal_commands_dropped_total")).isZero();
       // change.created's dispatch is the one command; task a's completion would dispatch b.
       lifecycle
-          .createChange(
-              "p-metrics", "r1", WorkGraph.of(task("a", "path:a/"), task("b", "path:b/", "a")))
+          .changes()
+          .create("p-metrics", "r1", WorkGraph.of(task("a", "path:a/"), task("b", "path:b/", "a")))
           .get();
       await()
           .atMost(WAIT)
@@ -466,8 +467,8 @@ class CoreMetricsTest {
   /** Two Changes at once on {@code path:src/} and {@code path:src/api/}: a prefix overlap. */
   private static void overlap(Lifecycle lifecycle) throws Exception {
     LifecycleSteps.provision(lifecycle, "p-metrics");
-    lifecycle.createChange("p-metrics", "z", WorkGraph.of(task("z", "path:src/"))).get();
-    lifecycle.createChange("p-metrics", "x", WorkGraph.of(task("x", "path:src/api/"))).get();
+    lifecycle.changes().create("p-metrics", "z", WorkGraph.of(task("z", "path:src/"))).get();
+    lifecycle.changes().create("p-metrics", "x", WorkGraph.of(task("x", "path:src/api/"))).get();
   }
 
   @Test

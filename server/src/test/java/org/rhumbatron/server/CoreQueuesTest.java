@@ -69,7 +69,8 @@ class CoreQueuesTest {
           .until(() -> core.queues().deadLetters().listOpen(10).isEmpty());
       assertThat(core.queues().deadLetters().find(row.id()).orElseThrow().resolution())
           .isEqualTo("succeeded");
-      assertThat(core.lifecycle().project("p9").orElseThrow().tenantId()).isEqualTo("t9");
+      assertThat(core.lifecycle().projects().project("p9").orElseThrow().tenantId())
+          .isEqualTo("t9");
     }
   }
 }

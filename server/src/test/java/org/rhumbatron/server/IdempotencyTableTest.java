@@ -29,16 +29,17 @@ import org.rhumbatron.coordinator.view.ProjectView;
 import org.rhumbatron.integration.IntegrationConsumer;
 import org.rhumbatron.integration.SimulatedVerifier;
 import org.rhumbatron.integration.Workflows;
-import org.rhumbatron.lifecycle.ChangeCreated;
-import org.rhumbatron.lifecycle.Composition;
-import org.rhumbatron.lifecycle.Dispatched;
 import org.rhumbatron.lifecycle.Lifecycle;
 import org.rhumbatron.lifecycle.LifecycleFixture;
 import org.rhumbatron.lifecycle.LifecycleIds;
-import org.rhumbatron.lifecycle.TaskRef;
-import org.rhumbatron.lifecycle.Wake;
-import org.rhumbatron.lifecycle.WorkGraph;
-import org.rhumbatron.lifecycle.WorkGraph.TaskSpec;
+import org.rhumbatron.lifecycle.candidates.Approval;
+import org.rhumbatron.lifecycle.candidates.Composition;
+import org.rhumbatron.lifecycle.changes.ChangeCreated;
+import org.rhumbatron.lifecycle.changes.Dispatched;
+import org.rhumbatron.lifecycle.changes.Wake;
+import org.rhumbatron.lifecycle.changes.WorkGraph;
+import org.rhumbatron.lifecycle.changes.WorkGraph.TaskSpec;
+import org.rhumbatron.lifecycle.tasks.TaskRef;
 import org.rhumbatron.lifecycle.workflow.WorkflowEngine;
 import org.rhumbatron.platform.bucket.Bucket;
 import org.rhumbatron.platform.bucket.BucketObject;
@@ -188,8 +189,8 @@ class IdempotencyTableTest {
   @DatabaseTest
   void wakeCommand_readyAndRouterWakeIds_aRepeatedWakeWakesTheAgentOnce() throws Exception {
     String c = change("r1", task("a"));
-    Dispatched first = lifecycle.dispatch(c, "cmd_e1_dispatch").get();
-    Dispatched again = lifecycle.dispatch(c, "cmd_e1_dispatch").get(); // redelivered
+    Dispatched first = lifecycle.changes().dispatch(c, "cmd_e1_dispatch").get();
+    Dispatched again = lifecycle.changes().dispatch(c, "cmd_e1_dispatch").get(); // redelivered
     assertThat(again.admitted()).as("admitAgent assigns once").isZero();
     Command ready = send(first.wakes().get(0));
     assertThat(send(again.wakes().get(0)).commandId())
@@ -210,7 +211,7 @@ class IdempotencyTableTest {
             lifecycle,
             ref -> {
               handedOut.add(ref);
-              lifecycle.startTask(ref).join(); // the Agent runs it
+              lifecycle.agents().start(ref).join(); // the Agent runs it
             },
             new PlatformMetrics(f.database, f.clock, MetricsBinding.METRICS));
     for (Command wake : List.of(ready, ready, routed.get(0))) {
@@ -230,7 +231,7 @@ class IdempotencyTableTest {
   @DatabaseTest
   void deadLetterRecord_commandIdUnique_aRedeliveredDeadLetterWritesOneRow() throws Exception {
     String c = change("r1", task("a"));
-    Wake wake = lifecycle.dispatch(c, "cmd_d").get().wakes().get(0);
+    Wake wake = lifecycle.changes().dispatch(c, "cmd_d").get().wakes().get(0);
     DeadLetterMessage dl =
         new DeadLetterMessage(
             Queue.AGENT_WAKEUPS,
@@ -253,8 +254,8 @@ class IdempotencyTableTest {
   void changeCreation_projectIdAndClientRequestId_aRepeatedRequestReturnsTheFirstChange()
       throws Exception {
     WorkGraph graph = WorkGraph.of(task("a"), task("b", "a"));
-    ChangeCreated first = lifecycle.createChange(P, "req-1", graph).get();
-    ChangeCreated again = lifecycle.createChange(P, "req-1", graph).get();
+    ChangeCreated first = lifecycle.changes().create(P, "req-1", graph).get();
+    ChangeCreated again = lifecycle.changes().create(P, "req-1", graph).get();
     assertThat(first.created()).isTrue();
     assertThat(again.created()).isFalse();
     assertThat(again.change().changeId())
@@ -270,7 +271,7 @@ class IdempotencyTableTest {
   @DatabaseTest
   void workflowStart_instanceId_aSecondStartWithTheSameIdIsAlreadyStarted() throws Exception {
     String c = verifying("r1");
-    String cand = lifecycle.composeCandidate(c, "cmd_cc", false).get().candidateId();
+    String cand = lifecycle.approvals().compose(c, "cmd_cc", false).get().candidateId();
     ObjectNode input =
         JsonNodeFactory.instance
             .objectNode()
@@ -313,13 +314,13 @@ class IdempotencyTableTest {
   void candidateComposition_sha256CompositionKey_aRedeliveredCreateFindsTheSameCandidate()
       throws Exception {
     String c = verifying("r1");
-    Composition first = lifecycle.composeCandidate(c, "cmd_e3_candidate", false).get();
-    Composition again = lifecycle.composeCandidate(c, "cmd_e3_candidate", false).get();
+    Composition first = lifecycle.approvals().compose(c, "cmd_e3_candidate", false).get();
+    Composition again = lifecycle.approvals().compose(c, "cmd_e3_candidate", false).get();
     assertThat(first.created()).isTrue();
     assertThat(again.created()).isFalse();
     assertThat(again.candidateId()).isEqualTo(first.candidateId());
     List<String> changesets =
-        lifecycle.tasks(c).stream()
+        lifecycle.changes().tasks(c).stream()
             .map(t -> LifecycleIds.changesetId(t.taskId(), t.attempt()))
             .toList();
     // Literal vectors, computed once by production code: the Change of (p1, r1), its two Tasks'
@@ -337,11 +338,11 @@ class IdempotencyTableTest {
   void promotion_candidateIdAndExpectedGeneration_aRepeatIsAlreadyPromoted() throws Exception {
     String c = verifying("r1");
     String cand = verified(c);
-    assertThat(lifecycle.approveChange(c).get().promotion()).isEqualTo(Promotion.PROMOTED);
+    assertThat(lifecycle.approvals().approve(c).get().promotion()).isEqualTo(Promotion.PROMOTED);
     PromotionDecision again =
         f.coordinator.root(P).decidePromotion(cand, 0, c, "approve:" + cand).get();
     assertThat(again).isEqualTo(new PromotionDecision(Promotion.ALREADY_PROMOTED, 1));
-    assertThat(lifecycle.project(P).orElseThrow().canonicalGeneration()).isEqualTo(1);
+    assertThat(lifecycle.projects().project(P).orElseThrow().canonicalGeneration()).isEqualTo(1);
     assertThat(f.count("SELECT COUNT(*) FROM promotions")).isEqualTo(1);
     assertThat(f.outbox("artifact.promoted")).isEqualTo(1);
     assertThat(f.outbox("canonical.advanced")).isEqualTo(1);
@@ -351,27 +352,28 @@ class IdempotencyTableTest {
   @DatabaseTest
   void release_projectAndGenerationReleaseId_aRetriedApprovalAndReleaseMakeOneRelease()
       throws Exception {
-    lifecycle.setLiveApp(P, true, "cmd_app").get();
+    lifecycle.projects().setLiveApp(P, true, "cmd_app").get();
     String c = verifying("r1");
     String cand = verified(c);
     // The approval's promotion committed, then core died before the Change moved on; the
     // operator approves again.
     f.coordinator.root(P).decidePromotion(cand, 0, c, "approve:" + cand).get();
-    Lifecycle.Approval retried = lifecycle.approveChange(c).get();
+    Approval retried = lifecycle.approvals().approve(c).get();
     assertThat(retried.promotion()).isEqualTo(Promotion.ALREADY_PROMOTED);
     assertThat(retried.releaseId()).isEqualTo(StableIds.releaseId(P, 1)).isEqualTo("rel_p1_1");
-    Command start = lifecycle.releaseStart(P, c, retried.releaseId());
+    Command start = lifecycle.commands().releaseStart(P, c, retried.releaseId());
     integration.handle(start, delivery(Queue.RELEASE, 1));
     integration.handle(start, delivery(Queue.RELEASE, 2));
     // The record step again, as after a crash before the engine stored its result.
-    assertThat(lifecycle.recordRelease(retried.releaseId(), true, null, "again").get()).isFalse();
+    assertThat(lifecycle.approvals().recordRelease(retried.releaseId(), true, null, "again").get())
+        .isFalse();
     assertThat(f.commandsOn(Queue.RELEASE)).isEqualTo(1);
     assertThat(f.count("SELECT COUNT(*) FROM workflow_instances")).isEqualTo(1);
     assertThat(f.count("SELECT COUNT(*) FROM releases")).isEqualTo(1);
     assertThat(f.count("SELECT COUNT(*) FROM releases WHERE state = 'completed'")).isEqualTo(1);
     assertThat(f.outbox("change.releasing")).isEqualTo(1);
     assertThat(f.outbox("release.completed")).isEqualTo(1);
-    assertThat(lifecycle.change(c).orElseThrow().state()).isEqualTo("completed");
+    assertThat(lifecycle.changes().change(c).orElseThrow().state()).isEqualTo("completed");
   }
 
   // Event batch failure | (consumer, batch_key) | k2_batch_failures
@@ -467,30 +469,30 @@ class IdempotencyTableTest {
   }
 
   private String change(String request, TaskSpec... tasks) throws Exception {
-    return lifecycle.createChange(P, request, WorkGraph.of(tasks)).get().change().changeId();
+    return lifecycle.changes().create(P, request, WorkGraph.of(tasks)).get().change().changeId();
   }
 
   /** A Change of two Tasks run to verifying by its Agents. */
   private String verifying(String request) throws Exception {
     String c = change(request, task("a"), task("b", "a"));
     for (int round = 0; round < 5; round++) {
-      Dispatched d = lifecycle.dispatch(c, "cmd_" + request + "_" + round).get();
+      Dispatched d = lifecycle.changes().dispatch(c, "cmd_" + request + "_" + round).get();
       if (d.verification()) {
         return c;
       }
       for (Wake w : d.wakes()) {
-        lifecycle.startTask(w.task()).get();
-        lifecycle.proposeChangeset(w.task()).get();
-        lifecycle.completeTask(w.task()).get();
+        lifecycle.agents().start(w.task()).get();
+        lifecycle.agents().proposeChangeset(w.task()).get();
+        lifecycle.agents().complete(w.task()).get();
       }
     }
-    throw new AssertionError(c + " did not verify: " + lifecycle.tasks(c));
+    throw new AssertionError(c + " did not verify: " + lifecycle.changes().tasks(c));
   }
 
   /** Composes the verifying Change's Candidate and records its passing verdict. */
   private String verified(String changeId) throws Exception {
-    String cand = lifecycle.composeCandidate(changeId, "cmd_cc", false).get().candidateId();
-    assertThat(lifecycle.recordVerdict(cand, true, null, "cmd_v").get()).isTrue();
+    String cand = lifecycle.approvals().compose(changeId, "cmd_cc", false).get().candidateId();
+    assertThat(lifecycle.approvals().recordVerdict(cand, true, null, "cmd_v").get()).isTrue();
     return cand;
   }
 

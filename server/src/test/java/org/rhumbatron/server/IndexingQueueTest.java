@@ -37,10 +37,10 @@ class IndexingQueueTest {
                     "indexer.simulated.failure-rate", failureRate,
                     "indexer.simulated.duration", "0ms",
                     "queues.indexing.retry-delay", "200ms")));
-    core.lifecycle().provisionProject("p-idx", "tenant-1", "Indexed").get();
+    core.lifecycle().commands().provisionProject("p-idx", "tenant-1", "Indexed").get();
     await()
         .atMost(Duration.ofSeconds(30))
-        .until(() -> core.lifecycle().project("p-idx").isPresent());
+        .until(() -> core.lifecycle().projects().project("p-idx").isPresent());
     return core;
   }
 

@@ -10,14 +10,16 @@ public final class LifecycleSteps {
   private LifecycleSteps() {}
 
   public static void provision(Lifecycle lifecycle, String projectId) throws Exception {
-    lifecycle.provisionProject(projectId, "tenant-1", "Project " + projectId).get();
-    await().atMost(Duration.ofSeconds(30)).until(() -> lifecycle.project(projectId).isPresent());
+    lifecycle.commands().provisionProject(projectId, "tenant-1", "Project " + projectId).get();
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> lifecycle.projects().project(projectId).isPresent());
   }
 
   /** Waits until the Change is in {@code state}. */
   public static void awaitState(Lifecycle lifecycle, String changeId, String state, int seconds) {
     await()
         .atMost(Duration.ofSeconds(seconds))
-        .until(() -> lifecycle.change(changeId).orElseThrow().state().equals(state));
+        .until(() -> lifecycle.changes().change(changeId).orElseThrow().state().equals(state));
   }
 }

@@ -25,7 +25,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
-import org.rhumbatron.lifecycle.ChangeInfo;
+import org.rhumbatron.lifecycle.changes.ChangeInfo;
 import org.rhumbatron.platform.config.Settings;
 import org.rhumbatron.testkit.db.DatabaseExtension;
 import org.rhumbatron.testkit.nats.NatsServerExtension;
@@ -134,7 +134,12 @@ class PostgresRollingRestartTest {
                   created.stream()
                       .filter(
                           id ->
-                              !survivor.lifecycle().change(id).map(ChangeInfo::ended).orElse(false))
+                              !survivor
+                                  .lifecycle()
+                                  .changes()
+                                  .change(id)
+                                  .map(ChangeInfo::ended)
+                                  .orElse(false))
                       .toList();
               assertThat(open)
                   .as("Changes still open after the restarts, the first: %s", first(open))

@@ -10,11 +10,12 @@ import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.rhumbatron.coordinator.outbox.OutboxRowState;
-import org.rhumbatron.lifecycle.ChangeState;
 import org.rhumbatron.lifecycle.Lifecycle;
 import org.rhumbatron.lifecycle.LifecycleException;
 import org.rhumbatron.lifecycle.RunReads;
-import org.rhumbatron.lifecycle.WorkGraph;
+import org.rhumbatron.lifecycle.candidates.Approval;
+import org.rhumbatron.lifecycle.changes.ChangeState;
+import org.rhumbatron.lifecycle.changes.WorkGraph;
 import org.rhumbatron.platform.config.Settings;
 import org.rhumbatron.platform.db.Database;
 import org.rhumbatron.platform.eventlog.Subscription;
@@ -135,7 +136,8 @@ final class DemoRun {
       boolean creatingMore = created < changes && now < createUntil;
       while (creatingMore && created - counts.ended() < maxOpen) {
         lifecycle
-            .createChange(
+            .changes()
+            .create(
                 projects.get(created % projects.size()), "demo-c" + created, title(created), graph)
             .get();
         created++;
@@ -252,8 +254,11 @@ final class DemoRun {
     List<String> awaiting = new RunReads(db).changeIds(ChangeState.AWAITING_APPROVAL);
     for (String changeId : awaiting) {
       try {
-        Lifecycle.Approval approval =
-            lifecycle.approveChange(changeId).get(APPROVE_WITHIN.toMillis(), TimeUnit.MILLISECONDS);
+        Approval approval =
+            lifecycle
+                .approvals()
+                .approve(changeId)
+                .get(APPROVE_WITHIN.toMillis(), TimeUnit.MILLISECONDS);
         approvals.count(approval.promotion());
       } catch (ExecutionException e) {
         if (!(e.getCause() instanceof LifecycleException)) {

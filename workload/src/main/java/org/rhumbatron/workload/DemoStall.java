@@ -7,8 +7,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import org.rhumbatron.lifecycle.ChangeState;
-import org.rhumbatron.lifecycle.TaskState;
+import org.rhumbatron.lifecycle.changes.ChangeState;
+import org.rhumbatron.lifecycle.tasks.TaskState;
 import org.rhumbatron.protocol.EventStreams;
 import org.rhumbatron.protocol.Queue;
 

@@ -11,7 +11,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
-import org.rhumbatron.lifecycle.ChangeState;
+import org.rhumbatron.lifecycle.changes.ChangeState;
 import org.rhumbatron.platform.config.Settings;
 import org.rhumbatron.protocol.Queue;
 

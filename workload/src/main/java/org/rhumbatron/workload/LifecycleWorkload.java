@@ -5,8 +5,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.rhumbatron.lifecycle.Lifecycle;
-import org.rhumbatron.lifecycle.WorkGraph;
-import org.rhumbatron.lifecycle.WorkGraph.TaskSpec;
+import org.rhumbatron.lifecycle.changes.WorkGraph;
+import org.rhumbatron.lifecycle.changes.WorkGraph.TaskSpec;
 
 /**
  * Work graphs of the lifecycle benchmark and the demo, which the lifecycle tests run too, and the
@@ -74,11 +74,11 @@ public final class LifecycleWorkload {
       Lifecycle lifecycle, List<String> projectIds, String tenant, Clock clock, Duration within)
       throws Exception {
     for (String p : projectIds) {
-      lifecycle.provisionProject(p, tenant, "project " + p).get();
+      lifecycle.commands().provisionProject(p, tenant, "project " + p).get();
     }
     long deadline = clock.millis() + within.toMillis();
     for (String p : projectIds) {
-      while (lifecycle.project(p).isEmpty()) {
+      while (lifecycle.projects().project(p).isEmpty()) {
         if (clock.millis() > deadline) {
           throw new IllegalStateException("project " + p + " not provisioned in " + within);
         }
@@ -86,10 +86,10 @@ public final class LifecycleWorkload {
       }
     }
     for (String p : projectIds) {
-      lifecycle.provisionApp(p).get();
+      lifecycle.commands().provisionApp(p).get();
     }
     for (String p : projectIds) {
-      while (!lifecycle.project(p).orElseThrow().hasLiveApp()) {
+      while (!lifecycle.projects().project(p).orElseThrow().hasLiveApp()) {
         if (clock.millis() > deadline) {
           throw new IllegalStateException("project " + p + " has no live app after " + within);
         }

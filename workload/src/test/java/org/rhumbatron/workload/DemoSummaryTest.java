@@ -10,7 +10,7 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.stream.LongStream;
 import org.junit.jupiter.api.Test;
-import org.rhumbatron.lifecycle.ChangeState;
+import org.rhumbatron.lifecycle.changes.ChangeState;
 
 /** The summary's wake and latency lines, from known figures. */
 class DemoSummaryTest {

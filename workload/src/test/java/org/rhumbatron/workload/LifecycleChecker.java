@@ -7,7 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.rhumbatron.lifecycle.LifecycleIds;
-import org.rhumbatron.lifecycle.WorkGraph;
+import org.rhumbatron.lifecycle.changes.WorkGraph;
 import org.rhumbatron.protocol.Event;
 import org.rhumbatron.protocol.EventType;
 

@@ -9,10 +9,11 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
-import org.rhumbatron.lifecycle.ChangeCreated;
-import org.rhumbatron.lifecycle.ChangeInfo;
 import org.rhumbatron.lifecycle.Lifecycle;
-import org.rhumbatron.lifecycle.WorkGraph;
+import org.rhumbatron.lifecycle.candidates.Approval;
+import org.rhumbatron.lifecycle.changes.ChangeCreated;
+import org.rhumbatron.lifecycle.changes.ChangeInfo;
+import org.rhumbatron.lifecycle.changes.WorkGraph;
 import org.rhumbatron.platform.config.Settings;
 import org.rhumbatron.protocol.Event;
 import org.rhumbatron.protocol.EventType;
@@ -51,12 +52,12 @@ class LifecycleTest {
     try (CoreService core = start(Map.of())) {
       Lifecycle lifecycle = core.lifecycle();
       LifecycleSteps.provision(lifecycle, "p-dag");
-      ChangeCreated created = lifecycle.createChange("p-dag", "req-1", graph).get();
+      ChangeCreated created = lifecycle.changes().create("p-dag", "req-1", graph).get();
       assertThat(created.created()).isTrue();
       String changeId = created.change().changeId();
       await()
           .atMost(Duration.ofSeconds(60))
-          .until(() -> lifecycle.change(changeId).orElseThrow().reachedVerification());
+          .until(() -> lifecycle.changes().change(changeId).orElseThrow().reachedVerification());
       await()
           .atMost(Duration.ofSeconds(30))
           .until(
@@ -68,7 +69,7 @@ class LifecycleTest {
       assertThat(check.problems).isEmpty();
       assertThat(check.completionOrder).hasSize(20);
       assertThat(check.maxHeld).isEqualTo(8); // 12 roots: the limit was reached, never passed
-      assertThat(lifecycle.tasks(changeId)).allMatch(t -> t.state().equals("completed"));
+      assertThat(lifecycle.changes().tasks(changeId)).allMatch(t -> t.state().equals("completed"));
       assertThat(events).filteredOn(e -> e.eventType() == EventType.PROJECT_CREATED).hasSize(1);
     }
   }
@@ -79,17 +80,20 @@ class LifecycleTest {
     try (CoreService core = start(Map.of("agents.simulated.failure-rate", failureRate))) {
       Lifecycle lifecycle = core.lifecycle();
       LifecycleSteps.provision(lifecycle, "p-fail");
-      String changeId = lifecycle.createChange("p-fail", "req-1", graph).get().change().changeId();
+      String changeId =
+          lifecycle.changes().create("p-fail", "req-1", graph).get().change().changeId();
       await()
           .atMost(Duration.ofSeconds(90))
           .until(
               () -> {
-                ChangeInfo now = lifecycle.change(changeId).orElseThrow();
+                ChangeInfo now = lifecycle.changes().change(changeId).orElseThrow();
                 return now.reachedVerification() || now.state().equals("failed");
               });
       // verifying, or past it: the verification Workflow goes on at once
       String end =
-          lifecycle.change(changeId).orElseThrow().reachedVerification() ? "verifying" : "failed";
+          lifecycle.changes().change(changeId).orElseThrow().reachedVerification()
+              ? "verifying"
+              : "failed";
       EventType endType =
           end.equals("failed") ? EventType.CHANGE_FAILED : EventType.VERIFICATION_STARTED;
       await()
@@ -126,7 +130,8 @@ class LifecycleTest {
       assertThat(end).isEqualTo(expectedEnd);
       assertThat(end.equals("failed")).isEqualTo(lastAttemptFailed);
       if (end.equals("failed")) {
-        assertThat(lifecycle.change(changeId).orElseThrow().reason()).contains("attempt 3 of 3");
+        assertThat(lifecycle.changes().change(changeId).orElseThrow().reason())
+            .contains("attempt 3 of 3");
         assertThat(events).filteredOn(e -> e.eventType() == EventType.CHANGE_FAILED).hasSize(1);
         assertThat(events).noneMatch(e -> e.eventType() == EventType.VERIFICATION_STARTED);
       } else {
@@ -152,16 +157,23 @@ class LifecycleTest {
     try (CoreService core = start(Map.of("verifier.simulated.duration", "5ms"))) {
       Lifecycle lifecycle = core.lifecycle();
       LifecycleSteps.provision(lifecycle, "p-live");
-      lifecycle.provisionApp("p-live").get();
+      lifecycle.commands().provisionApp("p-live").get();
       await()
           .atMost(Duration.ofSeconds(30))
-          .until(() -> lifecycle.project("p-live").orElseThrow().hasLiveApp());
-      String changeId = lifecycle.createChange("p-live", "req-1", graph).get().change().changeId();
+          .until(() -> lifecycle.projects().project("p-live").orElseThrow().hasLiveApp());
+      String changeId =
+          lifecycle.changes().create("p-live", "req-1", graph).get().change().changeId();
       await()
           .atMost(Duration.ofSeconds(90))
           .until(
-              () -> lifecycle.change(changeId).orElseThrow().state().equals("awaiting_approval"));
-      Lifecycle.Approval approval = lifecycle.approveChange(changeId).get();
+              () ->
+                  lifecycle
+                      .changes()
+                      .change(changeId)
+                      .orElseThrow()
+                      .state()
+                      .equals("awaiting_approval"));
+      Approval approval = lifecycle.approvals().approve(changeId).get();
       assertThat(approval.releaseId()).isEqualTo("rel_p-live_1");
       LifecycleSteps.awaitState(lifecycle, changeId, "completed", 60);
       await()
@@ -215,12 +227,13 @@ class LifecycleTest {
     try (CoreService core = start(Map.of("verifier.simulated.duration", "5ms"))) {
       Lifecycle lifecycle = core.lifecycle();
       LifecycleSteps.provision(lifecycle, "p-race");
-      String first = lifecycle.createChange("p-race", "req-1", graph).get().change().changeId();
-      String second = lifecycle.createChange("p-race", "req-2", graph).get().change().changeId();
+      String first = lifecycle.changes().create("p-race", "req-1", graph).get().change().changeId();
+      String second =
+          lifecycle.changes().create("p-race", "req-2", graph).get().change().changeId();
       for (String c : List.of(first, second)) {
         LifecycleSteps.awaitState(lifecycle, c, "awaiting_approval", 60);
       }
-      assertThat(lifecycle.approveChange(first).get().generation()).isEqualTo(1);
+      assertThat(lifecycle.approvals().approve(first).get().generation()).isEqualTo(1);
       // canonical.advanced → candidates.recompose: the second's Candidate on base 0 is stale, and
       // it is composed again on generation 1, verified, and awaits approval once more.
       await()
@@ -236,11 +249,12 @@ class LifecycleTest {
                                           + " AND state = 'verified' AND base_generation = 1",
                                       second))
                       == 1);
-      assertThat(lifecycle.change(second).orElseThrow().state()).isEqualTo("awaiting_approval");
-      Lifecycle.Approval approval = lifecycle.approveChange(second).get();
+      assertThat(lifecycle.changes().change(second).orElseThrow().state())
+          .isEqualTo("awaiting_approval");
+      Approval approval = lifecycle.approvals().approve(second).get();
       assertThat(approval.promotion().name()).isEqualTo("PROMOTED");
       assertThat(approval.generation()).isEqualTo(2);
-      assertThat(lifecycle.change(second).orElseThrow().state()).isEqualTo("completed");
+      assertThat(lifecycle.changes().change(second).orElseThrow().state()).isEqualTo("completed");
       long stale =
           core.coordinator()
               .database()
@@ -261,12 +275,14 @@ class LifecycleTest {
       LifecycleSteps.provision(lifecycle, "p-auto");
       String changeId =
           lifecycle
-              .createChange("p-auto", "req-1", Workloads.twentyTasks())
+              .changes()
+              .create("p-auto", "req-1", Workloads.twentyTasks())
               .get()
               .change()
               .changeId();
       LifecycleSteps.awaitState(lifecycle, changeId, "completed", 90);
-      assertThat(lifecycle.project("p-auto").orElseThrow().canonicalGeneration()).isEqualTo(1);
+      assertThat(lifecycle.projects().project("p-auto").orElseThrow().canonicalGeneration())
+          .isEqualTo(1);
     }
   }
 
@@ -279,12 +295,13 @@ class LifecycleTest {
       LifecycleSteps.provision(lifecycle, "p-reject");
       String changeId =
           lifecycle
-              .createChange("p-reject", "req-1", Workloads.twentyTasks())
+              .changes()
+              .create("p-reject", "req-1", Workloads.twentyTasks())
               .get()
               .change()
               .changeId();
       LifecycleSteps.awaitState(lifecycle, changeId, "failed", 90);
-      assertThat(lifecycle.change(changeId).orElseThrow().reason())
+      assertThat(lifecycle.changes().change(changeId).orElseThrow().reason())
           .contains("was rejected by verification");
       await()
           .atMost(Duration.ofSeconds(30))
@@ -300,7 +317,7 @@ class LifecycleTest {
       assertThat(events)
           .filteredOn(e -> e.eventType() == EventType.VERIFICATION_STARTED)
           .hasSize(2);
-      assertThat(lifecycle.tasks(changeId)).allMatch(t -> t.attempt() == 2);
+      assertThat(lifecycle.changes().tasks(changeId)).allMatch(t -> t.attempt() == 2);
       assertThat(LifecycleChecker.check(Workloads.twentyTasks(), changeId, 8, events).problems)
           .isEmpty();
     }

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.List;
 import org.junit.jupiter.api.Test;
-import org.rhumbatron.lifecycle.WorkGraph;
+import org.rhumbatron.lifecycle.changes.WorkGraph;
 
 /**
  * The scopes of {@code bench lifecycle --scopes}: two resource keys overlap when they are the same

@@ -1,6 +1,6 @@
 package org.rhumbatron.workload;
 
-import org.rhumbatron.lifecycle.WorkGraph;
+import org.rhumbatron.lifecycle.changes.WorkGraph;
 
 /**
  * Work graphs for the lifecycle tests: those of the lifecycle benchmark ({@link

@@ -2,7 +2,6 @@ package org.rhumbatron.platform.db;
 
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.util.Collections;
 import java.util.List;
 import java.util.stream.Collectors;
 
@@ -94,7 +93,7 @@ public interface Dialect {
         + " ("
         + String.join(", ", columns)
         + ") VALUES ("
-        + String.join(", ", Collections.nCopies(columns.length, "?"))
+        + Placeholders.of(columns.length)
         + ")";
   }
 }

@@ -19,11 +19,11 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
-import org.rhumbatron.lifecycle.ActiveScopes;
 import org.rhumbatron.lifecycle.HeldWork;
 import org.rhumbatron.lifecycle.Lifecycle;
-import org.rhumbatron.lifecycle.ModelRouted;
-import org.rhumbatron.lifecycle.TaskRef;
+import org.rhumbatron.lifecycle.claims.ActiveScopes;
+import org.rhumbatron.lifecycle.routes.ModelRouted;
+import org.rhumbatron.lifecycle.tasks.TaskRef;
 import org.rhumbatron.platform.concurrent.DaemonThreads;
 import org.rhumbatron.platform.config.Settings;
 import org.rhumbatron.platform.db.Tx;
@@ -114,7 +114,8 @@ public final class CausalRules implements CausalBatchRouter {
     Set<String> exact = new HashSet<>();
     for (Event e : unclaimed) {
       if (prepares(e)) {
-        List<ActiveScopes.Match> of = lifecycle.overlapping(e.projectId(), keysOf(e), ownAgent(e));
+        List<ActiveScopes.Match> of =
+            lifecycle.agents().overlapping(e.projectId(), keysOf(e), ownAgent(e));
         matches.add(Map.entry(e, of));
         of.stream()
             .filter(m -> m.overlap() == ActiveScopes.Overlap.EXACT)
@@ -167,12 +168,12 @@ public final class CausalRules implements CausalBatchRouter {
   private record Wakeable(ActiveScopes.Match match, String overlap) {}
 
   private ModelRouted decide(Event e, ActiveScopes.Match m) {
-    Optional<ModelRouted> known = lifecycle.modelRoute(e.eventId(), m.taskId());
+    Optional<ModelRouted> known = lifecycle.agents().modelRoute(e.eventId(), m.taskId());
     if (known.isPresent()) {
       return known.get();
     }
     ModelRouted decided = judge.decide(e, m);
-    CompletableFuture<ModelRouted> recorded = lifecycle.recordModelRoute(decided);
+    CompletableFuture<ModelRouted> recorded = lifecycle.agents().recordModelRoute(decided);
     if (!ModelRoute.Reason.fromWire(decided.reason()).called()) {
       // No model call (no API key, the day's calls used): asked again, it answers the same for
       // free, so the route need not wait for the record behind the Change's other writes.

@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.rhumbatron.lifecycle.LifecycleIds;
+import org.rhumbatron.platform.db.Placeholders;
 import org.rhumbatron.platform.db.Tx;
 import org.rhumbatron.protocol.Command;
 import org.rhumbatron.protocol.EventType;
@@ -86,9 +87,7 @@ final class PendingWakes {
     Set<String> handled =
         new HashSet<>(
             tx.query(
-                "SELECT event_id FROM outbox WHERE event_id IN ("
-                    + String.join(", ", java.util.Collections.nCopies(ids.size(), "?"))
-                    + ")",
+                "SELECT event_id FROM outbox WHERE event_id IN (" + Placeholders.of(ids) + ")",
                 rs -> rs.getString(1),
                 ids.toArray()));
     Set<String> handledCommands = new HashSet<>();

@@ -1,7 +1,7 @@
 package org.rhumbatron.router.causal;
 
-import org.rhumbatron.lifecycle.ActiveScopes;
-import org.rhumbatron.lifecycle.ModelRouted;
+import org.rhumbatron.lifecycle.claims.ActiveScopes;
+import org.rhumbatron.lifecycle.routes.ModelRouted;
 import org.rhumbatron.protocol.Event;
 
 /**

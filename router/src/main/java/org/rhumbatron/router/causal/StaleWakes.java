@@ -10,7 +10,7 @@ import java.util.Map;
 import java.util.Set;
 import org.rhumbatron.lifecycle.HeldWork;
 import org.rhumbatron.lifecycle.LifecycleIds;
-import org.rhumbatron.lifecycle.TaskState;
+import org.rhumbatron.lifecycle.tasks.TaskState;
 import org.rhumbatron.platform.db.Tx;
 import org.rhumbatron.protocol.Command;
 import org.rhumbatron.protocol.CommandType;

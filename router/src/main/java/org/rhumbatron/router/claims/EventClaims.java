@@ -4,7 +4,6 @@ import java.sql.SQLException;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -13,6 +12,7 @@ import org.rhumbatron.platform.cluster.DutyOwnership;
 import org.rhumbatron.platform.cluster.FencedException;
 import org.rhumbatron.platform.cluster.OwnsEverything;
 import org.rhumbatron.platform.db.Database;
+import org.rhumbatron.platform.db.Placeholders;
 import org.rhumbatron.platform.db.Tx;
 import org.rhumbatron.protocol.Event;
 
@@ -142,7 +142,7 @@ public final class EventClaims {
    */
   static String claimedAmongSql(int ids) {
     return "SELECT event_id FROM processed_events WHERE "
-        + String.join(" OR ", Collections.nCopies(ids, "(consumer = ? AND event_id = ?)"));
+        + Placeholders.repeat("(consumer = ? AND event_id = ?)", " OR ", ids);
   }
 
   /** Releases claims of events that were not applied, so their next delivery applies them. */

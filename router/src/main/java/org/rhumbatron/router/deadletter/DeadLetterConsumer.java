@@ -12,7 +12,7 @@ import java.util.concurrent.TimeoutException;
 import org.rhumbatron.coordinator.outbox.OutboxActor.Appender;
 import org.rhumbatron.coordinator.shard.ChangeEvents;
 import org.rhumbatron.coordinator.shard.ResourceShardActor;
-import org.rhumbatron.lifecycle.DeadLetterEffects;
+import org.rhumbatron.lifecycle.changes.DeadLetterEffects;
 import org.rhumbatron.platform.db.Database;
 import org.rhumbatron.platform.db.StoredText;
 import org.rhumbatron.platform.db.Tx;

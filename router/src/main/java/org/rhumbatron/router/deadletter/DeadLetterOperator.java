@@ -4,7 +4,6 @@ import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
@@ -14,6 +13,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.rhumbatron.lifecycle.MaintenanceDue;
 import org.rhumbatron.platform.db.Database;
+import org.rhumbatron.platform.db.Placeholders;
 import org.rhumbatron.platform.db.Tx;
 import org.rhumbatron.platform.queue.CommandSendException;
 import org.rhumbatron.platform.queue.Commands;
@@ -215,11 +215,7 @@ public final class DeadLetterOperator {
           args.addAll(ids);
           args.add(OPEN);
           return tx.update(
-              CLOSE
-                  + " WHERE id IN ("
-                  + String.join(", ", Collections.nCopies(ids.size(), "?"))
-                  + ") AND status = ?",
-              args.toArray());
+              CLOSE + " WHERE id IN (" + Placeholders.of(ids) + ") AND status = ?", args.toArray());
         });
   }
 

@@ -11,7 +11,6 @@ import java.sql.SQLException;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Base64;
-import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -19,6 +18,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import org.rhumbatron.platform.db.Database;
+import org.rhumbatron.platform.db.Placeholders;
 import org.rhumbatron.platform.db.Tx;
 import org.rhumbatron.platform.eventlog.EventRecord;
 import org.rhumbatron.platform.eventlog.Subscription;
@@ -240,7 +240,7 @@ public final class BatchFailures {
       args.addAll(chunk);
       tx.query(
           "SELECT batch_key, failures FROM k2_batch_failures WHERE consumer = ? AND batch_key IN ("
-              + String.join(", ", Collections.nCopies(chunk.size(), "?"))
+              + Placeholders.of(chunk)
               + ")",
           rs -> failures.put(rs.getString(1), rs.getLong(2)),
           args.toArray());

@@ -10,13 +10,13 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Function;
-import org.rhumbatron.lifecycle.ChangeInfo;
 import org.rhumbatron.lifecycle.LifecycleFixture;
 import org.rhumbatron.lifecycle.LifecycleIds;
-import org.rhumbatron.lifecycle.TaskInfo;
-import org.rhumbatron.lifecycle.TaskRef;
-import org.rhumbatron.lifecycle.WorkGraph;
-import org.rhumbatron.lifecycle.WorkGraph.TaskSpec;
+import org.rhumbatron.lifecycle.changes.ChangeInfo;
+import org.rhumbatron.lifecycle.changes.WorkGraph;
+import org.rhumbatron.lifecycle.changes.WorkGraph.TaskSpec;
+import org.rhumbatron.lifecycle.tasks.TaskInfo;
+import org.rhumbatron.lifecycle.tasks.TaskRef;
 import org.rhumbatron.platform.config.Settings;
 import org.rhumbatron.platform.metrics.MetricsBinding;
 import org.rhumbatron.platform.metrics.PlatformMetrics;
@@ -48,7 +48,8 @@ final class CausalFixture implements AutoCloseable {
     f.project(P);
     changeA =
         f.lifecycle
-            .createChange(
+            .changes()
+            .create(
                 P,
                 "a",
                 WorkGraph.of(
@@ -58,16 +59,23 @@ final class CausalFixture implements AutoCloseable {
             .get()
             .change();
     changeB =
-        f.lifecycle.createChange(P, "b", WorkGraph.of(task("other", "path:other/"))).get().change();
-    f.lifecycle.dispatch(changeA.changeId(), null).get();
-    f.lifecycle.dispatch(changeB.changeId(), null).get();
+        f.lifecycle
+            .changes()
+            .create(P, "b", WorkGraph.of(task("other", "path:other/")))
+            .get()
+            .change();
+    f.lifecycle.changes().dispatch(changeA.changeId(), null).get();
+    f.lifecycle.changes().dispatch(changeB.changeId(), null).get();
     for (ChangeInfo c : List.of(changeA, changeB)) {
-      f.lifecycle.tasks(c.changeId()).forEach(t -> tasks.put(t.key(), t));
+      f.lifecycle.changes().tasks(c.changeId()).forEach(t -> tasks.put(t.key(), t));
     }
     // Each Agent got its Task: the dispatcher's wake was handled (agent.woken), as the wake
     // consumer does; until then the router holds overlap wakes back.
     for (TaskInfo t : tasks.values()) {
-      f.lifecycle.agentWoken(ref(t), LifecycleIds.readyWake(t.taskId(), t.attempt())).get();
+      f.lifecycle
+          .agents()
+          .agentWoken(ref(t), LifecycleIds.readyWake(t.taskId(), t.attempt()))
+          .get();
     }
   }
 

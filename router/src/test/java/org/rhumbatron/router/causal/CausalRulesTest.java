@@ -19,8 +19,8 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.MethodSource;
-import org.rhumbatron.lifecycle.ModelRouted;
-import org.rhumbatron.lifecycle.TaskInfo;
+import org.rhumbatron.lifecycle.routes.ModelRouted;
+import org.rhumbatron.lifecycle.tasks.TaskInfo;
 import org.rhumbatron.platform.config.Settings;
 import org.rhumbatron.protocol.Event;
 import org.rhumbatron.protocol.EventType;
@@ -304,7 +304,7 @@ class CausalRulesTest {
         .forEach(
             cmd -> {
               assertThat(cmd.commandId()).isEqualTo("cmd_" + event.eventId() + "_" + cmd.taskId());
-              TaskInfo t = c.f.lifecycle.task(cmd.taskId()).orElseThrow();
+              TaskInfo t = c.f.lifecycle.changes().task(cmd.taskId()).orElseThrow();
               assertThat(cmd.payload().path("agentId").asText()).isEqualTo(t.agentId());
               assertThat(cmd.payload().path("attempt").asInt()).isEqualTo(t.attempt());
             });

@@ -9,9 +9,9 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.rhumbatron.lifecycle.LifecycleIds;
-import org.rhumbatron.lifecycle.TaskInfo;
-import org.rhumbatron.lifecycle.WorkGraph;
-import org.rhumbatron.lifecycle.WorkGraph.TaskSpec;
+import org.rhumbatron.lifecycle.changes.WorkGraph;
+import org.rhumbatron.lifecycle.changes.WorkGraph.TaskSpec;
+import org.rhumbatron.lifecycle.tasks.TaskInfo;
 import org.rhumbatron.protocol.Command;
 import org.rhumbatron.protocol.Event;
 import org.rhumbatron.protocol.EventType;
@@ -63,8 +63,8 @@ class StaleWakeTest {
     Event e = onApi(EventType.INTENT_DECLARED);
     CausalBatchRouter batch = rules.prepare(List.of(e)); // the overlap with api is found here
     TaskInfo api = c.tasks.get("api");
-    c.f.lifecycle.startTask(CausalFixture.ref(api)).get();
-    c.f.lifecycle.completeTask(CausalFixture.ref(api)).get();
+    c.f.lifecycle.agents().start(CausalFixture.ref(api)).get();
+    c.f.lifecycle.agents().complete(CausalFixture.ref(api)).get();
     c.f.database.inTransaction(
         tx -> {
           batch.routeCausalBatch(tx, List.of(e));
@@ -77,7 +77,7 @@ class StaleWakeTest {
   void noAgentOfAChangeThatEndedIsWoken() throws Exception {
     Event e = onApi(EventType.CLAIM_RELEASED);
     CausalBatchRouter batch = rules.prepare(List.of(e));
-    c.f.lifecycle.cancelChange(c.changeA.changeId()).get();
+    c.f.lifecycle.ends().cancel(c.changeA.changeId()).get();
     c.f.database.inTransaction(
         tx -> {
           batch.routeCausalBatch(tx, List.of(e));
@@ -97,7 +97,11 @@ class StaleWakeTest {
         .as("another Task attempt is not held back")
         .containsExactly("agent.wake ui");
 
-    c.f.lifecycle.agentWoken(CausalFixture.ref(c.tasks.get("api")), first.commandId()).get();
+    c.f
+        .lifecycle
+        .agents()
+        .agentWoken(CausalFixture.ref(c.tasks.get("api")), first.commandId())
+        .get();
     assertThat(routed(onApi(EventType.CHANGESET_PROPOSED)))
         .as("handled: the next Event wakes the Agent again")
         .containsExactly("agent.wake api");
@@ -118,7 +122,8 @@ class StaleWakeTest {
     String changeC =
         c.f
             .lifecycle
-            .createChange(
+            .changes()
+            .create(
                 CausalFixture.P,
                 "c",
                 WorkGraph.of(
@@ -126,8 +131,8 @@ class StaleWakeTest {
             .get()
             .change()
             .changeId();
-    c.f.lifecycle.dispatch(changeC, null).get();
-    TaskInfo api2 = c.f.lifecycle.tasks(changeC).get(0);
+    c.f.lifecycle.changes().dispatch(changeC, null).get();
+    TaskInfo api2 = c.f.lifecycle.changes().tasks(changeC).get(0);
     assertThat(api2.state()).isEqualTo("assigned");
     c.tasks.put("api2", api2);
 
@@ -137,6 +142,7 @@ class StaleWakeTest {
 
     c.f
         .lifecycle
+        .agents()
         .agentWoken(CausalFixture.ref(api2), LifecycleIds.readyWake(api2.taskId(), api2.attempt()))
         .get();
     assertThat(routed(onApi(EventType.CLAIM_RELEASED))).containsExactly("agent.wake api2");
@@ -145,8 +151,8 @@ class StaleWakeTest {
   @DatabaseTest
   void anAttemptThatProposedItsChangesetIsNotWokenByAnOverlap() throws Exception {
     TaskInfo api = c.tasks.get("api");
-    c.f.lifecycle.startTask(CausalFixture.ref(api)).get();
-    c.f.lifecycle.proposeChangeset(CausalFixture.ref(api)).get();
+    c.f.lifecycle.agents().start(CausalFixture.ref(api)).get();
+    c.f.lifecycle.agents().proposeChangeset(CausalFixture.ref(api)).get();
     Event onUi = c.resourceEvent(EventType.CHANGESET_PROPOSED, "path:src/ui/", "other");
     assertThat(routed(onApi(EventType.INTENT_DECLARED)))
         .as("its one changeset is proposed: a wake changes nothing it delivers")

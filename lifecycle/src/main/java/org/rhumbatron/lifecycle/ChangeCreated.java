@@ -1,4 +1,0 @@
-package org.rhumbatron.lifecycle;
-
-/** What createChange did: the Change, and whether this call created it (false: a repeat). */
-public record ChangeCreated(ChangeInfo change, boolean created) {}

@@ -1,8 +1,0 @@
-package org.rhumbatron.lifecycle;
-
-/** A work graph that is not a valid DAG of Tasks; the message names the Task and the rule. */
-public final class WorkGraphException extends LifecycleException {
-  public WorkGraphException(String message) {
-    super("work graph: " + message, true);
-  }
-}
