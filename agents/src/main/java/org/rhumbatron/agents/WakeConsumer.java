@@ -6,10 +6,12 @@ import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.rhumbatron.lifecycle.ChangeInfo;
+import org.rhumbatron.lifecycle.ChangeState;
 import org.rhumbatron.lifecycle.Lifecycle;
 import org.rhumbatron.lifecycle.TaskInfo;
 import org.rhumbatron.lifecycle.TaskNotHeldException;
 import org.rhumbatron.lifecycle.TaskRef;
+import org.rhumbatron.lifecycle.TaskState;
 import org.rhumbatron.platform.metrics.Metrics;
 import org.rhumbatron.platform.queue.Delivery;
 import org.rhumbatron.platform.queue.Outcome;
@@ -96,7 +98,7 @@ public final class WakeConsumer implements QueueHandler<Command> {
     boolean causal = wake.payload().hasNonNull("eventId");
     // What sent the wake: "ready" (the dispatcher) or the causal Event's type.
     String source = wake.payload().path("reason").asText("unknown");
-    if (stale == null && "running".equals(task.get().state()) && !causal) {
+    if (stale == null && task.get().taskState() == TaskState.RUNNING && !causal) {
       log.debug("wake {} is a duplicate: {} runs {} already", wake.commandId(), agentId, ref);
       metrics.record(REPEAT_WAKEUP, 1, Map.of("source", source, "commandId", wake.commandId()));
       return Outcome.ack();
@@ -106,7 +108,7 @@ public final class WakeConsumer implements QueueHandler<Command> {
         lifecycle
             .agentWoken(ref, wake.commandId())
             .get(STEP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-        if ("running".equals(task.get().state())) {
+        if (task.get().taskState() == TaskState.RUNNING) {
           runtime.woken(ref, wake);
         } else {
           runtime.start(ref);
@@ -140,7 +142,7 @@ public final class WakeConsumer implements QueueHandler<Command> {
   /** Why the wake is stale, or null when the Agent still holds the Task for this attempt. */
   private Stale staleBecause(TaskInfo task, TaskRef ref) {
     Optional<ChangeInfo> change = lifecycle.change(task.changeId());
-    if (change.isEmpty() || !"open".equals(change.get().state())) {
+    if (change.isEmpty() || change.get().changeState() != ChangeState.OPEN) {
       return new Stale(
           StaleReason.CHANGE_ENDED,
           "change " + task.changeId() + " is " + change.map(ChangeInfo::state).orElse("gone"));

@@ -142,7 +142,7 @@ public final class CoreProcess {
                           tx ->
                               tx.queryLong(
                                   "SELECT COUNT(*) FROM outbox WHERE state <> ?",
-                                  OutboxRowState.PUBLISHED.column()))
+                                  OutboxRowState.PUBLISHED.dbName()))
                       == 0);
       return true;
     } catch (ConditionTimeoutException e) {

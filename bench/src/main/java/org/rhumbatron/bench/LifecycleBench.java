@@ -280,7 +280,7 @@ final class LifecycleBench {
     long deadline = System.nanoTime() + SETTLE_MILLIS * 1_000_000L;
     String in = LifecycleFigures.in(projectIds);
     Object[] unpublished =
-        LifecycleFigures.args(projectIds, startMs, OutboxRowState.PUBLISHED.column());
+        LifecycleFigures.args(projectIds, startMs, OutboxRowState.PUBLISHED.dbName());
     Object[] unapplied = LifecycleFigures.args(projectIds, startMs, PROJECTOR, CAUSAL);
     while (System.nanoTime() < deadline) {
       long[] counts =

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import org.rhumbatron.coordinator.project.ProjectStatus;
 import org.rhumbatron.lifecycle.ChangeInfo;
 import org.rhumbatron.lifecycle.Composition;
 import org.rhumbatron.lifecycle.Dispatched;
@@ -156,7 +157,7 @@ public final class IntegrationConsumer implements QueueHandler<Command> {
       return null;
     }
     Optional<ProjectInfo> project = lifecycle.project(c.projectId());
-    if (project.isEmpty() || "active".equals(project.get().status())) {
+    if (project.isEmpty() || project.get().status() == ProjectStatus.ACTIVE) {
       return null;
     }
     if (c.changeId() != null) {
@@ -168,7 +169,7 @@ public final class IntegrationConsumer implements QueueHandler<Command> {
         + ": project "
         + c.projectId()
         + " is "
-        + project.get().status()
+        + project.get().status().dbName()
         + " ("
         + Lifecycle.projectEndReason(project.get().status())
         + ")";

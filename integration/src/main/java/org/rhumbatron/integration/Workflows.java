@@ -6,6 +6,9 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import org.rhumbatron.coordinator.project.ProjectStatus;
+import org.rhumbatron.lifecycle.ChangeInfo;
+import org.rhumbatron.lifecycle.ChangeState;
 import org.rhumbatron.lifecycle.Lifecycle;
 import org.rhumbatron.lifecycle.ProjectInfo;
 import org.rhumbatron.lifecycle.workflow.Step;
@@ -134,8 +137,9 @@ public final class Workflows {
                     ctx -> {
                       // changes.auto-approve stands in for the operator (demo, benchmarks).
                       String changeId = ctx.input().path("changeId").asText();
-                      String state = lifecycle.change(changeId).map(c -> c.state()).orElse("gone");
-                      if (autoApprove && state.equals("releasing")) {
+                      ChangeState state =
+                          lifecycle.change(changeId).map(ChangeInfo::changeState).orElse(null);
+                      if (autoApprove && state == ChangeState.RELEASING) {
                         // A re-run after the approval went through: its release.start may not
                         // have gone out before a crash; the queue drops a repeat.
                         var release = lifecycle.pendingRelease(changeId);
@@ -151,12 +155,12 @@ public final class Workflows {
                         return null;
                       }
                       if (autoApprove
-                          && state.equals("verifying")
+                          && state == ChangeState.VERIFYING
                           && lifecycle.staleAwaitingRebase(changeId, ctx.instanceId())) {
                         resendRebase(lifecycle, commands, ctx.input(), ctx.instanceId());
                         return null;
                       }
-                      if (!autoApprove || !state.equals("awaiting_approval")) {
+                      if (!autoApprove || state != ChangeState.AWAITING_APPROVAL) {
                         return null; // also a re-run after the approval completed the Change
                       }
                       var approval =
@@ -188,11 +192,15 @@ public final class Workflows {
                       String projectId = ctx.input().path("projectId").asText();
                       // A Project archived or deleted since release.start (or between tries)
                       // does not go live: the release fails with the reason.
-                      String status =
-                          lifecycle.project(projectId).map(ProjectInfo::status).orElse("gone");
-                      if (!"active".equals(status)) {
+                      Optional<ProjectStatus> status =
+                          lifecycle.project(projectId).map(ProjectInfo::status);
+                      if (status.orElse(null) != ProjectStatus.ACTIVE) {
                         throw new IllegalStateException(
-                            "project " + projectId + " is " + status + ": nothing is released");
+                            "project "
+                                + projectId
+                                + " is "
+                                + status.map(ProjectStatus::dbName).orElse("gone")
+                                + ": nothing is released");
                       }
                       releaser.release(projectId, ctx.instanceId());
                       return null;

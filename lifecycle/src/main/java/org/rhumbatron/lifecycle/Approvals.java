@@ -124,7 +124,7 @@ final class Approvals {
                 CompletableFuture.failedFuture(
                     LifecycleException.projectNotActive(
                         projectId,
-                        reads.project(projectId).map(ProjectInfo::status).orElse("gone"))));
+                        reads.project(projectId).map(p -> p.status().dbName()).orElse("gone"))));
   }
 
   private CompletableFuture<Lifecycle.Approval> rebase(

@@ -9,6 +9,7 @@ import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import org.rhumbatron.coordinator.Coordinator;
 import org.rhumbatron.coordinator.project.ProjectRootActor;
+import org.rhumbatron.coordinator.project.ProjectStatus;
 import org.rhumbatron.coordinator.shard.ShardAlarmWork;
 import org.rhumbatron.platform.config.Settings;
 import org.rhumbatron.platform.queue.Commands;
@@ -136,8 +137,8 @@ public final class Lifecycle {
   }
 
   /** Why a Change of an archived or deleted Project ended: {@code project_<status>}. */
-  public static String projectEndReason(String status) {
-    return "project_" + status;
+  public static String projectEndReason(ProjectStatus status) {
+    return "project_" + status.dbName();
   }
 
   /**

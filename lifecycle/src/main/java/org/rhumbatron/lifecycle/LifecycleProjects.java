@@ -5,6 +5,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import org.rhumbatron.coordinator.Coordinator;
+import org.rhumbatron.coordinator.project.ProjectStatus;
 import org.rhumbatron.protocol.EventType;
 
 /**
@@ -61,7 +62,7 @@ final class LifecycleProjects {
     List<String> open;
     try {
       project = reads.project(projectId);
-      if (project.isEmpty() || "active".equals(project.get().status())) {
+      if (project.isEmpty() || project.get().status() == ProjectStatus.ACTIVE) {
         return CompletableFuture.completedFuture(0);
       }
       open = reads.openChanges(projectId);

@@ -47,7 +47,7 @@ final class ProjectLedger {
         rs.getString(1),
         rs.getString(2),
         rs.getString(3),
-        rs.getString(4),
+        ProjectStatus.fromDb(rs.getString(4)),
         rs.getLong(5),
         rs.getInt(6) == 1);
   }
@@ -55,21 +55,21 @@ final class ProjectLedger {
   /** active → archived ({@code project.archived}); false when it is archived already. */
   boolean archive(Tx tx, Appender out, String writer, String projectId) throws SQLException {
     ProjectInfo p = require(tx, projectId);
-    if (!ProjectStatus.ACTIVE.is(p.status())) {
-      if (ProjectStatus.ARCHIVED.is(p.status())) {
+    if (p.status() != ProjectStatus.ACTIVE) {
+      if (p.status() == ProjectStatus.ARCHIVED) {
         return false;
       }
-      throw LifecycleException.projectNotActive(projectId, p.status());
+      throw LifecycleException.projectNotActive(projectId, p.status().dbName());
     }
     long now = clock.millis();
     tx.update(
         "UPDATE projects SET status = ?, archived_at_ms = ?, updated_at_ms = ?"
             + " WHERE project_id = ? AND status = ?",
-        ProjectStatus.ARCHIVED.column(),
+        ProjectStatus.ARCHIVED.dbName(),
         now,
         now,
         projectId,
-        ProjectStatus.ACTIVE.column());
+        ProjectStatus.ACTIVE.dbName());
     out.append(event(p, EventType.PROJECT_ARCHIVED, writer, null));
     return true;
   }
@@ -77,18 +77,18 @@ final class ProjectLedger {
   /** active or archived → deleted ({@code project.deleted}); false when it is deleted already. */
   boolean delete(Tx tx, Appender out, String writer, String projectId) throws SQLException {
     ProjectInfo p = require(tx, projectId);
-    if (ProjectStatus.DELETED.is(p.status())) {
+    if (p.status() == ProjectStatus.DELETED) {
       return false;
     }
     long now = clock.millis();
     tx.update(
         "UPDATE projects SET status = ?, deleted_at_ms = ?, updated_at_ms = ?"
             + " WHERE project_id = ? AND status <> ?",
-        ProjectStatus.DELETED.column(),
+        ProjectStatus.DELETED.dbName(),
         now,
         now,
         projectId,
-        ProjectStatus.DELETED.column());
+        ProjectStatus.DELETED.dbName());
     out.append(event(p, EventType.PROJECT_DELETED, writer, null));
     return true;
   }
@@ -104,8 +104,8 @@ final class ProjectLedger {
     if (p.hasLiveApp() == live) {
       return false;
     }
-    if (live && !ProjectStatus.ACTIVE.is(p.status())) {
-      throw LifecycleException.projectNotActive(projectId, p.status());
+    if (live && p.status() != ProjectStatus.ACTIVE) {
+      throw LifecycleException.projectNotActive(projectId, p.status().dbName());
     }
     tx.update(
         "UPDATE projects SET has_live_app = ?, updated_at_ms = ? WHERE project_id = ?",
