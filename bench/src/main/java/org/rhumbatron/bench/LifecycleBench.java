@@ -56,6 +56,8 @@ final class LifecycleBench {
                   "0ms",
                   Settings.SIMULATED_VERIFIER_DURATION.key(),
                   "0ms",
+                  Settings.SIMULATED_RELEASE_DURATION.key(),
+                  "0ms",
                   Settings.AUTO_APPROVE.key(),
                   "true"));
 

@@ -248,7 +248,7 @@ public final class Workflows {
 
   /** A release for the demo, the tests and the benchmarks: it takes the simulated duration. */
   public static Releaser simulatedReleaser(Settings settings) {
-    Duration duration = settings.get(Settings.SIMULATED_VERIFIER_DURATION);
+    Duration duration = settings.get(Settings.SIMULATED_RELEASE_DURATION);
     return (projectId, releaseId) -> {
       if (!duration.isZero()) {
         Thread.sleep(duration.toMillis()); // the simulated work itself

@@ -147,6 +147,7 @@ class ApiWebhookAgentTest {
                       "queues.agent-wakeups.retry-delay", "200ms",
                       "changes.auto-approve", "true",
                       "verifier.simulated.duration", "0ms",
+                      "release.simulated.duration", "0ms",
                       "api.token", TOKEN));
       try (CoreService core =
           CoreService.start(new CoreConfig(nats.url(), data, db.database().url(), 0, settings))) {

@@ -163,6 +163,8 @@ class SecretLeakTest {
                     "queues.agent-wakeups.retry-delay",
                     "200ms",
                     "verifier.simulated.duration",
+                    "0ms",
+                    "release.simulated.duration",
                     "0ms"));
     String natsUrl = "nats://127.0.0.1:" + port;
     try (CoreService core =

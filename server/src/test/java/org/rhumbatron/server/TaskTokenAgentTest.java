@@ -180,6 +180,7 @@ class TaskTokenAgentTest {
                       "agents.webhook.url", agent.url(),
                       "changes.auto-approve", "true",
                       "verifier.simulated.duration", "0ms",
+                      "release.simulated.duration", "0ms",
                       "api.token", OPERATOR));
       try (CoreService core =
           CoreService.start(new CoreConfig(nats.url(), data, db.database().url(), 0, settings))) {
