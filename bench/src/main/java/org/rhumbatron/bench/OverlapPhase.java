@@ -27,8 +27,6 @@ import org.rhumbatron.router.causal.AnthropicModelClient;
 import org.rhumbatron.router.causal.CausalRules;
 import org.rhumbatron.router.causal.ClefFlash;
 import org.rhumbatron.router.causal.CommandCap;
-import org.rhumbatron.router.causal.LocalMessagesApi;
-import org.rhumbatron.router.causal.LocalMessagesApi.Answer;
 
 /**
  * The router bench's resource-overlap phase: one project with {@link #AGENTS} active Agents (25
@@ -43,7 +41,7 @@ final class OverlapPhase implements AutoCloseable {
 
   private final Lifecycle lifecycle;
   private final Clock clock;
-  private final LocalMessagesApi api;
+  private final LocalModelApi api;
   private final ClefFlash clefFlash;
   private final CausalRules rules;
   private final List<TaskInfo> agents = new ArrayList<>();
@@ -55,14 +53,13 @@ final class OverlapPhase implements AutoCloseable {
     Settings settings = base.with(Settings.CLEF_FLASH_CALLS_PER_DAY, Integer.MAX_VALUE);
     Commands commands = new Commands(new JetStreamCommandTransport(nats), new EnvelopeCodec());
     lifecycle = new Lifecycle(coordinator, commands, clock, settings);
-    api = LocalMessagesApi.start();
-    api.answerWith(
-        request ->
-            Answer.toolUse(
-                AnthropicModelClient.TOOL,
-                request.body().hashCode() % 2 == 0
+    api =
+        new LocalModelApi(
+            AnthropicModelClient.TOOL,
+            body ->
+                body.hashCode() % 2 == 0
                     ? "{\"decision\":\"wake\",\"probability\":0.9}"
-                    : "{\"decision\":\"skip\",\"probability\":0.85}"));
+                    : "{\"decision\":\"skip\",\"probability\":0.85}");
     clefFlash =
         new ClefFlash(
             db,
