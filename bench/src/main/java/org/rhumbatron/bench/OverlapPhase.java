@@ -15,8 +15,6 @@ import org.rhumbatron.lifecycle.WorkGraph;
 import org.rhumbatron.lifecycle.WorkGraph.TaskSpec;
 import org.rhumbatron.platform.config.Settings;
 import org.rhumbatron.platform.db.Database;
-import org.rhumbatron.platform.metrics.MetricsBinding;
-import org.rhumbatron.platform.metrics.PlatformMetrics;
 import org.rhumbatron.platform.queue.Commands;
 import org.rhumbatron.platform.queue.JetStreamCommandTransport;
 import org.rhumbatron.protocol.EnvelopeCodec;
@@ -26,7 +24,6 @@ import org.rhumbatron.protocol.StableIds;
 import org.rhumbatron.router.causal.AnthropicModelClient;
 import org.rhumbatron.router.causal.CausalRules;
 import org.rhumbatron.router.causal.ClefFlash;
-import org.rhumbatron.router.causal.CommandCap;
 
 /**
  * The router bench's resource-overlap phase: one project with {@link #AGENTS} active Agents (25
@@ -71,19 +68,16 @@ final class OverlapPhase implements AutoCloseable {
                     Duration.ofSeconds(2))),
             settings,
             clock);
+    // No wake consumer runs here, so every wake stays pending: without a zero window each Agent's
+    // overlap wakes would be held back as repeats and the phase would route none.
     rules =
-        new CausalRules(
+        CausalRules.of(
             commands::send,
             clock,
             lifecycle,
             clefFlash,
-            new CommandCap(
-                settings.get(Settings.COMMANDS_PER_CHANGE_PER_DAY),
-                clock,
-                new PlatformMetrics(db, clock, MetricsBinding.METRICS)),
-            // No wake consumer runs here, so every wake stays pending: without this each Agent's
-            // overlap wakes would be held back as repeats and the phase would route none.
-            Duration.ZERO);
+            db,
+            settings.with(Settings.WAKE_PENDING_WINDOW, Duration.ZERO));
   }
 
   /** The project and its 200 active Agents. */
