@@ -5,13 +5,10 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import java.io.PrintWriter;
 import java.io.StringWriter;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -23,13 +20,11 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.rhumbatron.platform.queue.Commands;
 import org.rhumbatron.platform.queue.JetStreamCommandTransport;
-import org.rhumbatron.protocol.Command;
-import org.rhumbatron.protocol.CommandType;
 import org.rhumbatron.protocol.DeadLetterMessage;
 import org.rhumbatron.protocol.EnvelopeCodec;
-import org.rhumbatron.protocol.Queue;
 import org.rhumbatron.server.CoreService;
 import org.rhumbatron.server.TestCores;
+import org.rhumbatron.server.TestDeadLetters;
 import org.rhumbatron.testkit.db.DatabaseExtension;
 import org.rhumbatron.testkit.nats.NatsServerExtension;
 import picocli.CommandLine;
@@ -211,22 +206,8 @@ class CliAgainstCoreTest {
    * leaves one after its last delivery; answers its id once the CLI lists it.
    */
   private static long deadLetterOfProvision(String projectId, String reason) throws Exception {
-    Command provision =
-        Command.builder()
-            .commandId("cmd_provision_" + projectId)
-            .commandType(CommandType.PROJECT_PROVISION)
-            .projectId(projectId)
-            .createdAt(Instant.parse("2026-07-01T00:00:00Z"))
-            .payload(
-                JsonNodeFactory.instance.objectNode().put("tenantId", "t1").put("name", projectId))
-            .build();
     DeadLetterMessage dl =
-        new DeadLetterMessage(
-            Queue.INTEGRATION,
-            4,
-            reason,
-            new String(new EnvelopeCodec().encodeCommand(provision), StandardCharsets.UTF_8),
-            Instant.parse("2026-07-01T00:01:00Z"));
+        TestDeadLetters.of(TestDeadLetters.provision(projectId, projectId), reason);
     commands.sendDeadLetter(dl, originSequences.incrementAndGet()).get();
     String[] list = {"dead-letters", "list", "--project", projectId, "--json"};
     await().atMost(WAIT).until(() -> ok(list).json().path("deadLetters").size() == 1);
