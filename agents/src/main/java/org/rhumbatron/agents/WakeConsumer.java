@@ -7,9 +7,11 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.rhumbatron.lifecycle.Lifecycle;
 import org.rhumbatron.lifecycle.changes.ChangeInfo;
+import org.rhumbatron.lifecycle.changes.ChangeState;
 import org.rhumbatron.lifecycle.tasks.TaskInfo;
 import org.rhumbatron.lifecycle.tasks.TaskNotHeldException;
 import org.rhumbatron.lifecycle.tasks.TaskRef;
+import org.rhumbatron.lifecycle.tasks.TaskState;
 import org.rhumbatron.platform.metrics.Metrics;
 import org.rhumbatron.platform.queue.Delivery;
 import org.rhumbatron.platform.queue.Outcome;
@@ -96,7 +98,7 @@ public final class WakeConsumer implements QueueHandler<Command> {
     boolean causal = wake.payload().hasNonNull("eventId");
     // What sent the wake: "ready" (the dispatcher) or the causal Event's type.
     String source = wake.payload().path("reason").asText("unknown");
-    if (stale == null && "running".equals(task.get().state()) && !causal) {
+    if (stale == null && task.get().taskState() == TaskState.RUNNING && !causal) {
       log.debug("wake {} is a duplicate: {} runs {} already", wake.commandId(), agentId, ref);
       metrics.record(REPEAT_WAKEUP, 1, Map.of("source", source, "commandId", wake.commandId()));
       return Outcome.ack();
@@ -107,7 +109,7 @@ public final class WakeConsumer implements QueueHandler<Command> {
             .agents()
             .agentWoken(ref, wake.commandId())
             .get(STEP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-        if ("running".equals(task.get().state())) {
+        if (task.get().taskState() == TaskState.RUNNING) {
           runtime.woken(ref, wake);
         } else {
           runtime.start(ref);
@@ -141,7 +143,7 @@ public final class WakeConsumer implements QueueHandler<Command> {
   /** Why the wake is stale, or null when the Agent still holds the Task for this attempt. */
   private Stale staleBecause(TaskInfo task, TaskRef ref) {
     Optional<ChangeInfo> change = lifecycle.changes().change(task.changeId());
-    if (change.isEmpty() || !"open".equals(change.get().state())) {
+    if (change.isEmpty() || change.get().changeState() != ChangeState.OPEN) {
       return new Stale(
           StaleReason.CHANGE_ENDED,
           "change " + task.changeId() + " is " + change.map(ChangeInfo::state).orElse("gone"));

@@ -39,7 +39,7 @@ final class ClusterRoutes {
                         "lastHeartbeat",
                         Json.time(n.lastHeartbeat()),
                         "state",
-                        n.state().column()))
+                        n.state().dbName()))
             .toList();
     List<Map<String, Object>> duties =
         view.duties().stream()

@@ -129,7 +129,7 @@ final class OperatorRoutes {
                             "attempts", rs.getInt(9),
                             "lastError", rs.getString(10),
                             "createdAt", Json.timeMs(rs.getLong(11))),
-                    OutboxRowState.FAILED.column()));
+                    OutboxRowState.FAILED.dbName()));
     Json.answer(ctx, 200, Json.object("rows", rows));
   }
 
@@ -153,16 +153,16 @@ final class OperatorRoutes {
                               new long[] {
                                 rs.getInt(1), rs.getLong(2), rs.getLong(3), 0, rs.getLong(5)
                               },
-                          OutboxRowState.PENDING.column(),
-                          OutboxRowState.RETRY_WAIT.column(),
-                          OutboxRowState.PENDING.column(),
-                          OutboxRowState.RETRY_WAIT.column()));
+                          OutboxRowState.PENDING.dbName(),
+                          OutboxRowState.RETRY_WAIT.dbName(),
+                          OutboxRowState.PENDING.dbName(),
+                          OutboxRowState.RETRY_WAIT.dbName()));
               out.addAll(
                   tx.query(
                       "SELECT stream_index, COUNT(*) FROM outbox WHERE state = ?"
                           + " GROUP BY stream_index",
                       rs -> new long[] {rs.getInt(1), 0, 0, rs.getLong(2), Long.MAX_VALUE},
-                      OutboxRowState.FAILED.column()));
+                      OutboxRowState.FAILED.dbName()));
               return out;
             });
     List<Object> streams = new ArrayList<>();

@@ -5,6 +5,7 @@ import io.javalin.http.Context;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Pattern;
+import org.rhumbatron.coordinator.project.ProjectStatus;
 import org.rhumbatron.lifecycle.Lifecycle;
 import org.rhumbatron.lifecycle.LifecycleOverview;
 import org.rhumbatron.lifecycle.projects.ProjectInfo;
@@ -98,12 +99,12 @@ final class ProjectRoutes {
   private void appCommand(Context ctx, boolean provision) {
     ProjectInfo project = find(ctx);
     JsonBody.read(ctx);
-    if (!"active".equals(project.status())) {
+    if (project.status() != ProjectStatus.ACTIVE) {
       throw ApiException.conflict(
           "project "
               + project.projectId()
               + " is "
-              + project.status()
+              + project.status().dbName()
               + ": only an active"
               + " project takes an app change");
     }

@@ -19,7 +19,7 @@ final class Views {
         "projectId", p.projectId(),
         "tenantId", p.tenantId(),
         "name", p.name(),
-        "status", p.status(),
+        "status", p.status().dbName(),
         "canonicalGeneration", p.canonicalGeneration(),
         "hasLiveApp", p.hasLiveApp());
   }

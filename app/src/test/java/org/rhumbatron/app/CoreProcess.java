@@ -16,7 +16,6 @@ import java.util.List;
 import org.awaitility.core.ConditionTimeoutException;
 import org.rhumbatron.coordinator.Coordinator;
 import org.rhumbatron.coordinator.outbox.OutboxRowState;
-import org.rhumbatron.coordinator.outbox.StreamNudges;
 import org.rhumbatron.lifecycle.Lifecycle;
 import org.rhumbatron.lifecycle.changes.ChangeCreated;
 import org.rhumbatron.lifecycle.changes.WorkGraph;
@@ -105,13 +104,13 @@ public final class CoreProcess {
       new JetStreamTopology(connection.jetStreamManagement(), settings).ensure();
       try (Database database = Database.open(dbFile);
           Coordinator coordinator =
-              new Coordinator(
-                  database,
-                  JetStreamEventLog.bind(connection),
-                  clock,
-                  settings,
-                  StreamNudges.NONE,
-                  Lifecycle.shardAlarmWork(clock, settings))) {
+              Coordinator.wiring()
+                  .database(database)
+                  .transport(JetStreamEventLog.bind(connection))
+                  .clock(clock)
+                  .settings(settings)
+                  .shardAlarmWork(Lifecycle.shardAlarmWork(clock, settings))
+                  .wire()) {
         Commands commands =
             new Commands(new JetStreamCommandTransport(connection), new EnvelopeCodec());
         Lifecycle lifecycle = new Lifecycle(coordinator, commands, clock, settings);
@@ -142,7 +141,7 @@ public final class CoreProcess {
                           tx ->
                               tx.queryLong(
                                   "SELECT COUNT(*) FROM outbox WHERE state <> ?",
-                                  OutboxRowState.PUBLISHED.column()))
+                                  OutboxRowState.PUBLISHED.dbName()))
                       == 0);
       return true;
     } catch (ConditionTimeoutException e) {

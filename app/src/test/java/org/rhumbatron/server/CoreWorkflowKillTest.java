@@ -120,6 +120,7 @@ class CoreWorkflowKillTest {
             data,
             "agents.simulated.step-delay=5ms",
             "verifier.simulated.duration=" + STEP.toMillis() + "ms",
+            "release.simulated.duration=" + STEP.toMillis() + "ms",
             "changes.auto-approve=true",
             "router.ack-wait=10s",
             "queues.ack-wait=10s",

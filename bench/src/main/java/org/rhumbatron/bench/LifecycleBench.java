@@ -56,6 +56,8 @@ final class LifecycleBench {
                   "0ms",
                   Settings.SIMULATED_VERIFIER_DURATION.key(),
                   "0ms",
+                  Settings.SIMULATED_RELEASE_DURATION.key(),
+                  "0ms",
                   Settings.AUTO_APPROVE.key(),
                   "true"));
 
@@ -281,7 +283,7 @@ final class LifecycleBench {
     long deadline = System.nanoTime() + SETTLE_MILLIS * 1_000_000L;
     String in = LifecycleFigures.in(projectIds);
     Object[] unpublished =
-        LifecycleFigures.args(projectIds, startMs, OutboxRowState.PUBLISHED.column());
+        LifecycleFigures.args(projectIds, startMs, OutboxRowState.PUBLISHED.dbName());
     Object[] unapplied = LifecycleFigures.args(projectIds, startMs, PROJECTOR, CAUSAL);
     while (System.nanoTime() < deadline) {
       long[] counts =

@@ -23,7 +23,6 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.rhumbatron.coordinator.Coordinator;
-import org.rhumbatron.coordinator.outbox.StreamNudges;
 import org.rhumbatron.coordinator.shard.ResourceShardActor;
 import org.rhumbatron.platform.config.Settings;
 import org.rhumbatron.platform.db.Database;
@@ -189,7 +188,12 @@ final class OutboxBench {
           new TimedTransport(inProcessAcks ? new InProcessAcks() : JetStreamEventLog.bind(nats));
       int payloadBytes = new EnvelopeCodec().encodeEvent(event("p-bench-0", 0)).length;
       try (Coordinator coordinator =
-          new Coordinator(db, transport, clock, settings, StreamNudges.NONE)) {
+          Coordinator.wiring()
+              .database(db)
+              .transport(transport)
+              .clock(clock)
+              .settings(settings)
+              .wire()) {
         List<ResourceShardActor> writers = new ArrayList<>();
         for (int i = 0; i < actors; i++) {
           writers.add(coordinator.shard("p-bench-" + i, 0));

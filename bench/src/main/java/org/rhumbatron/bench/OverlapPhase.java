@@ -15,8 +15,6 @@ import org.rhumbatron.lifecycle.changes.WorkGraph.TaskSpec;
 import org.rhumbatron.lifecycle.tasks.TaskInfo;
 import org.rhumbatron.platform.config.Settings;
 import org.rhumbatron.platform.db.Database;
-import org.rhumbatron.platform.metrics.MetricsBinding;
-import org.rhumbatron.platform.metrics.PlatformMetrics;
 import org.rhumbatron.platform.queue.Commands;
 import org.rhumbatron.platform.queue.JetStreamCommandTransport;
 import org.rhumbatron.protocol.EnvelopeCodec;
@@ -26,9 +24,6 @@ import org.rhumbatron.protocol.StableIds;
 import org.rhumbatron.router.causal.AnthropicModelClient;
 import org.rhumbatron.router.causal.CausalRules;
 import org.rhumbatron.router.causal.ClefFlash;
-import org.rhumbatron.router.causal.CommandCap;
-import org.rhumbatron.router.causal.LocalMessagesApi;
-import org.rhumbatron.router.causal.LocalMessagesApi.Answer;
 
 /**
  * The router bench's resource-overlap phase: one project with {@link #AGENTS} active Agents (25
@@ -43,7 +38,7 @@ final class OverlapPhase implements AutoCloseable {
 
   private final Lifecycle lifecycle;
   private final Clock clock;
-  private final LocalMessagesApi api;
+  private final LocalModelApi api;
   private final ClefFlash clefFlash;
   private final CausalRules rules;
   private final List<TaskInfo> agents = new ArrayList<>();
@@ -55,14 +50,13 @@ final class OverlapPhase implements AutoCloseable {
     Settings settings = base.with(Settings.CLEF_FLASH_CALLS_PER_DAY, Integer.MAX_VALUE);
     Commands commands = new Commands(new JetStreamCommandTransport(nats), new EnvelopeCodec());
     lifecycle = new Lifecycle(coordinator, commands, clock, settings);
-    api = LocalMessagesApi.start();
-    api.answerWith(
-        request ->
-            Answer.toolUse(
-                AnthropicModelClient.TOOL,
-                request.body().hashCode() % 2 == 0
+    api =
+        new LocalModelApi(
+            AnthropicModelClient.TOOL,
+            body ->
+                body.hashCode() % 2 == 0
                     ? "{\"decision\":\"wake\",\"probability\":0.9}"
-                    : "{\"decision\":\"skip\",\"probability\":0.85}"));
+                    : "{\"decision\":\"skip\",\"probability\":0.85}");
     clefFlash =
         new ClefFlash(
             db,
@@ -74,19 +68,16 @@ final class OverlapPhase implements AutoCloseable {
                     Duration.ofSeconds(2))),
             settings,
             clock);
+    // No wake consumer runs here, so every wake stays pending: without a zero window each Agent's
+    // overlap wakes would be held back as repeats and the phase would route none.
     rules =
-        new CausalRules(
+        CausalRules.of(
             commands::send,
             clock,
             lifecycle,
             clefFlash,
-            new CommandCap(
-                settings.get(Settings.COMMANDS_PER_CHANGE_PER_DAY),
-                clock,
-                new PlatformMetrics(db, clock, MetricsBinding.METRICS)),
-            // No wake consumer runs here, so every wake stays pending: without this each Agent's
-            // overlap wakes would be held back as repeats and the phase would route none.
-            Duration.ZERO);
+            db,
+            settings.with(Settings.WAKE_PENDING_WINDOW, Duration.ZERO));
   }
 
   /** The project and its 200 active Agents. */

@@ -18,7 +18,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 import org.rhumbatron.coordinator.Coordinator;
-import org.rhumbatron.coordinator.outbox.StreamNudges;
 import org.rhumbatron.platform.config.Settings;
 import org.rhumbatron.platform.db.Database;
 import org.rhumbatron.platform.db.Tx;
@@ -110,7 +109,13 @@ final class RouterBench {
     // The phases before the overlap phase route nothing: only the claims and the projection.
     AtomicReference<CausalBatchRouter> causal = new AtomicReference<>(CausalBatchRouter.NO_RULES);
     // The view actors run on the coordinator's actor pool, as in `rhumbatron core`.
-    try (Coordinator coordinator = new Coordinator(db, log, clock, settings, StreamNudges.NONE);
+    try (Coordinator coordinator =
+            Coordinator.wiring()
+                .database(db)
+                .transport(log)
+                .clock(clock)
+                .settings(settings)
+                .wire();
         EventRouter router =
             EventRouter.wiring()
                 .eventLog(new EventLogClient(nats, codec, settings))

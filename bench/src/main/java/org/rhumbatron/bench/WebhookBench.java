@@ -126,7 +126,8 @@ final class WebhookBench {
                 Map.of(
                     Settings.AGENT_RUNTIME.key(), "webhook",
                     Settings.AGENT_WEBHOOK_URL.key(), url,
-                    Settings.SIMULATED_VERIFIER_DURATION.key(), "0ms"));
+                    Settings.SIMULATED_VERIFIER_DURATION.key(), "0ms",
+                    Settings.SIMULATED_RELEASE_DURATION.key(), "0ms"));
     try (Connection nats = JetStreamConnections.connect(natsUrl, "rhumbatron-bench-webhook")) {
       JetStreamManagement jsm = nats.jetStreamManagement();
       if (!ownServer) {

@@ -75,15 +75,6 @@ final class CheckNats implements AutoCloseable {
     }
   }
 
-  synchronized boolean anyUp() {
-    for (PrivateNatsServer s : servers) {
-      if (s != null) {
-        return true;
-      }
-    }
-    return false;
-  }
-
   /** SIGKILL of server {@code i}: nothing flushed, nothing said to the clients. */
   synchronized void kill(int i) throws Exception {
     if (servers[i] == null) {

@@ -290,7 +290,7 @@ final class CheckRun {
                 tx ->
                     tx.queryLong(
                         "SELECT COUNT(*) FROM outbox WHERE state <> ?",
-                        OutboxRowState.PUBLISHED.column()));
+                        OutboxRowState.PUBLISHED.dbName()));
         if (open == 0 && unpublished == 0 && done(jsm, false)) {
           break;
         }

@@ -54,7 +54,7 @@ final class EpochOrder {
                   }
                   return null;
                 },
-                OutboxRowState.PUBLISHED.column()));
+                OutboxRowState.PUBLISHED.dbName()));
     report.total("outbox_rows_epoch_checked", rows[0]);
     report.total(
         "highest_stream_epoch",

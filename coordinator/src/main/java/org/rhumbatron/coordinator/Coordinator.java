@@ -66,38 +66,19 @@ public final class Coordinator implements AutoCloseable {
   private final ChangeEvents changeEvents;
   private final DutyOwnership ownership;
 
-  public Coordinator(
-      Database database,
-      EventLogTransport transport,
-      Clock clock,
-      Settings settings,
-      StreamNudges nudges) {
-    this(database, transport, clock, settings, nudges, ShardAlarmWork.NONE);
+  /** The coordinator's parts; one node that holds every duty unless an ownership is set. */
+  public static CoordinatorWiring wiring() {
+    return new CoordinatorWiring();
   }
 
-  /** {@code shardAlarmWork}: what a shard's alarm does besides publishing (claim expiry). */
-  public Coordinator(
-      Database database,
-      EventLogTransport transport,
-      Clock clock,
-      Settings settings,
-      StreamNudges nudges,
-      ShardAlarmWork shardAlarmWork) {
-    this(database, transport, clock, settings, nudges, shardAlarmWork, OwnsEverything.single());
-  }
-
-  /**
-   * {@code ownership}: which stream duties this node holds (several cores). The publisher, the
-   * lost-tail repair, the alarms and the outbox purge work under it and pass its fence.
-   */
-  public Coordinator(
-      Database database,
-      EventLogTransport transport,
-      Clock clock,
-      Settings settings,
-      StreamNudges nudges,
-      ShardAlarmWork shardAlarmWork,
-      DutyOwnership ownership) {
+  Coordinator(CoordinatorWiring w) {
+    Database database = w.database;
+    EventLogTransport transport = w.transport;
+    Clock clock = w.clock;
+    Settings settings = w.settings;
+    StreamNudges nudges = w.nudges;
+    ShardAlarmWork shardAlarmWork = w.shardAlarmWork;
+    DutyOwnership ownership = w.ownership;
     this.ownership = ownership;
     this.database = database;
     this.transport = transport;

@@ -7,7 +7,6 @@ import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Function;
 import java.util.function.UnaryOperator;
-import org.rhumbatron.coordinator.shard.ShardAlarmWork;
 import org.rhumbatron.platform.cluster.DutyOwnership;
 import org.rhumbatron.platform.cluster.OwnsEverything;
 import org.rhumbatron.platform.config.Settings;
@@ -75,14 +74,14 @@ public final class CoordinatorFixture implements AutoCloseable {
     this.transport =
         bound == null ? JetStreamEventLog.bind(nats) : JetStreamEventLog.bindOnly(nats, bound);
     this.coordinator =
-        new Coordinator(
-            db,
-            seenAs.apply(transport),
-            clock,
-            settings,
-            nudges::add,
-            ShardAlarmWork.NONE,
-            this.ownership);
+        Coordinator.wiring()
+            .database(db)
+            .transport(seenAs.apply(transport))
+            .clock(clock)
+            .settings(settings)
+            .nudges(nudges::add)
+            .ownership(this.ownership)
+            .wire();
     self[0] = coordinator;
   }
 

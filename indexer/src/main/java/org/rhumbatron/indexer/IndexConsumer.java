@@ -3,6 +3,7 @@ package org.rhumbatron.indexer;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.time.Clock;
 import java.util.Optional;
+import org.rhumbatron.coordinator.project.ProjectStatus;
 import org.rhumbatron.lifecycle.Lifecycle;
 import org.rhumbatron.lifecycle.projects.ProjectInfo;
 import org.rhumbatron.platform.db.Database;
@@ -84,9 +85,12 @@ public final class IndexConsumer implements QueueHandler<Command> {
               + "'s canonical generation "
               + current);
     }
-    if (!"active".equals(project.get().status())) {
+    if (project.get().status() != ProjectStatus.ACTIVE) {
       log.info(
-          "{}: project {} is {}, not indexed", name(command), projectId, project.get().status());
+          "{}: project {} is {}, not indexed",
+          name(command),
+          projectId,
+          project.get().status().dbName());
       return Outcome.ack();
     }
     int attempt = startBuilding(projectId, generation);

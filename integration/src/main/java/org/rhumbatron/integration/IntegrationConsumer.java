@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import org.rhumbatron.coordinator.project.ProjectStatus;
 import org.rhumbatron.lifecycle.Lifecycle;
 import org.rhumbatron.lifecycle.LifecycleException;
 import org.rhumbatron.lifecycle.candidates.Composition;
@@ -157,7 +158,7 @@ public final class IntegrationConsumer implements QueueHandler<Command> {
       return null;
     }
     Optional<ProjectInfo> project = lifecycle.projects().project(c.projectId());
-    if (project.isEmpty() || "active".equals(project.get().status())) {
+    if (project.isEmpty() || project.get().status() == ProjectStatus.ACTIVE) {
       return null;
     }
     if (c.changeId() != null) {
@@ -169,7 +170,7 @@ public final class IntegrationConsumer implements QueueHandler<Command> {
         + ": project "
         + c.projectId()
         + " is "
-        + project.get().status()
+        + project.get().status().dbName()
         + " ("
         + Projects.endReason(project.get().status())
         + ")";

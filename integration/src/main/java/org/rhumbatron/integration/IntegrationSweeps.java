@@ -1,6 +1,7 @@
 package org.rhumbatron.integration;
 
 import java.util.List;
+import org.rhumbatron.coordinator.project.ProjectStatus;
 import org.rhumbatron.integration.IntegrationConsumer.Result;
 import org.rhumbatron.lifecycle.Lifecycle;
 import org.rhumbatron.lifecycle.LifecycleException;
@@ -51,7 +52,7 @@ final class IntegrationSweeps {
             .projects()
             .project(c.projectId())
             .orElseThrow(() -> LifecycleException.unknownProject(c.projectId()));
-    if ("active".equals(project.status())) {
+    if (project.status() == ProjectStatus.ACTIVE) {
       log.info("project.cleanup {}: the project is active, nothing to clean up", c.projectId());
       return Result.DONE;
     }

@@ -6,7 +6,10 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import org.rhumbatron.coordinator.project.ProjectStatus;
 import org.rhumbatron.lifecycle.Lifecycle;
+import org.rhumbatron.lifecycle.changes.ChangeInfo;
+import org.rhumbatron.lifecycle.changes.ChangeState;
 import org.rhumbatron.lifecycle.projects.ProjectInfo;
 import org.rhumbatron.lifecycle.workflow.Step;
 import org.rhumbatron.lifecycle.workflow.WorkflowDefinition;
@@ -135,9 +138,13 @@ public final class Workflows {
                     ctx -> {
                       // changes.auto-approve stands in for the operator (demo, benchmarks).
                       String changeId = ctx.input().path("changeId").asText();
-                      String state =
-                          lifecycle.changes().change(changeId).map(c -> c.state()).orElse("gone");
-                      if (autoApprove && state.equals("releasing")) {
+                      ChangeState state =
+                          lifecycle
+                              .changes()
+                              .change(changeId)
+                              .map(ChangeInfo::changeState)
+                              .orElse(null);
+                      if (autoApprove && state == ChangeState.RELEASING) {
                         // A re-run after the approval went through: its release.start may not
                         // have gone out before a crash; the queue drops a repeat.
                         var release = lifecycle.candidates().pendingRelease(changeId);
@@ -155,14 +162,14 @@ public final class Workflows {
                         return null;
                       }
                       if (autoApprove
-                          && state.equals("verifying")
+                          && state == ChangeState.VERIFYING
                           && lifecycle
                               .candidates()
                               .staleAwaitingRebase(changeId, ctx.instanceId())) {
                         resendRebase(lifecycle, commands, ctx.input(), ctx.instanceId());
                         return null;
                       }
-                      if (!autoApprove || !state.equals("awaiting_approval")) {
+                      if (!autoApprove || state != ChangeState.AWAITING_APPROVAL) {
                         return null; // also a re-run after the approval completed the Change
                       }
                       var approval =
@@ -196,15 +203,15 @@ public final class Workflows {
                       String projectId = ctx.input().path("projectId").asText();
                       // A Project archived or deleted since release.start (or between tries)
                       // does not go live: the release fails with the reason.
-                      String status =
-                          lifecycle
-                              .projects()
-                              .project(projectId)
-                              .map(ProjectInfo::status)
-                              .orElse("gone");
-                      if (!"active".equals(status)) {
+                      Optional<ProjectStatus> status =
+                          lifecycle.projects().project(projectId).map(ProjectInfo::status);
+                      if (status.orElse(null) != ProjectStatus.ACTIVE) {
                         throw new IllegalStateException(
-                            "project " + projectId + " is " + status + ": nothing is released");
+                            "project "
+                                + projectId
+                                + " is "
+                                + status.map(ProjectStatus::dbName).orElse("gone")
+                                + ": nothing is released");
                       }
                       releaser.release(projectId, ctx.instanceId());
                       return null;
@@ -254,7 +261,7 @@ public final class Workflows {
 
   /** A release for the demo, the tests and the benchmarks: it takes the simulated duration. */
   public static Releaser simulatedReleaser(Settings settings) {
-    Duration duration = settings.get(Settings.SIMULATED_VERIFIER_DURATION);
+    Duration duration = settings.get(Settings.SIMULATED_RELEASE_DURATION);
     return (projectId, releaseId) -> {
       if (!duration.isZero()) {
         Thread.sleep(duration.toMillis()); // the simulated work itself

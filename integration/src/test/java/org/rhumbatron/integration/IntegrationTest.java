@@ -75,7 +75,7 @@ class IntegrationTest {
         workflows,
         f.lifecycle,
         new SimulatedVerifier(f.settings.with(Map.of("verifier.simulated.duration", "0ms"))),
-        Workflows.simulatedReleaser(f.settings.with(Map.of("verifier.simulated.duration", "0ms"))),
+        Workflows.simulatedReleaser(f.settings.with(Map.of("release.simulated.duration", "0ms"))),
         f.commands,
         f.clock,
         false);

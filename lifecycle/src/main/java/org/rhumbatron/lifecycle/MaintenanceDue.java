@@ -71,7 +71,7 @@ public final class MaintenanceDue {
                     + " ORDER BY archived_at_ms, project_id LIMIT "
                     + positive(limit),
                 rs -> rs.getString(1),
-                ProjectStatus.ARCHIVED.column()));
+                ProjectStatus.ARCHIVED.dbName()));
   }
 
   /** Those of {@code changeIds} whose Change has ended, read in the caller's transaction. */

@@ -7,7 +7,6 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import org.rhumbatron.coordinator.Coordinator;
-import org.rhumbatron.coordinator.outbox.StreamNudges;
 import org.rhumbatron.lifecycle.changes.Dispatched;
 import org.rhumbatron.lifecycle.changes.Wake;
 import org.rhumbatron.lifecycle.changes.WorkGraph;
@@ -57,13 +56,13 @@ public final class LifecycleFixture implements AutoCloseable {
     new JetStreamTopology(connection.jetStreamManagement(), settings).ensure();
     database = Database.open(databaseUrl, options.clock(clock).build());
     coordinator =
-        new Coordinator(
-            database,
-            JetStreamEventLog.bind(connection),
-            clock,
-            settings,
-            StreamNudges.NONE,
-            Lifecycle.shardAlarmWork(clock, settings));
+        Coordinator.wiring()
+            .database(database)
+            .transport(JetStreamEventLog.bind(connection))
+            .clock(clock)
+            .settings(settings)
+            .shardAlarmWork(Lifecycle.shardAlarmWork(clock, settings))
+            .wire();
     commands = new Commands(new JetStreamCommandTransport(connection), new EnvelopeCodec());
     lifecycle = new Lifecycle(coordinator, commands, clock, settings);
   }

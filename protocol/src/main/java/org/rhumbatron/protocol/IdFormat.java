@@ -42,11 +42,6 @@ public final class IdFormat {
 
   private IdFormat() {}
 
-  /** Whether {@code value} is a valid tenant, project, change, task, candidate or actor id. */
-  public static boolean isId(String value) {
-    return value != null && matches(ID_PATTERN, value);
-  }
-
   /**
    * {@code pattern.matcher(value).matches()}, by a loop over the characters for the patterns above
    * (the event router checks every id of every Event it decodes, and a regex match costs more than

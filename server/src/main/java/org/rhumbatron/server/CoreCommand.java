@@ -1,6 +1,5 @@
 package org.rhumbatron.server;
 
-import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -67,9 +66,5 @@ public final class CoreCommand implements Callable<Integer> {
                 },
                 "rhumbatron-shutdown"));
     return stopped;
-  }
-
-  static Path defaultData() {
-    return Path.of("data");
   }
 }

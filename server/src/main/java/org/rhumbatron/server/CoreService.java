@@ -11,9 +11,7 @@ import org.rhumbatron.coordinator.outbox.StreamNudges;
 import org.rhumbatron.lifecycle.Lifecycle;
 import org.rhumbatron.platform.cluster.DutyOwnership;
 import org.rhumbatron.platform.db.Database;
-import org.rhumbatron.platform.natsserver.PrivateNatsServer;
 import org.rhumbatron.router.EventRouter;
-import org.rhumbatron.router.causal.ClefFlash;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -27,38 +25,12 @@ public final class CoreService implements AutoCloseable {
   static final Duration ALARM_TICK = Duration.ofMillis(250);
   static final Duration UNLOAD_IDLE_AFTER = Duration.ofMinutes(10);
 
-  private final DataDirLock dataLock;
-  private final DataDirLock sqliteLock;
-  private final PrivateNatsServer privateNats;
-  private final Database database;
-  private final DutyOwnership ownership;
-  private final ClefFlash clefFlash;
-  private final Coordinator coordinator;
-  private final CommandQueues queues;
-  private final Lifecycle lifecycle;
-  private final NatsSide natsSide;
-  private final NatsStartWait natsWait;
-  private final HttpServer http;
-  private final AutoCloseable tracingInstalled;
-  private final AutoCloseable tracing;
+  private final CoreParts parts;
   private final CountDownLatch closed = new CountDownLatch(1);
   private final AtomicBoolean closing = new AtomicBoolean();
 
-  private CoreService(CoreWiring w) {
-    this.dataLock = w.dataLock;
-    this.sqliteLock = w.sqliteLock;
-    this.privateNats = w.privateNats;
-    this.database = w.database;
-    this.ownership = w.ownership;
-    this.clefFlash = w.clefFlash;
-    this.coordinator = w.coordinator;
-    this.queues = w.queues;
-    this.lifecycle = w.lifecycle;
-    this.natsSide = w.natsSide;
-    this.natsWait = w.natsWait;
-    this.http = w.http;
-    this.tracingInstalled = w.tracingInstalled;
-    this.tracing = w.tracing;
+  private CoreService(CoreParts parts) {
+    this.parts = parts;
   }
 
   public static CoreService start(CoreConfig config) throws IOException, InterruptedException {
@@ -93,7 +65,7 @@ public final class CoreService implements AutoCloseable {
       Exception startFailed = w.startNatsSide();
       w.startHttp();
       w.waitForNats(startFailed);
-      CoreService service = new CoreService(w);
+      CoreService service = new CoreService(w.parts());
       started.accept(service);
       w.logUp();
       return service;
@@ -104,54 +76,54 @@ public final class CoreService implements AutoCloseable {
   }
 
   public Coordinator coordinator() {
-    return coordinator;
+    return parts.coordinator();
   }
 
   /** The entry point of the Change lifecycle. */
   public Lifecycle lifecycle() {
-    return lifecycle;
+    return parts.lifecycle();
   }
 
   public Database database() {
-    return database;
+    return parts.database();
   }
 
   /** The NATS connection, or null while core waits for NATS. */
   public Connection nats() {
-    return natsSide.connection();
+    return parts.natsSide().connection();
   }
 
   /** The event router, or null while core waits for NATS. */
   EventRouter router() {
-    return natsSide.router();
+    return parts.natsSide().router();
   }
 
   /** True once what needs NATS runs: at once, or when NATS came after a start without it. */
   boolean natsStarted() {
-    return natsSide.started();
+    return parts.natsSide().started();
   }
 
   CommandQueues queues() {
-    return queues;
+    return parts.queues();
   }
 
   /** Which duties this core holds (several cores on one PostgreSQL database). */
   public DutyOwnership ownership() {
-    return ownership;
+    return parts.ownership();
   }
 
   public int httpPort() {
-    return http.port();
+    return parts.http().port();
   }
 
   /** The API's base URL as Agents and webhooks are told it ({@code http.public-url}). */
   public String publicUrl() {
-    return http.publicUrl();
+    return parts.http().publicUrl();
   }
 
   /** Every HTTP route, as {@code METHOD /path/{param}}. */
   java.util.List<String> httpRoutes() {
-    return http.routes();
+    return parts.http().routes();
   }
 
   public String natsUrl() {
@@ -170,32 +142,35 @@ public final class CoreService implements AutoCloseable {
     }
     log.info("core is stopping");
     // First the API: what arrives from now on is a 503 to retry elsewhere, what it took ends.
-    http.stopTaking("core node " + ownership.nodeId() + " is stopping: retry, on another node");
-    CoreWiring.closeQuietly(natsWait); // a start it runs may still add a router and consumers
+    HttpServer http = parts.http();
+    NatsSide natsSide = parts.natsSide();
+    http.stopTaking(
+        "core node " + parts.ownership().nodeId() + " is stopping: retry, on another node");
+    CoreWiring.closeQuietly(parts.natsWait()); // a start it runs may still add router, consumers
     natsSide.stopStarting();
     // The duties go next, so another node takes them over at once; what this node still writes
     // under them meanwhile is fenced.
     CoreWiring.closeQuietly(
-        ownership,
+        parts.ownership(),
         natsSide.router(),
-        clefFlash,
-        queues,
+        parts.clefFlash(),
+        parts.queues(),
         natsSide.consumers(),
-        coordinator,
-        database,
+        parts.coordinator(),
+        parts.database(),
         natsSide.connection(),
         http, // answers 503 until here: a client sees a refused connection only once it stopped
-        privateNats,
-        sqliteLock,
-        dataLock, // the directory is free once its nats-server and database are closed
-        tracingInstalled,
-        tracing); // last: sends the spans still buffered, those of the stop included
+        parts.privateNats(),
+        parts.sqliteLock(),
+        parts.dataLock(), // the directory is free once its nats-server and database are closed
+        parts.tracingInstalled(),
+        parts.tracing()); // last: sends the spans still buffered, those of the stop included
     log.info("core stopped");
     closed.countDown();
   }
 
   /** True once the HTTP port is closed, the last step of {@link #close()} a client can see. */
   boolean httpClosed() {
-    return http.closed();
+    return parts.http().closed();
   }
 }

@@ -30,8 +30,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The parts of core as {@link CoreService#start} makes them, one step each and in that order; a
- * part is null until its step ran, so a failed start closes just what it made.
+ * Builds core's parts as {@link CoreService#start} asks, one step each and in that order, into an
+ * immutable {@link CoreParts}; a part is null until its step ran, so a failed start closes just
+ * what it made.
  */
 final class CoreWiring {
   private static final Logger log = LoggerFactory.getLogger(CoreService.class);
@@ -52,25 +53,26 @@ final class CoreWiring {
   private DeferredEventLog eventLog;
   private DeferredCommandTransport commandTransport;
 
-  String nodeId;
-  Tracing tracing;
-  Tracing.Installed tracingInstalled;
-  DataDirLock dataLock;
-  DataDirLock sqliteLock;
-  PrivateNatsServer privateNats;
-  Connection nats;
-  Database database;
-  DutyOwnership ownership;
-  Coordinator coordinator;
-  CommandQueues queues;
-  Lifecycle lifecycle;
-  ClefFlash clefFlash;
-  NatsSide natsSide;
-  NatsStartWait natsWait;
-  HttpServer http;
+  // Each step's parts, null until it ran; the built graph is the immutable CoreParts.
+  private String nodeId;
+  private Tracing tracing;
+  private Tracing.Installed tracingInstalled;
+  private DataDirLock dataLock;
+  private DataDirLock sqliteLock;
+  private PrivateNatsServer privateNats;
+  private Connection nats;
+  private Database database;
+  private DutyOwnership ownership;
+  private Coordinator coordinator;
+  private CommandQueues queues;
+  private Lifecycle lifecycle;
+  private ClefFlash clefFlash;
+  private NatsSide natsSide;
+  private NatsStartWait natsWait;
+  private HttpServer http;
 
   /** The streams the started router resumed; -1 while core waits for NATS. */
-  int waiting = -1;
+  private int waiting = -1;
 
   CoreWiring(CoreConfig config, Clock clock, StreamNudges nudges) {
     this.config = config;
@@ -185,14 +187,15 @@ final class CoreWiring {
     eventLog = new DeferredEventLog(notConnected);
     commandTransport = new DeferredCommandTransport(notConnected);
     coordinator =
-        new Coordinator(
-            database,
-            eventLog,
-            clock,
-            config.settings(),
-            toRouter,
-            Lifecycle.shardAlarmWork(clock, config.settings()),
-            ownership);
+        Coordinator.wiring()
+            .database(database)
+            .transport(eventLog)
+            .clock(clock)
+            .settings(config.settings())
+            .nudges(toRouter)
+            .shardAlarmWork(Lifecycle.shardAlarmWork(clock, config.settings()))
+            .ownership(ownership)
+            .wire();
     onReconnect.set(coordinator);
     // Before the lost-tail repair and the router: they work on the streams this node holds.
     ownership.start();
@@ -286,6 +289,25 @@ final class CoreWiring {
     } else if (startFailed != null) {
       natsWait = NatsStartWait.start(connector, shownUrl, natsSide, clock, startFailed, nats);
     }
+  }
+
+  /** The graph the steps built, once all of them ran. */
+  CoreParts parts() {
+    return new CoreParts(
+        dataLock,
+        sqliteLock,
+        privateNats,
+        database,
+        ownership,
+        clefFlash,
+        coordinator,
+        queues,
+        lifecycle,
+        natsSide,
+        natsWait,
+        http,
+        tracingInstalled,
+        tracing);
   }
 
   void logUp() {

@@ -98,7 +98,7 @@ record MetricReads(
                 // The literal predicate lets the count walk the partial index of waiting rows.
                 tx.queryLong("SELECT COUNT(*) FROM outbox WHERE " + OutboxRowState.WAITING_SQL),
                 tx.queryLong(
-                    "SELECT COUNT(*) FROM outbox WHERE state = ?", OutboxRowState.FAILED.column()),
+                    "SELECT COUNT(*) FROM outbox WHERE state = ?", OutboxRowState.FAILED.dbName()),
                 dead,
                 tx.queryLong(POINTS, metrics, WakeConsumer.FALSE_WAKEUP, startedAtMs),
                 tx.queryLong(POINTS, metrics, CommandCap.DROPPED, startedAtMs),

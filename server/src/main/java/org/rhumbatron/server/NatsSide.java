@@ -26,7 +26,6 @@ import org.rhumbatron.router.archive.ArchiveExpiry;
 import org.rhumbatron.router.archive.AuditArchiver;
 import org.rhumbatron.router.causal.CausalRules;
 import org.rhumbatron.router.causal.ClefFlash;
-import org.rhumbatron.router.causal.CommandCap;
 import org.rhumbatron.router.claims.EventClaims;
 import org.rhumbatron.router.run.RouteSpans;
 
@@ -197,17 +196,14 @@ final class NatsSide {
             .database(database)
             .views(coordinator::view)
             .rules(
-                new CausalRules(
+                CausalRules.of(
                     RouteSpans.inTraceOfCause(
                         Subscription.CAUSAL_ROUTER, command -> queues.commands().send(command)),
                     clock,
                     lifecycle,
                     clefFlash,
-                    new CommandCap(
-                        settings.get(Settings.COMMANDS_PER_CHANGE_PER_DAY),
-                        clock,
-                        new PlatformMetrics(database, clock, MetricsBinding.METRICS)),
-                    settings.get(Settings.WAKE_PENDING_WINDOW)))
+                    database,
+                    settings))
             .auditArchiver(
                 new AuditArchiver(
                     bucket, codec, database, new EventClaims(clock, coordinator.ownership())))

@@ -1,23 +1,17 @@
 package org.rhumbatron.server;
 
-import static org.rhumbatron.protocol.Queue.AGENT_WAKEUPS;
-import static org.rhumbatron.protocol.Queue.DEAD_LETTER;
-import static org.rhumbatron.protocol.Queue.INDEXING;
-import static org.rhumbatron.protocol.Queue.INTEGRATION;
-import static org.rhumbatron.protocol.Queue.RELEASE;
-import static org.rhumbatron.protocol.Queue.VERIFICATION;
-
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
 import org.rhumbatron.platform.config.Settings;
 import org.rhumbatron.platform.queue.QueueConsumerConfig;
 import org.rhumbatron.protocol.Queue;
 
 /**
- * The seed's QUEUE_CONSUMERS (services/core/src/consumers.ts): one table that sets the batch size,
- * concurrency, retries, retry delay and dead-letter queue of each queue's consumer {@code
- * q-<queue>}. QueueConsumersCriticalTest (the seed's dead-letter.critical.test.ts) holds it to the
- * seed's numbers.
+ * The seed's QUEUE_CONSUMERS (services/core/src/consumers.ts) as the consumers run it: the table
+ * that protocol's {@link Queue} declares, with the numbers of the settings {@code
+ * queues.<queue>.*}. QueueConsumersCriticalTest (the seed's dead-letter.critical.test.ts) holds it
+ * to the seed's.
  */
 public final class QueueConsumers {
 
@@ -43,36 +37,23 @@ public final class QueueConsumers {
     }
   }
 
-  // queue, consumer, dead-letter queue; batch, concurrency, retries and retry delay are settings
-  // (Settings.QUEUE_*, the seed's numbers as defaults).
-  private record Shape(Queue queue, String consumer, Queue deadLetterQueue) {}
-
-  private static final List<Shape> SHAPES =
-      List.of(
-          new Shape(AGENT_WAKEUPS, "agents", DEAD_LETTER),
-          new Shape(INTEGRATION, "integration", DEAD_LETTER),
-          new Shape(VERIFICATION, "integration", DEAD_LETTER),
-          new Shape(RELEASE, "integration", DEAD_LETTER),
-          new Shape(INDEXING, "indexer", null),
-          new Shape(DEAD_LETTER, "event router", null));
-
   /** The table with the seed's numbers (the settings' defaults). */
   public static final List<Row> TABLE = table(Settings.defaults());
 
   /** The table with the numbers of {@code settings}. */
   public static List<Row> table(Settings settings) {
-    return SHAPES.stream()
+    return Arrays.stream(Queue.values())
         .map(
-            shape -> {
-              Settings.QueueRow row = Settings.queueRow(shape.queue());
+            queue -> {
+              Settings.QueueRow row = Settings.queueRow(queue);
               return new Row(
-                  shape.queue(),
-                  shape.consumer(),
+                  queue,
+                  queue.consumer(),
                   settings.get(row.batchSize()),
                   settings.get(row.concurrency()),
                   settings.get(row.retries()),
                   settings.get(row.retryDelay()),
-                  shape.deadLetterQueue());
+                  queue.deadLetterQueue());
             })
         .toList();
   }

@@ -5,18 +5,13 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpServer;
-import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -41,22 +36,19 @@ class ApiWebhookAgentTest {
 
   /** The small HTTP agent: takes a webhook, then reports through the API on its own thread. */
   static final class ExternalAgent implements AutoCloseable {
-    final HttpServer server;
-    final ExecutorService work = Executors.newFixedThreadPool(4);
+    final LocalAgent endpoint;
+    final List<String> problems;
     final Map<String, AtomicInteger> posts = new ConcurrentHashMap<>();
     final List<String> accepted = new CopyOnWriteArrayList<>();
     final List<Answer> rogue = new CopyOnWriteArrayList<>();
-    final List<String> problems = new CopyOnWriteArrayList<>();
 
     ExternalAgent() throws Exception {
-      server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-      server.createContext("/wake", this::wake);
-      server.setExecutor(Executors.newFixedThreadPool(4));
-      server.start();
+      endpoint = new LocalAgent(this::wake);
+      problems = endpoint.problems;
     }
 
     String url() {
-      return "http://127.0.0.1:" + server.getAddress().getPort() + "/wake";
+      return endpoint.url();
     }
 
     private void wake(HttpExchange exchange) throws java.io.IOException {
@@ -64,8 +56,7 @@ class ApiWebhookAgentTest {
       String key = task.path("taskId").asText() + "#" + task.path("attempt").asInt();
       int n = posts.computeIfAbsent(key, k -> new AtomicInteger()).incrementAndGet();
       if (n == 1) {
-        exchange.sendResponseHeaders(503, -1);
-        exchange.close();
+        LocalAgent.answer(exchange, 503);
         return;
       }
       if (n == 2) {
@@ -74,63 +65,31 @@ class ApiWebhookAgentTest {
         } catch (InterruptedException e) {
           Thread.currentThread().interrupt();
         }
-        exchange.sendResponseHeaders(503, -1);
-        exchange.close();
+        LocalAgent.answer(exchange, 503);
         return;
       }
-      exchange.sendResponseHeaders(202, -1);
-      exchange.close();
+      LocalAgent.answer(exchange, 202);
       if ("start".equals(task.path("kind").asText())) {
         accepted.add(key);
-        work.submit(() -> run(task));
+        endpoint.submit(() -> run(task));
       }
     }
 
-    private void run(JsonNode task) {
-      try {
-        ApiClient api = new ApiClient(task.path("apiBaseUrl").asText(), TOKEN);
-        String base =
-            "/api/agents/"
-                + task.path("agentId").asText()
-                + "/tasks/"
-                + task.path("taskId").asText()
-                + "/";
-        int attempt = task.path("attempt").asInt();
-        Map<String, Object> a = Map.of("attempt", attempt);
-        rogue.add(
-            api.post(
-                "/api/agents/agt_rogue/tasks/" + task.path("taskId").asText() + "/running", a));
-        check(api.post(base + "running", a));
-        List<String> scopes = new ArrayList<>();
-        task.path("scopes").forEach(s -> scopes.add(s.asText()));
-        for (String scope : scopes) {
-          check(api.post(base + "intents", Map.of("attempt", attempt, "key", scope)));
-          check(api.post(base + "claims", Map.of("attempt", attempt, "key", scope)));
-        }
-        Answer changeset = api.post(base + "changeset", a);
-        check(changeset);
-        if (changeset.body().path("changesetId").asText().isEmpty()) {
-          problems.add("no changeset id: " + changeset.text());
-        }
-        for (String scope : scopes) {
-          check(api.post(base + "claims/release", Map.of("attempt", attempt, "key", scope)));
-        }
-        check(api.post(base + "completed", a));
-      } catch (Exception e) {
-        problems.add(e.toString());
-      }
-    }
-
-    private void check(Answer a) {
-      if (a.status() != 200) {
-        problems.add(a.status() + " " + a.text());
+    private void run(JsonNode task) throws Exception {
+      ApiClient api = new ApiClient(task.path("apiBaseUrl").asText(), TOKEN);
+      rogue.add(
+          api.post(
+              "/api/agents/agt_rogue/tasks/" + task.path("taskId").asText() + "/running",
+              Map.of("attempt", task.path("attempt").asInt())));
+      Answer changeset = endpoint.complete(api, task);
+      if (changeset.body().path("changesetId").asText().isEmpty()) {
+        problems.add("no changeset id: " + changeset.text());
       }
     }
 
     @Override
     public void close() {
-      server.stop(0);
-      work.shutdownNow();
+      endpoint.close();
     }
   }
 
@@ -147,6 +106,7 @@ class ApiWebhookAgentTest {
                       "queues.agent-wakeups.retry-delay", "200ms",
                       "changes.auto-approve", "true",
                       "verifier.simulated.duration", "0ms",
+                      "release.simulated.duration", "0ms",
                       "api.token", TOKEN));
       try (CoreService core =
           CoreService.start(new CoreConfig(nats.url(), data, db.database().url(), 0, settings))) {

@@ -5,8 +5,6 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.sun.net.httpserver.HttpServer;
-import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -64,23 +62,20 @@ class CausalRoutingTest {
 
   /** The Agents' webhook endpoint: it accepts every POST and keeps its body. */
   static final class Webhooks implements AutoCloseable {
-    final HttpServer server;
+    final LocalAgent endpoint;
     final List<JsonNode> bodies = new CopyOnWriteArrayList<>();
 
     Webhooks() throws Exception {
-      server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-      server.createContext(
-          "/wake",
-          exchange -> {
-            bodies.add(JSON.readTree(exchange.getRequestBody()));
-            exchange.sendResponseHeaders(202, -1);
-            exchange.close();
-          });
-      server.start();
+      endpoint =
+          new LocalAgent(
+              exchange -> {
+                bodies.add(JSON.readTree(exchange.getRequestBody()));
+                LocalAgent.answer(exchange, 202);
+              });
     }
 
     String url() {
-      return "http://127.0.0.1:" + server.getAddress().getPort() + "/wake";
+      return endpoint.url();
     }
 
     List<TaskRef> started() {
@@ -110,7 +105,7 @@ class CausalRoutingTest {
 
     @Override
     public void close() {
-      server.stop(0);
+      endpoint.close();
     }
   }
 

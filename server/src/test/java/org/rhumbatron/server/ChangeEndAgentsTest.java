@@ -5,8 +5,6 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpServer;
-import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -14,8 +12,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.rhumbatron.platform.config.Settings;
@@ -45,45 +41,38 @@ class ChangeEndAgentsTest {
 
   /** An Agent that starts each Task it is given and claims its scopes, then waits to be told. */
   static final class HoldingAgent implements AutoCloseable {
-    final HttpServer server;
-    final ExecutorService work = Executors.newFixedThreadPool(2);
+    final LocalAgent endpoint;
+    final List<String> problems;
     final List<JsonNode> webhooks = new CopyOnWriteArrayList<>();
     final List<JsonNode> working = new CopyOnWriteArrayList<>();
-    final List<String> problems = new CopyOnWriteArrayList<>();
 
     HoldingAgent() throws Exception {
-      server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-      server.createContext("/wake", this::wake);
-      server.setExecutor(Executors.newFixedThreadPool(2));
-      server.start();
+      endpoint = new LocalAgent(this::wake);
+      problems = endpoint.problems;
     }
 
     String url() {
-      return "http://127.0.0.1:" + server.getAddress().getPort() + "/wake";
+      return endpoint.url();
     }
 
     private void wake(HttpExchange exchange) throws java.io.IOException {
       JsonNode body = ApiClient.JSON.readTree(exchange.getRequestBody());
       webhooks.add(body);
-      exchange.sendResponseHeaders(202, -1);
-      exchange.close();
+      LocalAgent.answer(exchange, 202);
       if ("start".equals(body.path("kind").asText())) {
-        work.submit(() -> run(body));
+        endpoint.submit(() -> run(body));
       }
     }
 
-    private void run(JsonNode task) {
-      try {
-        ApiClient api = api(task);
-        int attempt = task.path("attempt").asInt();
-        check(api.post(base(task) + "running", Map.of("attempt", attempt)));
-        for (JsonNode scope : task.path("scopes")) {
-          check(api.post(base(task) + "claims", Map.of("attempt", attempt, "key", scope.asText())));
-        }
-        working.add(task);
-      } catch (Exception e) {
-        problems.add(e.toString());
+    private void run(JsonNode task) throws Exception {
+      ApiClient api = api(task);
+      int attempt = task.path("attempt").asInt();
+      endpoint.check(api.post(base(task) + "running", Map.of("attempt", attempt)));
+      for (JsonNode scope : task.path("scopes")) {
+        endpoint.check(
+            api.post(base(task) + "claims", Map.of("attempt", attempt, "key", scope.asText())));
       }
+      working.add(task);
     }
 
     static ApiClient api(JsonNode task) {
@@ -91,11 +80,7 @@ class ChangeEndAgentsTest {
     }
 
     static String base(JsonNode task) {
-      return "/api/agents/"
-          + task.path("agentId").asText()
-          + "/tasks/"
-          + task.path("taskId").asText()
-          + "/";
+      return LocalAgent.base(task);
     }
 
     Optional<JsonNode> working(String taskId) {
@@ -106,16 +91,9 @@ class ChangeEndAgentsTest {
       return webhooks.stream().filter(b -> "stop".equals(b.path("kind").asText())).toList();
     }
 
-    private void check(Answer a) {
-      if (a.status() != 200) {
-        problems.add(a.status() + " " + a.text());
-      }
-    }
-
     @Override
     public void close() {
-      server.stop(0);
-      work.shutdownNow();
+      endpoint.close();
     }
   }
 

@@ -30,9 +30,9 @@ import org.rhumbatron.protocol.Command;
 import org.rhumbatron.protocol.CommandType;
 import org.rhumbatron.protocol.EventStreams;
 import org.rhumbatron.router.causal.AnthropicModelClient;
-import org.rhumbatron.router.causal.LocalMessagesApi;
 import org.rhumbatron.router.deadletter.DeadLetter;
 import org.rhumbatron.testkit.db.DatabaseExtension;
+import org.rhumbatron.testkit.http.LocalMessagesApi;
 import org.rhumbatron.testkit.nats.NatsServerExtension;
 
 /**

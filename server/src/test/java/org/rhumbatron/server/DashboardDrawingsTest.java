@@ -338,6 +338,7 @@ class DashboardDrawingsTest {
                 Map.of(
                     "agents.simulated.step-delay", "600ms",
                     "verifier.simulated.duration", "0ms",
+                    "release.simulated.duration", "0ms",
                     "api.token", TOKEN));
     return CoreService.start(new CoreConfig(natsUrl, dir, dbUrl, 0, settings));
   }

@@ -4,14 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.Map;
 import org.rhumbatron.protocol.Command;
-import org.rhumbatron.protocol.DeadLetterMessage;
-import org.rhumbatron.protocol.EnvelopeCodec;
-import org.rhumbatron.protocol.Queue;
 import org.rhumbatron.server.ApiClient.Answer;
 
 /** What the dashboard tests set up in core through its API: Projects and dead letters. */
@@ -40,14 +35,10 @@ final class DashboardFixtures {
       long originSequence,
       String filter)
       throws Exception {
-    DeadLetterMessage dl =
-        new DeadLetterMessage(
-            Queue.INTEGRATION,
-            4,
-            reason,
-            new String(new EnvelopeCodec().encodeCommand(command), StandardCharsets.UTF_8),
-            Instant.parse("2026-07-01T00:01:00Z"));
-    core.queues().commands().sendDeadLetter(dl, originSequence).get();
+    core.queues()
+        .commands()
+        .sendDeadLetter(TestDeadLetters.of(command, reason), originSequence)
+        .get();
     String list = "/api/dead-letters?" + filter;
     await().atMost(WAIT).until(() -> api.get(list).body().path("deadLetters").size() == 1);
     return api.get(list).body().path("deadLetters").get(0).path("id").asLong();

@@ -4,11 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -25,8 +23,6 @@ import org.openqa.selenium.JavascriptExecutor;
 import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.WebElement;
 import org.rhumbatron.platform.config.Settings;
-import org.rhumbatron.protocol.Command;
-import org.rhumbatron.protocol.CommandType;
 import org.rhumbatron.protocol.EventStreams;
 import org.rhumbatron.server.ApiClient.Answer;
 import org.rhumbatron.testkit.db.DatabaseExtension;
@@ -391,19 +387,10 @@ class DashboardTest {
 
   /** A dead letter of a {@code project.provision}, as the integration consumer leaves one. */
   private static long deadLetterOfProvision(String projectId) throws Exception {
-    Command provision =
-        Command.builder()
-            .commandId("cmd_provision_" + projectId)
-            .commandType(CommandType.PROJECT_PROVISION)
-            .projectId(projectId)
-            .createdAt(Instant.parse("2026-07-01T00:00:00Z"))
-            .payload(
-                JsonNodeFactory.instance.objectNode().put("tenantId", "t1").put("name", "Dash"))
-            .build();
     return DashboardFixtures.deadLetter(
         core,
         api,
-        provision,
+        TestDeadLetters.provision(projectId, "Dash"),
         "provisioner unreachable",
         originSequences.incrementAndGet(),
         "projectId=" + projectId);

@@ -106,7 +106,11 @@ class IdempotencyTableTest {
 
   @BeforeEach
   void start() throws Exception {
-    f = new LifecycleFixture(nats.url(), db().url(), Map.of("verifier.simulated.duration", "0ms"));
+    f =
+        new LifecycleFixture(
+            nats.url(),
+            db().url(),
+            Map.of("verifier.simulated.duration", "0ms", "release.simulated.duration", "0ms"));
     lifecycle = f.lifecycle;
     // Runnable::run: a start runs its instance to its end before it returns.
     workflows = new WorkflowEngine(f.database, f.clock, Runnable::run, 3, Duration.ofMillis(10));

@@ -169,6 +169,8 @@ class NetnsAgentTest {
                       "true",
                       "verifier.simulated.duration",
                       "0ms",
+                      "release.simulated.duration",
+                      "0ms",
                       "api.token",
                       OPERATOR,
                       "http.bind",

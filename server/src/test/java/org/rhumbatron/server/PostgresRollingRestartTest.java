@@ -165,6 +165,8 @@ class PostgresRollingRestartTest {
                     "5ms",
                     Settings.SIMULATED_VERIFIER_DURATION.key(),
                     "0ms",
+                    Settings.SIMULATED_RELEASE_DURATION.key(),
+                    "0ms",
                     Settings.AUTO_APPROVE.key(),
                     "true",
                     // Changes of one Project overlap: a stale Candidate waits this, not 45 s.

@@ -11,12 +11,10 @@ import ch.qos.logback.classic.spi.ThrowableProxyUtil;
 import ch.qos.logback.core.read.ListAppender;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpServer;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;
-import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -27,7 +25,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.Executors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -60,19 +57,16 @@ class SecretLeakTest {
 
   /** A webhook Agent: each wake first fails, then is taken; it reports with its task token. */
   final class LeakAgent implements AutoCloseable {
-    final HttpServer server;
+    final LocalAgent endpoint;
     final Map<String, Integer> posts = new ConcurrentHashMap<>();
     final Map<String, JsonNode> started = new ConcurrentHashMap<>();
 
     LeakAgent() throws IOException {
-      server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-      server.createContext("/wake", this::wake);
-      server.setExecutor(Executors.newFixedThreadPool(2));
-      server.start();
+      endpoint = new LocalAgent(this::wake);
     }
 
     String url() {
-      return "http://127.0.0.1:" + server.getAddress().getPort() + "/wake";
+      return endpoint.url();
     }
 
     private void wake(HttpExchange exchange) throws IOException {
@@ -92,7 +86,7 @@ class SecretLeakTest {
 
     @Override
     public void close() {
-      server.stop(0);
+      endpoint.close();
     }
   }
 
@@ -163,6 +157,8 @@ class SecretLeakTest {
                     "queues.agent-wakeups.retry-delay",
                     "200ms",
                     "verifier.simulated.duration",
+                    "0ms",
+                    "release.simulated.duration",
                     "0ms"));
     String natsUrl = "nats://127.0.0.1:" + port;
     try (CoreService core =

@@ -4,19 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpServer;
-import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -44,25 +39,21 @@ class TaskTokenAgentTest {
 
   /** The Agent: takes signed wakes, reports with their task tokens only. */
   static final class TokenAgent implements AutoCloseable {
-    final HttpServer server;
-    final ExecutorService work = Executors.newFixedThreadPool(4);
+    final LocalAgent endpoint;
+    final List<String> problems;
     final List<Message> wakes = new CopyOnWriteArrayList<>();
     final Map<String, String> tokens = new ConcurrentHashMap<>();
     final Map<String, String> agents = new ConcurrentHashMap<>();
     final Map<String, Integer> refused = new ConcurrentHashMap<>();
-    final List<String> problems = new CopyOnWriteArrayList<>();
     volatile String secret;
-    volatile int reports;
 
     TokenAgent() throws Exception {
-      server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-      server.createContext("/wake", this::wake);
-      server.setExecutor(Executors.newFixedThreadPool(4));
-      server.start();
+      endpoint = new LocalAgent(this::wake);
+      problems = endpoint.problems;
     }
 
     String url() {
-      return "http://127.0.0.1:" + server.getAddress().getPort() + "/wake";
+      return endpoint.url();
     }
 
     private void wake(HttpExchange exchange) throws java.io.IOException {
@@ -76,46 +67,26 @@ class TaskTokenAgentTest {
       wakes.add(m);
       if (!StandardWebhooks.verifyFromSpec(secret, m, Instant.now())) {
         problems.add("a wake that does not verify: " + m);
-        exchange.sendResponseHeaders(401, -1);
-        exchange.close();
+        LocalAgent.answer(exchange, 401);
         return;
       }
-      exchange.sendResponseHeaders(202, -1);
-      exchange.close();
+      LocalAgent.answer(exchange, 202);
       JsonNode task = ApiClient.JSON.readTree(body);
       if ("start".equals(task.path("kind").asText())) {
-        work.submit(() -> run(task));
+        endpoint.submit(() -> run(task));
       }
     }
 
-    private void run(JsonNode task) {
-      try {
-        String taskId = task.path("taskId").asText();
-        String token = task.path("taskToken").asText();
-        ApiClient api = new ApiClient(task.path("apiBaseUrl").asText(), token);
-        String base = "/api/agents/" + task.path("agentId").asText() + "/tasks/" + taskId + "/";
-        int attempt = task.path("attempt").asInt();
-        Map<String, Object> a = Map.of("attempt", attempt);
-        if (taskId.endsWith(":c")) {
-          tryWhatATokenMayNot(task, api, base);
-        }
-        tokens.put(taskId, token);
-        agents.put(taskId, task.path("agentId").asText());
-        check(api.post(base + "running", a));
-        List<String> scopes = new ArrayList<>();
-        task.path("scopes").forEach(s -> scopes.add(s.asText()));
-        for (String scope : scopes) {
-          check(api.post(base + "intents", Map.of("attempt", attempt, "key", scope)));
-          check(api.post(base + "claims", Map.of("attempt", attempt, "key", scope)));
-        }
-        check(api.post(base + "changeset", a));
-        for (String scope : scopes) {
-          check(api.post(base + "claims/release", Map.of("attempt", attempt, "key", scope)));
-        }
-        check(api.post(base + "completed", a));
-      } catch (Exception e) {
-        problems.add(e.toString());
+    private void run(JsonNode task) throws Exception {
+      String taskId = task.path("taskId").asText();
+      String token = task.path("taskToken").asText();
+      ApiClient api = new ApiClient(task.path("apiBaseUrl").asText(), token);
+      if (taskId.endsWith(":c")) {
+        tryWhatATokenMayNot(task, api, LocalAgent.base(task));
       }
+      tokens.put(taskId, token);
+      agents.put(taskId, task.path("agentId").asText());
+      endpoint.complete(api, task);
     }
 
     /** Runs when a and b have completed, so their tokens name ended attempts. */
@@ -155,17 +126,9 @@ class TaskTokenAgentTest {
       }
     }
 
-    private void check(Answer answer) {
-      reports++;
-      if (answer.status() != 200) {
-        problems.add(answer.status() + " " + answer.text());
-      }
-    }
-
     @Override
     public void close() {
-      server.stop(0);
-      work.shutdownNow();
+      endpoint.close();
     }
   }
 
@@ -180,6 +143,7 @@ class TaskTokenAgentTest {
                       "agents.webhook.url", agent.url(),
                       "changes.auto-approve", "true",
                       "verifier.simulated.duration", "0ms",
+                      "release.simulated.duration", "0ms",
                       "api.token", OPERATOR));
       try (CoreService core =
           CoreService.start(new CoreConfig(nats.url(), data, db.database().url(), 0, settings))) {
@@ -226,7 +190,7 @@ class TaskTokenAgentTest {
             "task tokens: %d wakes (verified from the spec%s), %d reports, refused %s%n",
             agent.wakes.size(),
             byNode.isPresent() ? " and by npm standardwebhooks" : "",
-            agent.reports,
+            agent.endpoint.reports.get(),
             agent.refused);
       }
     }

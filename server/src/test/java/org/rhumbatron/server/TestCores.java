@@ -17,6 +17,7 @@ public final class TestCores {
                 Map.of(
                     "agents.simulated.step-delay", "5ms",
                     "verifier.simulated.duration", "0ms",
+                    "release.simulated.duration", "0ms",
                     "api.token", token));
     return CoreService.start(new CoreConfig(natsUrl, data, dbUrl, 0, settings));
   }

@@ -4,14 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpServer;
 import io.opentelemetry.api.trace.SpanKind;
 import io.opentelemetry.sdk.OpenTelemetrySdk;
 import io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter;
 import io.opentelemetry.sdk.trace.SdkTracerProvider;
 import io.opentelemetry.sdk.trace.data.SpanData;
 import io.opentelemetry.sdk.trace.export.SimpleSpanProcessor;
-import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.http.HttpRequest;
 import java.nio.file.Path;
@@ -74,29 +72,26 @@ class TracingTest {
 
   /** The webhook's receiver: records each POST's traceparent and answers 202. */
   static final class Agent implements AutoCloseable {
-    final HttpServer server;
+    final LocalAgent endpoint;
     final List<String> traceparents = new CopyOnWriteArrayList<>();
 
     Agent() throws Exception {
-      server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-      server.createContext("/wake", this::wake);
-      server.start();
+      endpoint = new LocalAgent(this::wake);
     }
 
     private void wake(HttpExchange exchange) throws java.io.IOException {
       exchange.getRequestBody().readAllBytes();
       traceparents.add(String.valueOf(exchange.getRequestHeaders().getFirst("traceparent")));
-      exchange.sendResponseHeaders(202, -1);
-      exchange.close();
+      LocalAgent.answer(exchange, 202);
     }
 
     String url() {
-      return "http://127.0.0.1:" + server.getAddress().getPort() + "/wake";
+      return endpoint.url();
     }
 
     @Override
     public void close() {
-      server.stop(0);
+      endpoint.close();
     }
   }
 

@@ -300,7 +300,7 @@ final class DemoRun {
                       "SELECT COUNT(*) FROM outbox o WHERE o.state <> ?"
                           + " OR (SELECT COUNT(*) FROM processed_events p"
                           + " WHERE p.event_id = o.event_id AND p.consumer IN (?, ?)) < 2",
-                      OutboxRowState.PUBLISHED.column(),
+                      OutboxRowState.PUBLISHED.dbName(),
                       Subscription.PROJECT_VIEW_PROJECTOR.durableName(),
                       Subscription.CAUSAL_ROUTER.durableName()));
       DemoSummary.Streams streams = DemoSummary.Streams.read(jsm);

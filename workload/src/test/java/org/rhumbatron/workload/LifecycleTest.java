@@ -154,7 +154,8 @@ class LifecycleTest {
   void aChangeWithALiveAppTravelsFromCreationToCompletedThroughEventsAndCommands()
       throws Exception {
     WorkGraph graph = Workloads.twentyTasks();
-    try (CoreService core = start(Map.of("verifier.simulated.duration", "5ms"))) {
+    try (CoreService core =
+        start(Map.of("verifier.simulated.duration", "5ms", "release.simulated.duration", "5ms"))) {
       Lifecycle lifecycle = core.lifecycle();
       LifecycleSteps.provision(lifecycle, "p-live");
       lifecycle.commands().provisionApp("p-live").get();
@@ -224,7 +225,8 @@ class LifecycleTest {
         WorkGraph.of(
             new WorkGraph.TaskSpec("a", null, List.of(), List.of("path:src/a/")),
             new WorkGraph.TaskSpec("b", null, List.of("a"), List.of("path:src/b/")));
-    try (CoreService core = start(Map.of("verifier.simulated.duration", "5ms"))) {
+    try (CoreService core =
+        start(Map.of("verifier.simulated.duration", "5ms", "release.simulated.duration", "5ms"))) {
       Lifecycle lifecycle = core.lifecycle();
       LifecycleSteps.provision(lifecycle, "p-race");
       String first = lifecycle.changes().create("p-race", "req-1", graph).get().change().changeId();
@@ -270,7 +272,14 @@ class LifecycleTest {
   @DatabaseTest
   void withAutoApproveAChangeCompletesWithoutAnOperator() throws Exception {
     try (CoreService core =
-        start(Map.of("changes.auto-approve", "true", "verifier.simulated.duration", "0ms"))) {
+        start(
+            Map.of(
+                "changes.auto-approve",
+                "true",
+                "verifier.simulated.duration",
+                "0ms",
+                "release.simulated.duration",
+                "0ms"))) {
       Lifecycle lifecycle = core.lifecycle();
       LifecycleSteps.provision(lifecycle, "p-auto");
       String changeId =
@@ -290,7 +299,13 @@ class LifecycleTest {
   void aRejectedCandidateSendsTheChangeBackToWorkThenItsSecondRejectionFailsIt() throws Exception {
     try (CoreService core =
         start(
-            Map.of("verifier.simulated.pass-rate", "0.0", "verifier.simulated.duration", "0ms"))) {
+            Map.of(
+                "verifier.simulated.pass-rate",
+                "0.0",
+                "verifier.simulated.duration",
+                "0ms",
+                "release.simulated.duration",
+                "0ms"))) {
       Lifecycle lifecycle = core.lifecycle();
       LifecycleSteps.provision(lifecycle, "p-reject");
       String changeId =

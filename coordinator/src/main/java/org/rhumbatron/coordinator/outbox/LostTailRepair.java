@@ -68,7 +68,7 @@ public final class LostTailRepair {
                       return rs.wasNull() ? Long.MAX_VALUE : v;
                     },
                     streamIndex,
-                    OutboxRowState.PUBLISHED.column(),
+                    OutboxRowState.PUBLISHED.dbName(),
                     since)
                 .orElse(Long.MAX_VALUE));
   }
@@ -106,7 +106,7 @@ public final class LostTailRepair {
                               rs.getLong(3),
                               new ActorAddress(rs.getString(4), rs.getString(5))),
                       streamIndex,
-                      OutboxRowState.PUBLISHED.column(),
+                      OutboxRowState.PUBLISHED.dbName(),
                       since,
                       after[0],
                       after[0],
@@ -141,7 +141,7 @@ public final class LostTailRepair {
             tx.update(
                 "UPDATE outbox SET state = ?, stream_seq = NULL, published_at_ms = NULL,"
                     + " attempts = 0, next_attempt_at_ms = ?, last_error = ? WHERE seq = ?",
-                OutboxRowState.PENDING.column(),
+                OutboxRowState.PENDING.dbName(),
                 clock.millis(),
                 "lost from "
                     + EventStreams.streamName(streamIndex)

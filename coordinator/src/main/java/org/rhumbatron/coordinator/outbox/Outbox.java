@@ -62,7 +62,7 @@ public final class Outbox {
             stream,
             EventStreams.streamSubject(stream),
             encoded.json(),
-            OutboxRowState.PENDING.column(),
+            OutboxRowState.PENDING.dbName(),
             now,
             now,
             trace == null ? null : trace.traceparent(),

@@ -53,7 +53,7 @@ public final class OutboxJanitor {
             "state = ? AND published_at_ms < ? AND seq < (SELECT MAX(seq) FROM outbox)",
             "published_at_ms",
             PURGE_MAX,
-            OutboxRowState.PUBLISHED.column(),
+            OutboxRowState.PUBLISHED.dbName(),
             before)
         .deleted();
   }

@@ -22,27 +22,29 @@ public enum OutboxRowState {
    * bound state would keep the planner from using them.
    */
   public static final String WAITING_SQL =
-      "state IN (" + PENDING.literal() + ", " + RETRY_WAIT.literal() + ")";
+      "state IN ('" + PENDING.dbName + "', '" + RETRY_WAIT.dbName + "')";
 
-  private final String column;
+  private final String dbName;
 
-  OutboxRowState(String column) {
-    this.column = column;
+  OutboxRowState(String dbName) {
+    this.dbName = dbName;
   }
 
   /** The value stored in {@code outbox.state}. */
-  public String column() {
-    return column;
+  public String dbName() {
+    return dbName;
   }
 
-  /** The stored value as an SQL string literal, for predicates that a partial index must match. */
-  public String literal() {
-    return "'" + column + "'";
+  /**
+   * {@code state = '<this state>'} with a literal, for predicates that a partial index must match.
+   */
+  public String condition() {
+    return "state = '" + dbName + "'";
   }
 
-  public static OutboxRowState fromColumn(String value) {
+  public static OutboxRowState fromDb(String value) {
     for (OutboxRowState s : values()) {
-      if (s.column.equals(value)) {
+      if (s.dbName.equals(value)) {
         return s;
       }
     }

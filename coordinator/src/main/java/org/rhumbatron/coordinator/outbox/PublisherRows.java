@@ -56,7 +56,7 @@ final class PublisherRows {
                         rs.getString(4),
                         rs.getString(5),
                         rs.getBytes(6),
-                        OutboxRowState.fromColumn(rs.getString(7)),
+                        OutboxRowState.fromDb(rs.getString(7)),
                         rs.getInt(8),
                         rs.getLong(9),
                         rs.getString(10) == null
@@ -71,10 +71,10 @@ final class PublisherRows {
     return database.read(
         tx ->
             tx.query(
-                "SELECT DISTINCT stream_index FROM outbox WHERE state = "
-                    + OutboxRowState.PENDING.literal()
-                    + " OR (state = "
-                    + OutboxRowState.RETRY_WAIT.literal()
+                "SELECT DISTINCT stream_index FROM outbox WHERE "
+                    + OutboxRowState.PENDING.condition()
+                    + " OR ("
+                    + OutboxRowState.RETRY_WAIT.condition()
                     + " AND next_attempt_at_ms <= ?)",
                 rs -> rs.getInt(1),
                 clock.millis()));
@@ -85,7 +85,7 @@ final class PublisherRows {
       throws SQLException {
     for (WaitingRow row : plan.dueRetries()) {
       tx.update(
-          "UPDATE outbox SET state = ? WHERE seq = ?", OutboxRowState.PENDING.column(), row.seq());
+          "UPDATE outbox SET state = ? WHERE seq = ?", OutboxRowState.PENDING.dbName(), row.seq());
     }
     for (WaitingRow row : plan.unbound()) {
       markFailed(
@@ -111,7 +111,7 @@ final class PublisherRows {
       if (seq != null) {
         rows.add(
             new Object[] {
-              OutboxRowState.PUBLISHED.column(), seq, outcome.ackedAtMs, epoch, sent.get(i).seq()
+              OutboxRowState.PUBLISHED.dbName(), seq, outcome.ackedAtMs, epoch, sent.get(i).seq()
             });
       }
     }
@@ -131,7 +131,7 @@ final class PublisherRows {
     tx.update(
         "UPDATE outbox SET state = ?, attempts = ?, next_attempt_at_ms = ?,"
             + " last_error = ? WHERE seq = ?",
-        OutboxRowState.RETRY_WAIT.column(),
+        OutboxRowState.RETRY_WAIT.dbName(),
         attempts,
         next.toEpochMilli(),
         error,
@@ -143,7 +143,7 @@ final class PublisherRows {
   private void markFailed(Tx tx, WaitingRow row, int attempts, String error) throws SQLException {
     tx.update(
         "UPDATE outbox SET state = ?, attempts = ?, last_error = ? WHERE seq = ?",
-        OutboxRowState.FAILED.column(),
+        OutboxRowState.FAILED.dbName(),
         attempts,
         error,
         row.seq());
@@ -157,8 +157,8 @@ final class PublisherRows {
    */
   Optional<Instant> nextDue(Tx tx, ActorAddress actor, int streamIndex) throws SQLException {
     return tx.queryFirst(
-            "SELECT MIN(CASE WHEN state = "
-                + OutboxRowState.PENDING.literal()
+            "SELECT MIN(CASE WHEN "
+                + OutboxRowState.PENDING.condition()
                 + " THEN 0 ELSE next_attempt_at_ms END) FROM outbox WHERE stream_index = ? AND "
                 + OutboxRowState.WAITING_SQL
                 + " AND actor_class = ? AND actor_id = ?",

@@ -18,11 +18,11 @@ public final class ProjectFlags {
     return tx.update(
             "UPDATE projects SET status = ?, archived_at_ms = ?, updated_at_ms = ?"
                 + " WHERE project_id = ? AND status = ?",
-            ProjectStatus.ARCHIVED.column(),
+            ProjectStatus.ARCHIVED.dbName(),
             now,
             now,
             projectId,
-            ProjectStatus.ACTIVE.column())
+            ProjectStatus.ACTIVE.dbName())
         == 1;
   }
 
@@ -31,11 +31,11 @@ public final class ProjectFlags {
     return tx.update(
             "UPDATE projects SET status = ?, deleted_at_ms = ?, updated_at_ms = ?"
                 + " WHERE project_id = ? AND status <> ?",
-            ProjectStatus.DELETED.column(),
+            ProjectStatus.DELETED.dbName(),
             now,
             now,
             projectId,
-            ProjectStatus.DELETED.column())
+            ProjectStatus.DELETED.dbName())
         == 1;
   }
 

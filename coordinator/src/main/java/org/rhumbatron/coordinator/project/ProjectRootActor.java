@@ -50,7 +50,7 @@ public final class ProjectRootActor extends OutboxActor {
                   projectId(),
                   tenantId,
                   name,
-                  ProjectStatus.ACTIVE.column(),
+                  ProjectStatus.ACTIVE.dbName(),
                   now,
                   now);
           if (inserted == 0) {
@@ -113,6 +113,9 @@ public final class ProjectRootActor extends OutboxActor {
   /** The decision and the generation it leaves the project at. */
   public record PromotionDecision(Promotion promotion, long generation) {}
 
+  /** What a promotion reads of the project's row. */
+  private record ProjectRow(String tenantId, long canonicalGeneration, ProjectStatus status) {}
+
   /**
    * The seed's {@code decidePromotion(candidateId, expectedGeneration)}: promotes the Candidate
    * when the project is at {@code expectedGeneration} (generation + 1, {@code artifact.promoted}
@@ -132,18 +135,19 @@ public final class ProjectRootActor extends OutboxActor {
           if (before.isPresent()) {
             return new PromotionDecision(Promotion.ALREADY_PROMOTED, before.get());
           }
-          String[] project =
+          ProjectRow project =
               tx.queryFirst(
                       "SELECT tenant_id, canonical_generation, status FROM projects"
                           + " WHERE project_id = ?",
                       rs ->
-                          new String[] {
-                            rs.getString(1), Long.toString(rs.getLong(2)), rs.getString(3)
-                          },
+                          new ProjectRow(
+                              rs.getString(1),
+                              rs.getLong(2),
+                              ProjectStatus.fromDb(rs.getString(3))),
                       projectId())
                   .orElseThrow(() -> new IllegalStateException("no project " + projectId()));
-          long current = Long.parseLong(project[1]);
-          if (!"active".equals(project[2])) {
+          long current = project.canonicalGeneration();
+          if (project.status() != ProjectStatus.ACTIVE) {
             return new PromotionDecision(Promotion.PROJECT_NOT_ACTIVE, current);
           }
           if (current != expectedGeneration) {
@@ -161,7 +165,7 @@ public final class ProjectRootActor extends OutboxActor {
                   now,
                   projectId(),
                   current,
-                  ProjectStatus.ACTIVE.column());
+                  ProjectStatus.ACTIVE.dbName());
           if (updated == 0) {
             return new PromotionDecision(Promotion.PROJECT_NOT_ACTIVE, current);
           }
@@ -173,11 +177,13 @@ public final class ProjectRootActor extends OutboxActor {
               changeId,
               generation,
               now);
-          var promoted = event(project[0], EventType.ARTIFACT_PROMOTED, generation, changeId);
+          var promoted =
+              event(project.tenantId(), EventType.ARTIFACT_PROMOTED, generation, changeId);
           promoted.payload(payload("candidateId", candidateId)).causedBy(causedBy);
           String promotedId = StableIds.randomEventId(clock().instant());
           out.append(promoted.eventId(promotedId).correlationId(changeId).build());
-          var advanced = event(project[0], EventType.CANONICAL_ADVANCED, generation, changeId);
+          var advanced =
+              event(project.tenantId(), EventType.CANONICAL_ADVANCED, generation, changeId);
           advanced.payload(payload("candidateId", candidateId)).causedBy(promotedId);
           out.append(advanced.correlationId(changeId).build());
           return new PromotionDecision(Promotion.PROMOTED, generation);

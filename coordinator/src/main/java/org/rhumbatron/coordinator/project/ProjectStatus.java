@@ -9,12 +9,16 @@ public enum ProjectStatus {
   DELETED;
 
   /** The value stored in {@code projects.status}. */
-  public String column() {
+  public String dbName() {
     return name().toLowerCase(Locale.ROOT);
   }
 
-  /** Whether {@code stored} (a {@code projects.status} value) is this status. */
-  public boolean is(String stored) {
-    return column().equals(stored);
+  public static ProjectStatus fromDb(String value) {
+    for (ProjectStatus s : values()) {
+      if (s.dbName().equals(value)) {
+        return s;
+      }
+    }
+    throw new IllegalArgumentException("unknown project status '" + value + "'");
   }
 }

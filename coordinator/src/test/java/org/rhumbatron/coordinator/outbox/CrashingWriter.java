@@ -78,7 +78,12 @@ public final class CrashingWriter {
     GatedTransport transport =
         new GatedTransport(JetStreamEventLog.bind(nats), point, committed, haltAtAck);
     Coordinator coordinator =
-        new Coordinator(db, transport, Clock.systemUTC(), settings, stream -> {});
+        Coordinator.wiring()
+            .database(db)
+            .transport(transport)
+            .clock(Clock.systemUTC())
+            .settings(settings)
+            .wire();
     Clock clock = Clock.systemUTC();
     long started = System.nanoTime();
     List<CompletableFuture<?>> commits = new ArrayList<>();

@@ -60,7 +60,13 @@ final class OutboxLoad {
               });
       new JetStreamTopology(connection, settings).ensure();
       transport = JetStreamEventLog.bind(connection);
-      coordinator = new Coordinator(db, transport, Clock.systemUTC(), settings, stream -> {});
+      coordinator =
+          Coordinator.wiring()
+              .database(db)
+              .transport(transport)
+              .clock(Clock.systemUTC())
+              .settings(settings)
+              .wire();
       self[0] = coordinator;
       coordinator.recover();
       coordinator.startAlarms(Duration.ofMillis(250), Duration.ofMinutes(10));

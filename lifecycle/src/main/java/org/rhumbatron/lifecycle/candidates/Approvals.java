@@ -14,7 +14,6 @@ import org.rhumbatron.lifecycle.changes.ChangeLedger;
 import org.rhumbatron.lifecycle.changes.ChangeSettler;
 import org.rhumbatron.lifecycle.changes.ChangeState;
 import org.rhumbatron.lifecycle.changes.Changes;
-import org.rhumbatron.lifecycle.projects.ProjectInfo;
 import org.rhumbatron.lifecycle.projects.Projects;
 import org.rhumbatron.platform.queue.Commands;
 import org.rhumbatron.protocol.Command;
@@ -138,7 +137,7 @@ public final class Approvals {
                 CompletableFuture.failedFuture(
                     LifecycleException.projectNotActive(
                         projectId,
-                        projects.project(projectId).map(ProjectInfo::status).orElse("gone"))));
+                        projects.project(projectId).map(p -> p.status().dbName()).orElse("gone"))));
   }
 
   private CompletableFuture<Approval> rebase(

@@ -8,6 +8,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.rhumbatron.coordinator.outbox.OutboxActor.Appender;
+import org.rhumbatron.coordinator.project.ProjectStatus;
 import org.rhumbatron.lifecycle.LifecycleException;
 import org.rhumbatron.lifecycle.LifecycleIds;
 import org.rhumbatron.lifecycle.claims.ActiveScopes;
@@ -49,7 +50,7 @@ public final class ChangeDispatcher {
     ProjectRow project =
         tx.queryFirst(
                 "SELECT tenant_id, status FROM projects WHERE project_id = ?",
-                rs -> new ProjectRow(rs.getString(1), rs.getString(2)),
+                rs -> new ProjectRow(rs.getString(1), ProjectStatus.fromDb(rs.getString(2))),
                 projectId)
             .orElseThrow(() -> LifecycleException.unknownProject(projectId));
     String changeId = LifecycleIds.changeId(projectId, clientRequestId);
@@ -75,8 +76,8 @@ public final class ChangeDispatcher {
               .orElseThrow(() -> LifecycleException.unknownChange(changeId)),
           false);
     }
-    if (!"active".equals(project.status())) {
-      throw LifecycleException.projectNotActive(projectId, project.status());
+    if (project.status() != ProjectStatus.ACTIVE) {
+      throw LifecycleException.projectNotActive(projectId, project.status().dbName());
     }
     TaskLedger.insertPending(tx, changeId, projectId, graph, now);
     ChangeInfo change =
@@ -232,5 +233,5 @@ public final class ChangeDispatcher {
             clock, change, null, EventType.VERIFICATION_STARTED, key, writer, causedBy, payload));
   }
 
-  private record ProjectRow(String tenantId, String status) {}
+  private record ProjectRow(String tenantId, ProjectStatus status) {}
 }

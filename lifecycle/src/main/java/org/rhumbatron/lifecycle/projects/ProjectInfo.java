@@ -1,14 +1,12 @@
 package org.rhumbatron.lifecycle.projects;
 
-/**
- * A Project as its row holds it.
- *
- * @param status active, archived or deleted
- */
+import org.rhumbatron.coordinator.project.ProjectStatus;
+
+/** A Project as its row holds it. */
 public record ProjectInfo(
     String projectId,
     String tenantId,
     String name,
-    String status,
+    ProjectStatus status,
     long canonicalGeneration,
     boolean hasLiveApp) {}

@@ -49,7 +49,7 @@ public final class ProjectLedger {
         rs.getString(1),
         rs.getString(2),
         rs.getString(3),
-        rs.getString(4),
+        ProjectStatus.fromDb(rs.getString(4)),
         rs.getLong(5),
         rs.getInt(6) == 1);
   }
@@ -57,11 +57,11 @@ public final class ProjectLedger {
   /** active → archived ({@code project.archived}); false when it is archived already. */
   boolean archive(Tx tx, Appender out, String writer, String projectId) throws SQLException {
     ProjectInfo p = require(tx, projectId);
-    if (!ProjectStatus.ACTIVE.is(p.status())) {
-      if (ProjectStatus.ARCHIVED.is(p.status())) {
+    if (p.status() != ProjectStatus.ACTIVE) {
+      if (p.status() == ProjectStatus.ARCHIVED) {
         return false;
       }
-      throw LifecycleException.projectNotActive(projectId, p.status());
+      throw LifecycleException.projectNotActive(projectId, p.status().dbName());
     }
     ProjectFlags.archive(tx, projectId, clock.millis());
     out.append(event(p, EventType.PROJECT_ARCHIVED, writer, null));
@@ -71,7 +71,7 @@ public final class ProjectLedger {
   /** active or archived → deleted ({@code project.deleted}); false when it is deleted already. */
   boolean delete(Tx tx, Appender out, String writer, String projectId) throws SQLException {
     ProjectInfo p = require(tx, projectId);
-    if (ProjectStatus.DELETED.is(p.status())) {
+    if (p.status() == ProjectStatus.DELETED) {
       return false;
     }
     ProjectFlags.delete(tx, projectId, clock.millis());
@@ -90,8 +90,8 @@ public final class ProjectLedger {
     if (p.hasLiveApp() == live) {
       return false;
     }
-    if (live && !ProjectStatus.ACTIVE.is(p.status())) {
-      throw LifecycleException.projectNotActive(projectId, p.status());
+    if (live && p.status() != ProjectStatus.ACTIVE) {
+      throw LifecycleException.projectNotActive(projectId, p.status().dbName());
     }
     ProjectFlags.setLiveApp(tx, projectId, live, clock.millis());
     out.append(

@@ -5,6 +5,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import org.rhumbatron.coordinator.Coordinator;
+import org.rhumbatron.coordinator.project.ProjectStatus;
 import org.rhumbatron.lifecycle.LifecycleException;
 import org.rhumbatron.lifecycle.LifecycleShards;
 import org.rhumbatron.lifecycle.changes.ChangeEnds;
@@ -69,7 +70,7 @@ public final class Projects {
     List<String> open;
     try {
       project = project(projectId);
-      if (project.isEmpty() || "active".equals(project.get().status())) {
+      if (project.isEmpty() || project.get().status() == ProjectStatus.ACTIVE) {
         return CompletableFuture.completedFuture(0);
       }
       open = changes.openChanges(projectId);
@@ -84,8 +85,8 @@ public final class Projects {
   }
 
   /** Why a Change of an archived or deleted Project ended: {@code project_<status>}. */
-  public static String endReason(String status) {
-    return "project_" + status;
+  public static String endReason(ProjectStatus status) {
+    return "project_" + status.dbName();
   }
 
   /** Ends one Change of an ended Project; false when it had ended meanwhile in another way. */

@@ -66,7 +66,7 @@ final class ClusterRows {
             "UPDATE cluster_nodes SET last_heartbeat = now(), address = ?, state = ?,"
                 + " liveness_key = ? WHERE node_id = ?",
             address,
-            NodeState.LIVE.column(),
+            NodeState.LIVE.dbName(),
             livenessKey,
             nodeId);
     if (beats == 0) {
@@ -95,7 +95,7 @@ final class ClusterRows {
             + " state = excluded.state, liveness_key = excluded.liveness_key",
         nodeId,
         address,
-        NodeState.LIVE.column(),
+        NodeState.LIVE.dbName(),
         livenessKey);
   }
 
@@ -143,7 +143,7 @@ final class ClusterRows {
                 + " FROM cluster_nodes WHERE state = ?",
             rs -> new NodeRow(rs.getString(1), rs.getBoolean(2), rs.getBoolean(3)),
             (double) lease.toMillis(),
-            NodeState.LIVE.column())) {
+            NodeState.LIVE.dbName())) {
       if (n.gone()) {
         gone.add(n.nodeId());
       } else if (n.fresh()) {
@@ -186,7 +186,7 @@ final class ClusterRows {
                     Instant.ofEpochMilli(rs.getLong(3)),
                     Instant.ofEpochMilli(rs.getLong(4)),
                     NodeState.valueOf(rs.getString(5))),
-            NodeState.STOPPED.column(),
+            NodeState.STOPPED.dbName(),
             NodeState.STOPPED.name(),
             (double) lease.toMillis(),
             NodeState.LIVE.name(),

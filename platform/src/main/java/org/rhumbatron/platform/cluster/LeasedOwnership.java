@@ -367,7 +367,7 @@ public final class LeasedOwnership implements DutyOwnership {
                 nodeId);
             tx.update(
                 "UPDATE cluster_nodes SET state = ? WHERE node_id = ?",
-                NodeState.STOPPED.column(),
+                NodeState.STOPPED.dbName(),
                 nodeId);
             return null;
           });

@@ -12,7 +12,7 @@ public enum NodeState {
   STOPPED,
   LOST;
 
-  public String column() {
+  public String dbName() {
     return name().toLowerCase(Locale.ROOT);
   }
 }

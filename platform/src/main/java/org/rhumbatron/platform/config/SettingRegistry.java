@@ -4,7 +4,6 @@ import static org.rhumbatron.platform.config.Setting.duration;
 import static org.rhumbatron.platform.config.Setting.intRange;
 import static org.rhumbatron.platform.config.Setting.positiveInt;
 
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.EnumMap;
@@ -32,19 +31,17 @@ final class SettingRegistry {
     return Collections.unmodifiableList(ALL);
   }
 
-  /** The four settings of {@code queue}'s row, {@code queues.<queue>.*}, with these defaults. */
-  static QueueRow queueRow(
-      Queue queue, int batch, int concurrency, int retries, Duration retryDelay) {
+  /** The four settings of {@code queue}'s row, {@code queues.<queue>.*}, the seed's as defaults. */
+  static void registerQueueRow(Queue queue) {
     String prefix = "queues." + queue.wireName() + ".";
-    QueueRow row =
+    QUEUE_ROWS.put(
+        queue,
         new QueueRow(
             queue,
-            register(positiveInt(prefix + "batch", batch)),
-            register(positiveInt(prefix + "concurrency", concurrency)),
-            register(intRange(prefix + "retries", retries, 0, 1_000)),
-            register(duration(prefix + "retry-delay", retryDelay)));
-    QUEUE_ROWS.put(queue, row);
-    return row;
+            register(positiveInt(prefix + "batch", queue.batchSize())),
+            register(positiveInt(prefix + "concurrency", queue.concurrency())),
+            register(intRange(prefix + "retries", queue.retries(), 0, 1_000)),
+            register(duration(prefix + "retry-delay", queue.retryDelay()))));
   }
 
   static QueueRow queueRow(Queue queue) {

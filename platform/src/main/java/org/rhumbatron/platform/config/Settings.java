@@ -223,20 +223,13 @@ public final class Settings {
   public static final Setting<Duration> INTEGRATION_STEP_TIMEOUT =
       register(duration("integration.step-timeout", Duration.ofSeconds(30)));
 
-  // The seed's QUEUE_CONSUMERS table: batch, concurrency, retries and retry delay of each queue's
-  // consumer q-<queue> (the dead-letter queue of each row is structure, in app's QueueConsumers).
-  public static final QueueRow QUEUE_AGENT_WAKEUPS =
-      queueRow(Queue.AGENT_WAKEUPS, 10, 2, 3, Duration.ofSeconds(30));
-  public static final QueueRow QUEUE_INTEGRATION =
-      queueRow(Queue.INTEGRATION, 10, 2, 3, Duration.ofSeconds(30));
-  public static final QueueRow QUEUE_VERIFICATION =
-      queueRow(Queue.VERIFICATION, 5, 2, 3, Duration.ofSeconds(30));
-  public static final QueueRow QUEUE_RELEASE =
-      queueRow(Queue.RELEASE, 5, 2, 3, Duration.ofSeconds(30));
-  public static final QueueRow QUEUE_INDEXING =
-      queueRow(Queue.INDEXING, 1, 1, 3, Duration.ofSeconds(30));
-  public static final QueueRow QUEUE_DEAD_LETTER =
-      queueRow(Queue.DEAD_LETTER, 5, 1, 5, Duration.ofSeconds(60));
+  // Batch, concurrency, retries and retry delay of each queue's consumer q-<queue>, defaults from
+  // the seed's QUEUE_CONSUMERS table that protocol's Queue declares.
+  static {
+    for (Queue queue : Queue.values()) {
+      SettingRegistry.registerQueueRow(queue);
+    }
+  }
 
   // The Change lifecycle. Not seed numbers: how often a failed Task runs
   // again before change.settle fails its Change, and how large a work graph may be.
@@ -324,6 +317,9 @@ public final class Settings {
       register(probability("verifier.simulated.pass-rate", 1.0));
   public static final Setting<Duration> SIMULATED_VERIFIER_DURATION =
       register(nonNegativeDuration("verifier.simulated.duration", Duration.ofMillis(50)));
+  // The simulated releaser: how long putting a promoted generation live takes.
+  public static final Setting<Duration> SIMULATED_RELEASE_DURATION =
+      register(nonNegativeDuration("release.simulated.duration", Duration.ofMillis(50)));
   // The simulated index builder: how long a build takes, and the share of build attempts that
   // fail (drawn per attempt, so a retry can succeed).
   public static final Setting<Duration> SIMULATED_INDEX_DURATION =
@@ -358,11 +354,6 @@ public final class Settings {
       Setting<Integer> concurrency,
       Setting<Integer> retries,
       Setting<Duration> retryDelay) {}
-
-  private static QueueRow queueRow(
-      Queue queue, int batch, int concurrency, int retries, Duration retryDelay) {
-    return SettingRegistry.queueRow(queue, batch, concurrency, retries, retryDelay);
-  }
 
   /** The consumers-table settings of {@code queue}. */
   public static QueueRow queueRow(Queue queue) {

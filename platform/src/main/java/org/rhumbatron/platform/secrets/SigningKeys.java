@@ -30,7 +30,7 @@ public final class SigningKeys {
     /** The secrets webhooks are signed with: every unexpired key signs. */
     WEBHOOK;
 
-    String column() {
+    String dbName() {
       return name().toLowerCase(Locale.ROOT).replace('_', '-');
     }
   }
@@ -82,7 +82,7 @@ public final class SigningKeys {
                     + " WHERE purpose = ? AND (expires_at_ms IS NULL OR expires_at_ms > ?)"
                     + " ORDER BY created_at_ms DESC, key_id DESC",
                 SigningKeys::key,
-                purpose.column(),
+                purpose.dbName(),
                 now));
   }
 
@@ -101,18 +101,18 @@ public final class SigningKeys {
         tx -> {
           tx.update(
               "DELETE FROM signing_keys WHERE purpose = ? AND expires_at_ms <= ?",
-              purpose.column(),
+              purpose.dbName(),
               now.toEpochMilli());
           tx.update(
               "UPDATE signing_keys SET expires_at_ms = ? WHERE purpose = ? AND expires_at_ms IS"
                   + " NULL",
               now.plus(overlap).toEpochMilli(),
-              purpose.column());
+              purpose.dbName());
           tx.update(
               "INSERT INTO signing_keys (key_id, purpose, secret, created_at_ms, expires_at_ms)"
                   + " VALUES (?, ?, ?, ?, NULL)",
               key.keyId(),
-              purpose.column(),
+              purpose.dbName(),
               Base64.getEncoder().encodeToString(secret),
               now.toEpochMilli());
           return null;
@@ -129,7 +129,7 @@ public final class SigningKeys {
                     "UPDATE signing_keys SET expires_at_ms = ? WHERE purpose = ? AND key_id = ?"
                         + " AND (expires_at_ms IS NULL OR expires_at_ms > ?)",
                     now,
-                    purpose.column(),
+                    purpose.dbName(),
                     keyId,
                     now))
         > 0;

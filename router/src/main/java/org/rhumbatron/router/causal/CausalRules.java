@@ -26,7 +26,10 @@ import org.rhumbatron.lifecycle.routes.ModelRouted;
 import org.rhumbatron.lifecycle.tasks.TaskRef;
 import org.rhumbatron.platform.concurrent.DaemonThreads;
 import org.rhumbatron.platform.config.Settings;
+import org.rhumbatron.platform.db.Database;
 import org.rhumbatron.platform.db.Tx;
+import org.rhumbatron.platform.metrics.MetricsBinding;
+import org.rhumbatron.platform.metrics.PlatformMetrics;
 import org.rhumbatron.protocol.Command;
 import org.rhumbatron.protocol.Event;
 import org.rhumbatron.protocol.EventType;
@@ -97,6 +100,29 @@ public final class CausalRules implements CausalBatchRouter {
     this.cap = cap;
     this.pending = new PendingWakes(clock, pendingWindow);
     this.causal = new CausalCommands(clock);
+  }
+
+  /**
+   * The rules as a core runs them: at most {@code causal.commands-per-change-per-day} Commands per
+   * Change, counted in {@code database}'s metrics, and the settings' wake-pending window.
+   */
+  public static CausalRules of(
+      Function<Command, CompletableFuture<?>> commands,
+      Clock clock,
+      Lifecycle lifecycle,
+      PrefixOverlapJudge judge,
+      Database database,
+      Settings settings) {
+    return new CausalRules(
+        commands,
+        clock,
+        lifecycle,
+        judge,
+        new CommandCap(
+            settings.get(Settings.COMMANDS_PER_CHANGE_PER_DAY),
+            clock,
+            new PlatformMetrics(database, clock, MetricsBinding.METRICS)),
+        settings.get(Settings.WAKE_PENDING_WINDOW));
   }
 
   /**

@@ -166,7 +166,7 @@ public final class Maintenance {
   // Joins projects with project_indexes, which the indexer writes: a layer beside the router's,
   // with no read API the router may call, so neither owner can answer the join alone.
   private List<String> projectIds(String sql, ProjectStatus status) {
-    return database.read(tx -> tx.query(sql, rs -> rs.getString(1), status.column()));
+    return database.read(tx -> tx.query(sql, rs -> rs.getString(1), status.dbName()));
   }
 
   private static Command command(

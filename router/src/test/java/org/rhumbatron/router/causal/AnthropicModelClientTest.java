@@ -11,9 +11,10 @@ import java.io.StringWriter;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.rhumbatron.router.causal.LocalMessagesApi.Answer;
 import org.rhumbatron.router.causal.ModelCallException.Failure;
 import org.rhumbatron.router.causal.ModelRoute.Decision;
+import org.rhumbatron.testkit.http.LocalMessagesApi;
+import org.rhumbatron.testkit.http.LocalMessagesApi.Answer;
 
 /** The SDK client alone: its answer, or a typed failure that names the Event and not the key. */
 class AnthropicModelClientTest {

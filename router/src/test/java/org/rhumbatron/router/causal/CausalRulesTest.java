@@ -24,9 +24,10 @@ import org.rhumbatron.lifecycle.tasks.TaskInfo;
 import org.rhumbatron.platform.config.Settings;
 import org.rhumbatron.protocol.Event;
 import org.rhumbatron.protocol.EventType;
-import org.rhumbatron.router.causal.LocalMessagesApi.Answer;
 import org.rhumbatron.testkit.db.TestDatabase;
 import org.rhumbatron.testkit.db.TestDatabases;
+import org.rhumbatron.testkit.http.LocalMessagesApi;
+import org.rhumbatron.testkit.http.LocalMessagesApi.Answer;
 import org.rhumbatron.testkit.nats.NatsServerExtension;
 
 /**

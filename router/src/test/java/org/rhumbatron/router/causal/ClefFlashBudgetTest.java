@@ -23,6 +23,7 @@ import org.rhumbatron.router.causal.ModelRoute.Reason;
 import org.rhumbatron.testkit.SettableClock;
 import org.rhumbatron.testkit.db.DatabaseTest;
 import org.rhumbatron.testkit.db.TestDatabase;
+import org.rhumbatron.testkit.http.LocalMessagesApi;
 
 /** Clef-flash's daily budget in clef_flash_calls; run against SQLite and PostgreSQL. */
 class ClefFlashBudgetTest {

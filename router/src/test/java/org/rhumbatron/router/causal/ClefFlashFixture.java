@@ -5,7 +5,8 @@ import java.util.Map;
 import org.rhumbatron.platform.config.Settings;
 import org.rhumbatron.platform.db.Database;
 import org.rhumbatron.protocol.EventType;
-import org.rhumbatron.router.causal.LocalMessagesApi.Answer;
+import org.rhumbatron.testkit.http.LocalMessagesApi;
+import org.rhumbatron.testkit.http.LocalMessagesApi.Answer;
 
 /** The question, answers and settings the Clef-flash tests share. */
 final class ClefFlashFixture {

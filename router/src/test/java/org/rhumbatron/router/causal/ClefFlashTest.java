@@ -32,11 +32,12 @@ import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.rhumbatron.platform.db.Database;
 import org.rhumbatron.router.causal.ClefFlashFixture.Point;
-import org.rhumbatron.router.causal.LocalMessagesApi.Answer;
 import org.rhumbatron.router.causal.ModelRoute.Decision;
 import org.rhumbatron.router.causal.ModelRoute.Reason;
 import org.rhumbatron.testkit.SettableClock;
 import org.rhumbatron.testkit.db.DatabaseExtension;
+import org.rhumbatron.testkit.http.LocalMessagesApi;
+import org.rhumbatron.testkit.http.LocalMessagesApi.Answer;
 import org.slf4j.LoggerFactory;
 
 /** Clef-flash against the fake Messages API, on SQLite. */

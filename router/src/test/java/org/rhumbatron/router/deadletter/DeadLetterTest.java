@@ -16,7 +16,6 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.rhumbatron.coordinator.Coordinator;
-import org.rhumbatron.coordinator.outbox.StreamNudges;
 import org.rhumbatron.platform.config.Settings;
 import org.rhumbatron.platform.db.Database;
 import org.rhumbatron.platform.eventlog.JetStreamEventLog;
@@ -75,8 +74,12 @@ class DeadLetterTest {
     Settings settings = Settings.defaults();
     new JetStreamTopology(connection.jetStreamManagement(), settings).ensure();
     coordinator =
-        new Coordinator(
-            database, JetStreamEventLog.bind(connection), clock, settings, StreamNudges.NONE);
+        Coordinator.wiring()
+            .database(database)
+            .transport(JetStreamEventLog.bind(connection))
+            .clock(clock)
+            .settings(settings)
+            .wire();
     commands = new Commands(new JetStreamCommandTransport(connection), codec);
     runtime =
         new QueueRuntime(

@@ -1,7 +1,6 @@
 package org.rhumbatron.testkit.nats;
 
 import java.util.concurrent.atomic.AtomicLong;
-import org.junit.jupiter.api.TestInfo;
 
 /**
  * Names for streams, consumers, buckets and subjects that no other test uses, so tests can share
@@ -16,12 +15,6 @@ public final class UniqueNames {
 
   private UniqueNames(String prefix) {
     this.prefix = prefix;
-  }
-
-  /** Names prefixed with the test method's name (or the display name without a method). */
-  public static UniqueNames forTest(TestInfo testInfo) {
-    return forPrefix(
-        testInfo.getTestMethod().map(m -> m.getName()).orElse(testInfo.getDisplayName()));
   }
 
   public static UniqueNames forPrefix(String testName) {

@@ -1,4 +1,4 @@
-package org.rhumbatron.router.causal;
+package org.rhumbatron.testkit.http;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
@@ -28,8 +28,8 @@ import java.util.function.Function;
  * API would: a message with a {@code tool_use} or text block, an error status with the API's error
  * JSON, a slow answer, or garbage. Each request takes the next {@linkplain #enqueue queued} answer,
  * else the {@linkplain #answerWith answer function}'s; with neither it gets a 500 {@code api_error}
- * saying so. It counts its requests and keeps the last one. Clef-flash's tests and the router bench
- * point the client at it, so no test or benchmark calls the real service.
+ * saying so. It counts its requests and keeps the last one. Clef-flash's tests point the client at
+ * it, so no test calls the real service.
  *
  * <pre>{@code
  * try (LocalMessagesApi api = LocalMessagesApi.start()) {
